@@ -1,0 +1,44 @@
+/**
+ * The sandbox faucet: simulates a transfer from a payer to one of the caller's CVUs and ingests
+ * it exactly as a real bank notification would be.
+ */
+import { Effect, Either, Option, Schema } from "effect"
+import { Cuit, type Cvu } from "./BankAccount.js"
+import { NotFound, InvalidInput } from "./Errors.js"
+import type { UserId } from "./Ids.js"
+import * as Money from "./Money.js"
+import { PaymentRepository } from "./PaymentRepository.js"
+import { SandboxBank } from "./SandboxBank.js"
+import { Transfers } from "./Transfers.js"
+
+export class FaucetRequest extends Schema.Class<FaucetRequest>("FaucetRequest")({
+  /** Pesos, as a JSON number with at most 2 decimals. */
+  amount: Schema.Number,
+  /** The simulated sender's CUIT. */
+  cuit: Schema.optional(Cuit)
+}) {}
+
+export class Faucet extends Effect.Service<Faucet>()("@cobro/core/Faucet", {
+  effect: Effect.gen(function* () {
+    const sandbox = yield* SandboxBank
+    const transfers = yield* Transfers
+    const payments = yield* PaymentRepository
+
+    /** Whether `cvu` is one of the owner's CVUs (a payment's, for now). */
+    const owns = (owner: UserId, cvu: Cvu) =>
+      Effect.map(payments.findByCvu(cvu), Option.exists((p) => p.user_id === owner))
+
+    const send = Effect.fn("Faucet.send")(function* (owner: UserId, cvu: Cvu, request: FaucetRequest) {
+      const amount = yield* Either.mapLeft(Money.fromNumber(request.amount, "ARS"), (e) =>
+        InvalidInput.of("amount", e.message)
+      )
+      if (amount.minor <= 0n) return yield* InvalidInput.of("amount", "must be positive")
+      if (!(yield* owns(owner, cvu))) return yield* NotFound.of("cvu", cvu)
+      const transfer = yield* sandbox.simulateIncoming({ cvu, amount, ...(request.cuit ? { senderCuit: request.cuit } : {}) })
+      const outcome = yield* transfers.ingest(transfer)
+      return { transfer, outcome } as const
+    })
+
+    return { send } as const
+  })
+}) {}

@@ -1,0 +1,84 @@
+/**
+ * The work that becomes due with time, run at the current `Clock` time. Hosts call `runDue`
+ * on an interval (the reference server does); tests call it after moving the `TestClock`.
+ * Each item is its own unit of work, re-checked under lock, so concurrent or repeated runs do
+ * each piece of work exactly once.
+ */
+import { DateTime, Effect, Option } from "effect"
+import { BankProvider } from "./BankProvider.js"
+import { EngineConfig } from "./EngineConfig.js"
+import { emitPaymentUpdated } from "./internal/paymentEvents.js"
+import { Outbox } from "./Outbox.js"
+import * as P from "./Payment.js"
+import { PaymentRepository } from "./PaymentRepository.js"
+import { Transactor } from "./Transactor.js"
+
+export interface RunReport {
+  /** PENDING payments that became EXPIRED. */
+  readonly expired: number
+  /** CVUs given back to the bank (expired payments and paid ones past their expiry). */
+  readonly released: number
+  /** Items that failed and stay due for the next run. */
+  readonly failed: number
+}
+
+export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
+  effect: Effect.gen(function* () {
+    const payments = yield* PaymentRepository
+    const bank = yield* BankProvider
+    const outbox = yield* Outbox
+    const transactor = yield* Transactor
+    const config = yield* EngineConfig
+
+    /** Closes one payment whose time has come; `none` when another run got there first. */
+    const closePayment = (id: P.Payment["id"], now: DateTime.Utc) =>
+      transactor.withTransaction(
+        Effect.gen(function* () {
+          const found = yield* payments.findByIdForUpdate(id)
+          if (Option.isNone(found)) return Option.none()
+          const payment = found.value
+          if (payment.cvu_released || DateTime.greaterThan(payment.expiration_timestamp, now)) return Option.none()
+          yield* bank.releaseAccount(payment.cvu)
+          const expires = payment.payment_status === "PENDING"
+          const closed = new P.Payment({
+            ...payment,
+            cvu_released: true,
+            payment_status: expires ? "EXPIRED" : payment.payment_status,
+            last_modified_timestamp: expires ? now : payment.last_modified_timestamp
+          })
+          yield* payments.update(closed)
+          if (expires) yield* emitPaymentUpdated(outbox, closed)
+          return Option.some(expires)
+        })
+      )
+
+    const runDue = Effect.fn("Jobs.runDue")(function* () {
+      const now = yield* DateTime.now
+      let expired = 0
+      let released = 0
+      let failed = 0
+      // Ids this run will not look at again: failed ones, and any another run already closed.
+      const skip = new Set<string>()
+      while (true) {
+        const due = (yield* payments.findDue(now, config.jobBatchSize + skip.size)).filter((p) => !skip.has(p.id))
+        if (due.length === 0) break
+        for (const payment of due) {
+          const result = yield* closePayment(payment.id, now).pipe(
+            Effect.tapError((e) => Effect.logWarning("closing a due payment failed; retried next run", payment.id, e)),
+            Effect.option
+          )
+          if (Option.isSome(result) && Option.isSome(result.value)) {
+            released++
+            if (result.value.value) expired++
+          } else {
+            skip.add(payment.id)
+            if (Option.isNone(result)) failed++
+          }
+        }
+      }
+      return { expired, released, failed } satisfies RunReport
+    })
+
+    return { runDue } as const
+  })
+}) {}

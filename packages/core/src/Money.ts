@@ -1,0 +1,144 @@
+/**
+ * Money as integer minor units of one currency. No float arithmetic on money anywhere: amounts
+ * arrive as JSON numbers or decimal strings, are parsed exactly into minor units, and rates are
+ * `BigDecimal`s rounded in exactly one place (`applyRate`, half-even).
+ */
+import { BigDecimal, Either, Option, ParseResult, Schema } from "effect"
+
+export const Currency = Schema.Literal("ARS", "BRL", "USDT", "BNB")
+export type Currency = typeof Currency.Type
+
+/** Decimal places of each currency's minor unit. */
+export const scaleOf: Record<Currency, number> = { ARS: 2, BRL: 2, USDT: 6, BNB: 8 }
+
+export class Money extends Schema.Class<Money>("Money")({
+  /** Integer minor units (centavos for ARS). */
+  minor: Schema.BigIntFromSelf,
+  currency: Currency
+}) {}
+
+export class CurrencyMismatch extends Schema.TaggedError<CurrencyMismatch>()("CurrencyMismatch", {
+  left: Currency,
+  right: Currency,
+  message: Schema.String
+}) {}
+
+export class InvalidAmount extends Schema.TaggedError<InvalidAmount>()("InvalidAmount", {
+  message: Schema.String
+}) {}
+
+export const make = (minor: bigint, currency: Currency): Money => new Money({ minor, currency })
+
+export const zero = (currency: Currency): Money => make(0n, currency)
+
+const sameCurrency = (a: Money, b: Money): Either.Either<Currency, CurrencyMismatch> =>
+  a.currency === b.currency
+    ? Either.right(a.currency)
+    : Either.left(
+        new CurrencyMismatch({
+          left: a.currency,
+          right: b.currency,
+          message: `cannot combine ${a.currency} with ${b.currency}`
+        })
+      )
+
+export const add = (a: Money, b: Money): Either.Either<Money, CurrencyMismatch> =>
+  Either.map(sameCurrency(a, b), (c) => make(a.minor + b.minor, c))
+
+export const subtract = (a: Money, b: Money): Either.Either<Money, CurrencyMismatch> =>
+  Either.map(sameCurrency(a, b), (c) => make(a.minor - b.minor, c))
+
+/** Sums amounts of one currency; an empty list is zero of `currency`. */
+export const sum = (currency: Currency, items: Iterable<Money>): Either.Either<Money, CurrencyMismatch> => {
+  let total = zero(currency)
+  for (const item of items) {
+    const next = add(total, item)
+    if (Either.isLeft(next)) return next
+    total = next.right
+  }
+  return Either.right(total)
+}
+
+/** -1, 0 or 1 comparing two amounts of the same currency. */
+export const compare = (a: Money, b: Money): Either.Either<-1 | 0 | 1, CurrencyMismatch> =>
+  Either.map(sameCurrency(a, b), () => (a.minor < b.minor ? -1 : a.minor > b.minor ? 1 : 0))
+
+export const isPositive = (m: Money): boolean => m.minor > 0n
+
+/** The amount as a `BigDecimal` in major units (1050 centavos → 10.50). */
+export const toBigDecimal = (m: Money): BigDecimal.BigDecimal => BigDecimal.make(m.minor, scaleOf[m.currency])
+
+/**
+ * The one rounding function: converts a decimal in major units to minor units, half-even.
+ */
+export const fromBigDecimalRounded = (value: BigDecimal.BigDecimal, currency: Currency): Money => {
+  const rounded = BigDecimal.round(value, { scale: scaleOf[currency], mode: "half-even" })
+  return make(BigDecimal.scale(rounded, scaleOf[currency]).value, currency)
+}
+
+/** `amount × rate`, rounded half-even to the currency's minor unit. */
+export const applyRate = (m: Money, rate: BigDecimal.BigDecimal, currency: Currency = m.currency): Money =>
+  fromBigDecimalRounded(BigDecimal.multiply(toBigDecimal(m), rate), currency)
+
+/**
+ * Parses an exact decimal (major units) into minor units. More decimal places than the
+ * currency has is an error, never a silent rounding.
+ */
+export const fromDecimal = (value: BigDecimal.BigDecimal, currency: Currency): Either.Either<Money, InvalidAmount> => {
+  const normalized = BigDecimal.normalize(value)
+  const scale = scaleOf[currency]
+  if (normalized.scale > scale) {
+    return Either.left(
+      new InvalidAmount({ message: `${currency} amounts have at most ${scale} decimal places` })
+    )
+  }
+  return Either.right(make(BigDecimal.scale(normalized, scale).value, currency))
+}
+
+export const fromNumber = (value: number, currency: Currency): Either.Either<Money, InvalidAmount> =>
+  Option.match(BigDecimal.safeFromNumber(value), {
+    onNone: () => Either.left(new InvalidAmount({ message: "amount must be a finite number" })),
+    onSome: (bd) => fromDecimal(bd, currency)
+  })
+
+export const fromString = (value: string, currency: Currency): Either.Either<Money, InvalidAmount> =>
+  /^-?\d+(\.\d+)?$/.test(value)
+    ? fromDecimal(BigDecimal.unsafeFromString(value), currency)
+    : Either.left(new InvalidAmount({ message: "amount must be a decimal number" }))
+
+/** Fixed-point text with exactly the currency's decimals: 1050n ARS → "10.50". */
+export const format = (m: Money): string => {
+  const scale = scaleOf[m.currency]
+  const negative = m.minor < 0n
+  const digits = (negative ? -m.minor : m.minor).toString().padStart(scale + 1, "0")
+  const int = digits.slice(0, digits.length - scale)
+  const frac = digits.slice(digits.length - scale)
+  return `${negative ? "-" : ""}${int}${scale > 0 ? "." + frac : ""}`
+}
+
+/** A JSON number for the wire (exact for every amount below 2^53 minor units). */
+export const toNumber = (m: Money): number => Number(format(m))
+
+/** es-AR display text: 1234567n ARS → "$ 12.345,67". */
+export const formatReadable = (m: Money): string => {
+  const [int, frac] = format(m).replace("-", "").split(".") as [string, string | undefined]
+  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ".")
+  const sign = m.minor < 0n ? "-" : ""
+  const symbol = m.currency === "ARS" ? "$" : m.currency === "BRL" ? "R$" : m.currency
+  return `${sign}${symbol} ${grouped}${frac !== undefined ? "," + frac : ""}`
+}
+
+/**
+ * Wire schema of a price: `{amount: number, currency}` ⇄ `Money`. Decoding rejects
+ * non-positive amounts and excess decimals with a message naming the rule.
+ */
+export const PriceFromWire = Schema.transformOrFail(
+  Schema.Struct({ amount: Schema.Number, currency: Currency }),
+  Schema.typeSchema(Money),
+  {
+    strict: true,
+    decode: (wire, _, ast) =>
+      Either.mapLeft(fromNumber(wire.amount, wire.currency), (e) => new ParseResult.Type(ast, wire, e.message)),
+    encode: (money) => ParseResult.succeed({ amount: toNumber(money), currency: money.currency })
+  }
+)

@@ -1,0 +1,42 @@
+/**
+ * Request schemas of the payment operations, shared by the services and the HTTP API so both
+ * validate the same way.
+ */
+import { Schema } from "effect"
+import { ExternalId, PartnerId, TeamId, UserId } from "./Ids.js"
+import * as Money from "./Money.js"
+import { ClientData } from "./Payment.js"
+import { HttpUrl, Timestamp } from "./Wire.js"
+
+/** A positive price with no more decimals than its currency has. */
+export const Price = Money.PriceFromWire.pipe(
+  Schema.filter((m) => m.minor > 0n || "amount must be positive")
+)
+
+export class CreatePaymentRequest extends Schema.Class<CreatePaymentRequest>("CreatePaymentRequest")({
+  user_id: UserId,
+  price: Price,
+  /** Checked by the service: `transfer` only; deprecated methods answer 503. */
+  payment_options: Schema.Array(Schema.String).pipe(Schema.minItems(1, { message: () => "must not be empty" })),
+  external_id: Schema.optional(ExternalId),
+  webhook_url: Schema.optional(HttpUrl),
+  redirect_url: Schema.optional(HttpUrl),
+  motive: Schema.optional(Schema.String.pipe(Schema.maxLength(500))),
+  team_id: Schema.optional(TeamId),
+  tags: Schema.optional(Schema.Array(Schema.String.pipe(Schema.maxLength(100))).pipe(Schema.maxItems(50))),
+  partner_id: Schema.optional(PartnerId),
+  client_data: Schema.optional(ClientData)
+}) {}
+
+export class RepriceRequest extends Schema.Class<RepriceRequest>("RepriceRequest")({
+  currency: Schema.Literal("ARS"),
+  amount: Schema.Number
+}) {}
+
+export class ExtendExpirationRequest extends Schema.Class<ExtendExpirationRequest>("ExtendExpirationRequest")({
+  expiration_timestamp: Timestamp
+}) {}
+
+export class UpdateMetadataRequest extends Schema.Class<UpdateMetadataRequest>("UpdateMetadataRequest")({
+  motive: Schema.String.pipe(Schema.maxLength(500))
+}) {}

@@ -1,0 +1,388 @@
+/**
+ * An in-memory bank behind the `BankProvider` port, plus the controls a test (or a demo) uses to
+ * play the bank's side: money arriving, holders existing, the bank refusing things. Every number
+ * it issues passes the real check-digit rules, and all randomness comes from `Random`, so a
+ * seeded `Random` replays the same CVUs, aliases and transaction ids.
+ */
+import { Context, Effect, HashMap, HashSet, Layer, Option, Random, SynchronizedRef } from "effect"
+import {
+  type Alias,
+  Alias as AliasSchema,
+  type Cuit,
+  type Cvu,
+  isValidAlias,
+  isValidCbu,
+  makeCbu,
+  makeCuit,
+  makeCvu
+} from "./BankAccount.js"
+import {
+  AccountHolder,
+  BankAccountRef,
+  BankError,
+  BankProvider,
+  IncomingTransfer,
+  type OutgoingTransfer
+} from "./BankProvider.js"
+import { BankTransactionId } from "./Ids.js"
+import type { Money } from "./Money.js"
+
+/** The PSP code (entity 000, PSP 0003) of every CVU the sandbox issues. */
+const PSP_CODE = "0000003"
+const DEFAULT_SENDER_NAME = "Pagador Sandbox"
+/** Attempts at drawing an unused CVU, alias or id before giving up with `unavailable`. */
+const MAX_ATTEMPTS = 1000
+
+/** Short words (at most 6 letters, so three of them and two dots fit the 20-character alias limit). */
+// prettier-ignore
+const ALIAS_WORDS = [
+  "sol", "rio", "mate", "luna", "mar", "cielo", "nube", "pampa", "monte", "lago", "roca", "arena",
+  "flor", "hoja", "rama", "campo", "tango", "vino", "pan", "casa", "puma", "condor", "zorro", "lobo",
+  "gato", "perro", "toro", "oso", "ceibo", "trigo", "maiz", "yerba", "limon", "pera", "uva", "nuez",
+  "piedra", "brisa", "nieve", "fuego", "valle", "isla", "playa", "bosque", "faro", "barco", "tren", "ombu"
+] as const
+
+export type TransferFailure = "rejected" | "unavailable"
+
+export type SentTransfer = OutgoingTransfer & { readonly bank_transaction_id: BankTransactionId }
+
+export interface SimulateIncoming {
+  readonly cvu: Cvu
+  readonly amount: Money
+  readonly senderCuit?: Cuit | undefined
+  readonly senderName?: string | undefined
+  /** The sender's CVU/CBU; a valid random CBU when omitted. */
+  readonly senderAccount?: string | undefined
+}
+
+export interface ExternalHolder {
+  /** CVU or CBU of the external account. */
+  readonly account: string
+  readonly alias?: string | undefined
+  readonly cuit: Cuit
+  readonly name: string
+}
+
+export class SandboxBank extends Context.Tag("@cobro/core/SandboxBank")<
+  SandboxBank,
+  {
+    /** Creates the record of a transfer into `cvu`; the engine's faucet ingests it, not this. */
+    readonly simulateIncoming: (input: SimulateIncoming) => Effect.Effect<IncomingTransfer>
+    /** Makes an external account known to `lookupHolder` (by its CVU/CBU and its alias). */
+    readonly registerHolder: (holder: ExternalHolder) => Effect.Effect<void>
+    /** From now on `changeAlias` on this CVU fails with `alias_change_refused`. */
+    readonly refuseAliasChange: (cvu: Cvu) => Effect.Effect<void>
+    /** Undoes `refuseAliasChange`. */
+    readonly allowAliasChange: (cvu: Cvu) => Effect.Effect<void>
+    /** `sendTransfer` to this address (or an alias resolving to it) fails with `reason`. */
+    readonly failTransfersTo: (address: string, reason: TransferFailure) => Effect.Effect<void>
+    readonly clearFailures: (address: string) => Effect.Effect<void>
+    /** Transfers sent out, in order, each once. */
+    readonly sentTransfers: Effect.Effect<ReadonlyArray<SentTransfer>>
+    /** Transfers returned to their senders, in order, each once. */
+    readonly returnedTransfers: Effect.Effect<ReadonlyArray<IncomingTransfer>>
+    readonly isOpen: (cvu: Cvu) => Effect.Effect<boolean>
+  }
+>() {}
+
+interface Issued {
+  readonly alias: Alias
+  readonly open: boolean
+}
+
+interface State {
+  /** Every CVU ever issued, open or closed (a closed CVU is never reissued). */
+  readonly issued: HashMap.HashMap<Cvu, Issued>
+  /** Aliases held by open accounts. */
+  readonly aliases: HashMap.HashMap<string, Cvu>
+  /** External holders, keyed by account and by alias. */
+  readonly holders: HashMap.HashMap<string, AccountHolder>
+  readonly refused: HashSet.HashSet<Cvu>
+  readonly failures: HashMap.HashMap<string, TransferFailure>
+  /** Outgoing transfers by our reference (the bank's idempotency key). */
+  readonly sentByReference: HashMap.HashMap<string, SentTransfer>
+  readonly sent: ReadonlyArray<SentTransfer>
+  /** Ids of transfers made by `simulateIncoming`, the only ones that can be returned. */
+  readonly incoming: HashSet.HashSet<string>
+  readonly returnedIds: HashSet.HashSet<string>
+  readonly returned: ReadonlyArray<IncomingTransfer>
+  readonly transactionIds: HashSet.HashSet<string>
+}
+
+const emptyState: State = {
+  issued: HashMap.empty(),
+  aliases: HashMap.empty(),
+  holders: HashMap.empty(),
+  refused: HashSet.empty(),
+  failures: HashMap.empty(),
+  sentByReference: HashMap.empty(),
+  sent: [],
+  incoming: HashSet.empty(),
+  returnedIds: HashSet.empty(),
+  returned: [],
+  transactionIds: HashSet.empty()
+}
+
+const bankError = (reason: BankError["reason"], message: string) => new BankError({ reason, message })
+
+const randomDigits = (n: number): Effect.Effect<string> =>
+  Effect.map(Effect.replicateEffect(Random.nextIntBetween(0, 10), n), (ds) => ds.join(""))
+
+const randomHex = (n: number): Effect.Effect<string> =>
+  Effect.map(Effect.replicateEffect(Random.nextIntBetween(0, 16), n), (ds) =>
+    ds.map((d) => d.toString(16)).join("")
+  )
+
+const randomCvu: Effect.Effect<Cvu> = Effect.map(randomDigits(13), (account) => makeCvu(PSP_CODE, account))
+
+const randomAlias: Effect.Effect<Alias> = Effect.map(
+  Effect.replicateEffect(Random.choice(ALIAS_WORDS), 3),
+  (words) => AliasSchema.make(words.join("."))
+)
+
+/** A random CBU of a real-looking bank (285) and branch, for senders nobody named. */
+const randomCbu: Effect.Effect<string> = Effect.zipWith(
+  randomDigits(4),
+  randomDigits(13),
+  (branch, account) => makeCbu(`285${branch}`, account)
+)
+
+const randomCuit: Effect.Effect<Cuit> = Effect.zipWith(
+  Random.choice(["20", "27"] as const),
+  randomDigits(8),
+  (prefix, dni) => makeCuit(prefix, dni)
+)
+
+/** Draws from `generate` until the value is not taken. */
+const fresh = <A>(
+  generate: Effect.Effect<A>,
+  isTaken: (a: A) => boolean,
+  what: string
+): Effect.Effect<A, BankError> =>
+  Effect.gen(function* () {
+    for (let i = 0; i < MAX_ATTEMPTS; i++) {
+      const candidate = yield* generate
+      if (!isTaken(candidate)) return candidate
+    }
+    return yield* bankError("unavailable", `sandbox could not allocate an unused ${what}`)
+  })
+
+const freshTransactionId = (state: State) =>
+  fresh(
+    Effect.map(randomHex(20), (hex) => BankTransactionId.make(`SBX-${hex}`)),
+    (id) => HashSet.has(state.transactionIds, id),
+    "transaction id"
+  )
+
+/** An alias is taken while an open account or a registered external holder uses it. */
+const aliasTaken = (state: State, alias: string): boolean =>
+  HashMap.has(state.aliases, alias) || HashMap.has(state.holders, alias)
+
+/** The account an address names: itself for a CVU/CBU, the registered account for an alias. */
+const resolve = (state: State, address: string): string =>
+  isValidCbu(address)
+    ? address
+    : Option.match(HashMap.get(state.holders, address), {
+        onNone: () => address,
+        onSome: (holder) => holder.account
+      })
+
+/**
+ * Builds one shared state and returns both faces of it: the `BankProvider` the engine uses and
+ * the `SandboxBank` controls.
+ */
+export const make = Effect.gen(function* () {
+  const ref = yield* SynchronizedRef.make(emptyState)
+  const modify = <B>(f: (state: State) => Effect.Effect<readonly [B, State], BankError>) =>
+    SynchronizedRef.modifyEffect(ref, f)
+  const update = (f: (state: State) => State) => SynchronizedRef.update(ref, f)
+
+  const bank: Context.Tag.Service<BankProvider> = {
+    openAccount: Effect.fn("SandboxBank.openAccount")(function* (request) {
+      return yield* modify((state) =>
+        Effect.gen(function* () {
+          const requested = request.alias
+          if (requested !== undefined && aliasTaken(state, requested)) {
+            return yield* bankError("alias_taken", `alias ${requested} is already in use`)
+          }
+          const alias = requested ?? (yield* fresh(randomAlias, (a) => aliasTaken(state, a), "alias"))
+          const cvu = yield* fresh(randomCvu, (c) => HashMap.has(state.issued, c), "CVU")
+          const next: State = {
+            ...state,
+            issued: HashMap.set(state.issued, cvu, { alias, open: true }),
+            aliases: HashMap.set(state.aliases, alias, cvu)
+          }
+          return [new BankAccountRef({ cvu, alias }), next] as const
+        })
+      )
+    }),
+
+    changeAlias: Effect.fn("SandboxBank.changeAlias")(function* (cvu, alias) {
+      return yield* modify((state) =>
+        Effect.gen(function* () {
+          const issued = HashMap.get(state.issued, cvu)
+          if (Option.isNone(issued) || !issued.value.open) {
+            return yield* bankError("rejected", `CVU ${cvu} is not an open account`)
+          }
+          if (HashSet.has(state.refused, cvu)) {
+            return yield* bankError("alias_change_refused", `CVU ${cvu} is too recent to change its alias`)
+          }
+          const current = issued.value.alias
+          if (alias !== current && aliasTaken(state, alias)) {
+            return yield* bankError("alias_taken", `alias ${alias} is already in use`)
+          }
+          const next: State = {
+            ...state,
+            issued: HashMap.set(state.issued, cvu, { alias, open: true }),
+            aliases: HashMap.set(HashMap.remove(state.aliases, current), alias, cvu)
+          }
+          return [new BankAccountRef({ cvu, alias }), next] as const
+        })
+      )
+    }),
+
+    releaseAccount: (cvu) =>
+      update((state) =>
+        Option.match(HashMap.get(state.issued, cvu), {
+          onNone: () => state,
+          onSome: (issued): State =>
+            issued.open
+              ? {
+                  ...state,
+                  issued: HashMap.set(state.issued, cvu, { ...issued, open: false }),
+                  aliases: HashMap.remove(state.aliases, issued.alias)
+                }
+              : state
+        })
+      ).pipe(Effect.withSpan("SandboxBank.releaseAccount")),
+
+    lookupHolder: Effect.fn("SandboxBank.lookupHolder")(function* (address) {
+      const state = yield* SynchronizedRef.get(ref)
+      const holder =
+        isValidCbu(address) || isValidAlias(address) ? HashMap.get(state.holders, address) : Option.none()
+      if (Option.isNone(holder)) {
+        return yield* bankError("holder_not_found", `no account holder for ${address}`)
+      }
+      return holder.value
+    }),
+
+    sendTransfer: Effect.fn("SandboxBank.sendTransfer")(function* (transfer) {
+      return yield* modify((state) =>
+        Effect.gen(function* () {
+          const previous = HashMap.get(state.sentByReference, transfer.reference)
+          if (Option.isSome(previous)) {
+            return [{ bank_transaction_id: previous.value.bank_transaction_id }, state] as const
+          }
+          if (!isValidCbu(transfer.to) && !isValidAlias(transfer.to)) {
+            return yield* bankError("rejected", `${transfer.to} is not a CVU, CBU or alias`)
+          }
+          if (transfer.amount.minor <= 0n) {
+            return yield* bankError("rejected", "transfer amount must be positive")
+          }
+          const failure = Option.orElse(HashMap.get(state.failures, transfer.to), () =>
+            HashMap.get(state.failures, resolve(state, transfer.to))
+          )
+          if (Option.isSome(failure)) {
+            return yield* bankError(failure.value, `sandbox set transfers to ${transfer.to} to fail`)
+          }
+          const bank_transaction_id = yield* freshTransactionId(state)
+          const sent: SentTransfer = {
+            to: transfer.to,
+            amount: transfer.amount,
+            reference: transfer.reference,
+            bank_transaction_id
+          }
+          const next: State = {
+            ...state,
+            sentByReference: HashMap.set(state.sentByReference, transfer.reference, sent),
+            sent: [...state.sent, sent],
+            transactionIds: HashSet.add(state.transactionIds, bank_transaction_id)
+          }
+          return [{ bank_transaction_id }, next] as const
+        })
+      )
+    }),
+
+    returnTransfer: Effect.fn("SandboxBank.returnTransfer")(function* (transfer) {
+      const id = transfer.bank_transaction_id
+      return yield* modify((state) => {
+        if (HashSet.has(state.returnedIds, id)) return Effect.succeed([undefined, state] as const)
+        if (!HashSet.has(state.incoming, id)) {
+          return Effect.fail(bankError("rejected", `transfer ${id} was not received by this bank`))
+        }
+        const next: State = {
+          ...state,
+          returnedIds: HashSet.add(state.returnedIds, id),
+          returned: [...state.returned, transfer]
+        }
+        return Effect.succeed([undefined, next] as const)
+      })
+    })
+  }
+
+  const controls: Context.Tag.Service<SandboxBank> = {
+    simulateIncoming: Effect.fn("SandboxBank.simulateIncoming")(function* (input) {
+      const sender_cuit = input.senderCuit ?? (yield* randomCuit)
+      const sender_account = input.senderAccount ?? (yield* randomCbu)
+      return yield* modify((state) =>
+        Effect.map(freshTransactionId(state), (bank_transaction_id) => {
+          const transfer = new IncomingTransfer({
+            bank_transaction_id,
+            cvu: input.cvu,
+            amount: input.amount,
+            sender_cuit,
+            sender_name: input.senderName ?? DEFAULT_SENDER_NAME,
+            sender_account
+          })
+          const next: State = {
+            ...state,
+            incoming: HashSet.add(state.incoming, bank_transaction_id),
+            transactionIds: HashSet.add(state.transactionIds, bank_transaction_id)
+          }
+          return [transfer, next] as const
+        })
+      ).pipe(Effect.orDie)
+    }),
+
+    registerHolder: (holder) => {
+      if (!isValidCbu(holder.account)) {
+        return Effect.dieMessage(`registerHolder: ${holder.account} is not a valid CVU/CBU`)
+      }
+      if (holder.alias !== undefined && !isValidAlias(holder.alias)) {
+        return Effect.dieMessage(`registerHolder: ${holder.alias} is not a valid alias`)
+      }
+      const record = new AccountHolder({ account: holder.account, cuit: holder.cuit, name: holder.name })
+      return update((state) => {
+        const byAccount = HashMap.set(state.holders, holder.account, record)
+        return {
+          ...state,
+          holders: holder.alias === undefined ? byAccount : HashMap.set(byAccount, holder.alias, record)
+        }
+      })
+    },
+
+    refuseAliasChange: (cvu) => update((state) => ({ ...state, refused: HashSet.add(state.refused, cvu) })),
+    allowAliasChange: (cvu) => update((state) => ({ ...state, refused: HashSet.remove(state.refused, cvu) })),
+
+    failTransfersTo: (address, reason) =>
+      update((state) => ({ ...state, failures: HashMap.set(state.failures, address, reason) })),
+    clearFailures: (address) =>
+      update((state) => ({ ...state, failures: HashMap.remove(state.failures, address) })),
+
+    sentTransfers: Effect.map(SynchronizedRef.get(ref), (state) => state.sent),
+    returnedTransfers: Effect.map(SynchronizedRef.get(ref), (state) => state.returned),
+    isOpen: (cvu) =>
+      Effect.map(SynchronizedRef.get(ref), (state) =>
+        Option.exists(HashMap.get(state.issued, cvu), (issued) => issued.open)
+      )
+  }
+
+  return { bank, controls }
+})
+
+/** The sandbox bank: `BankProvider` and its `SandboxBank` controls over one shared state. */
+export const layer: Layer.Layer<BankProvider | SandboxBank> = Layer.effectContext(
+  Effect.map(make, ({ bank, controls }) =>
+    Context.make(BankProvider, bank).pipe(Context.add(SandboxBank, controls))
+  )
+)

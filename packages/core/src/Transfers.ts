@@ -1,0 +1,190 @@
+/**
+ * Incoming transfers: the bank tells us money reached one of our CVUs, and we credit whatever
+ * that CVU belongs to. Each notification is one unit of work — the transfer log (idempotency on
+ * the bank's transaction id), the credited record, the new state, a balanced ledger entry and the
+ * outbox event commit together. Money reaching a closed or unknown CVU is recorded and returned.
+ */
+import { Data, DateTime, Effect, Option } from "effect"
+import type { Cvu } from "./BankAccount.js"
+import { BankProvider, type IncomingTransfer } from "./BankProvider.js"
+import { InvalidInput, ProviderFailure } from "./Errors.js"
+import * as FeePolicy from "./FeePolicy.js"
+import { emitPaymentUpdated, isClosed } from "./internal/paymentEvents.js"
+import { Ledger, credit, debit } from "./Ledger.js"
+import * as Accounts from "./LedgerAccount.js"
+import * as Money from "./Money.js"
+import { Outbox } from "./Outbox.js"
+import * as P from "./Payment.js"
+import { PaymentRepository } from "./PaymentRepository.js"
+import { Transactor } from "./Transactor.js"
+import { TransferRecord, TransferRepository, type TransferTarget } from "./TransferRepository.js"
+import { UserRepository } from "./UserRepository.js"
+
+/** What became of a notification. */
+export type IngestOutcome =
+  | { readonly _tag: "Credited"; readonly target: TransferTarget; readonly target_id: string }
+  | { readonly _tag: "Bounced"; readonly reason: string }
+  /** Seen before: nothing was credited again. `previous` is what the first notification did. */
+  | { readonly _tag: "Duplicate"; readonly previous: TransferRecord }
+
+/** The ledger lines of a credited transfer: the bank holds the gross amount, fees go to us. */
+export const creditPostings = (
+  amount: Money.Money,
+  fees: FeePolicy.Fees,
+  beneficiary: Accounts.LedgerAccount
+) => [
+  debit(Accounts.bankClearing, amount),
+  credit(beneficiary, FeePolicy.credited(amount, fees)),
+  credit(Accounts.platformCommission, fees.commission),
+  ...[...fees.commission_taxes, ...fees.taxes].map((t) => credit(Accounts.platformTax(t.tax_type), t.tax_amount))
+]
+
+/** Another notification of the same bank transaction committed first (a race). */
+class AlreadyRecorded extends Data.TaggedError("AlreadyRecorded")<{}> {}
+
+export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfers", {
+  effect: Effect.gen(function* () {
+    const log = yield* TransferRepository
+    const payments = yield* PaymentRepository
+    const users = yield* UserRepository
+    const bank = yield* BankProvider
+    const fees = yield* FeePolicy.FeePolicy
+    const ledger = yield* Ledger
+    const outbox = yield* Outbox
+    const transactor = yield* Transactor
+
+    const record = (transfer: IncomingTransfer, target: TransferTarget, target_id: string | null) =>
+      DateTime.now.pipe(
+        Effect.flatMap((now) =>
+          log.insert(
+          new TransferRecord({
+            bank_transaction_id: transfer.bank_transaction_id,
+            cvu: transfer.cvu,
+            amount: transfer.amount,
+            target,
+            target_id,
+            received_at: now
+          })
+          )
+        ),
+        Effect.flatMap((inserted) => (inserted ? Effect.void : Effect.fail(new AlreadyRecorded())))
+      )
+
+    /** Records the transfer as bounced, books it in and out of suspense, and returns it. */
+    const bounce = (transfer: IncomingTransfer, target_id: string | null, reason: string) =>
+      Effect.gen(function* () {
+        yield* record(transfer, "bounced", target_id)
+        const ref = transfer.bank_transaction_id
+        yield* ledger.post({
+          kind: "transfer.bounced.received",
+          reference: ref,
+          postings: [debit(Accounts.bankClearing, transfer.amount), credit(Accounts.bouncedTransfers, transfer.amount)]
+        })
+        yield* bank.returnTransfer(transfer).pipe(
+          Effect.mapError(
+            (e) => new ProviderFailure({ key: "bank.unavailable", message: `returning the transfer failed: ${e.message}` })
+          )
+        )
+        yield* ledger.post({
+          kind: "transfer.bounced.returned",
+          reference: ref,
+          postings: [debit(Accounts.bouncedTransfers, transfer.amount), credit(Accounts.bankClearing, transfer.amount)]
+        })
+        return { _tag: "Bounced", reason } as IngestOutcome
+      })
+
+    const creditPayment = (transfer: IncomingTransfer, found: P.Payment) =>
+      Effect.gen(function* () {
+        const payment = Option.getOrElse(yield* payments.findByIdForUpdate(found.id), () => found)
+        const now = yield* DateTime.now
+        if (transfer.amount.currency !== "ARS") return yield* bounce(transfer, payment.id, "transfers are in ARS only")
+        if (payment.payment_status === "EXPIRED" || isClosed(payment, now)) {
+          return yield* bounce(transfer, payment.id, "the payment's CVU is closed")
+        }
+        yield* record(transfer, "payment", payment.id)
+        const applied = yield* fees.feesFor({ user_id: payment.user_id, amount: transfer.amount, kind: "payment" })
+        const user = yield* users.findById(payment.user_id)
+        const transaction = new P.Transaction({
+          address: payment.cvu,
+          amount: transfer.amount,
+          commission: applied.commission_rate,
+          commission_amount: applied.commission,
+          commission_taxes: applied.commission_taxes,
+          commission_tax_amount: FeePolicy.totalOf("ARS", applied.commission_taxes),
+          creation_timestamp: now,
+          credited_amount: FeePolicy.credited(transfer.amount, applied),
+          currency: "ARS",
+          network: P.transferNetwork,
+          sender_address: transfer.sender_account,
+          taxes: applied.taxes,
+          tax_amount: FeePolicy.totalOf("ARS", applied.taxes),
+          transaction_status: "PROCESSED",
+          transaction_data: {
+            PROCESSED: new P.TransferDetails({
+              amount: transfer.amount,
+              currency: "ARS",
+              recipient: payment.cvu,
+              recipientCuit: Option.match(user, { onNone: () => "", onSome: (u) => u.cuit }),
+              recipientTitular: Option.match(user, { onNone: () => "", onSome: (u) => u.name }),
+              sender: transfer.sender_account,
+              senderCuit: transfer.sender_cuit,
+              senderTitular: transfer.sender_name,
+              trxId: transfer.bank_transaction_id
+            })
+          }
+        })
+        const transactions = [...payment.transactions, transaction]
+        const tolerance = Option.match(user, { onNone: () => Money.zero("ARS"), onSome: (u) => u.transfer_tolerance })
+        const updated = new P.Payment({
+          ...payment,
+          transactions,
+          transaction_fields: P.transactionFields(payment.quoteAmount, transactions),
+          last_modified_timestamp: now
+        })
+        const settled = new P.Payment({
+          ...updated,
+          payment_status: P.settle(payment.quoteAmount, updated.totalReceived, tolerance)
+        })
+        yield* payments.update(settled)
+        yield* ledger.post({
+          kind: "payment.transfer",
+          reference: transfer.bank_transaction_id,
+          postings: creditPostings(transfer.amount, applied, Accounts.merchantAvailable(payment.user_id))
+        })
+        yield* emitPaymentUpdated(outbox, settled)
+        return { _tag: "Credited", target: "payment", target_id: payment.id } as IngestOutcome
+      })
+
+    /** Finds what a CVU belongs to and credits it; unknown CVUs bounce. */
+    const route = (transfer: IncomingTransfer, cvu: Cvu) =>
+      Effect.flatMap(
+        payments.findByCvu(cvu),
+        Option.match({
+          onNone: () => bounce(transfer, null, "unknown CVU"),
+          onSome: (payment) => creditPayment(transfer, payment)
+        })
+      )
+
+    const ingest = Effect.fn("Transfers.ingest")(function* (transfer: IncomingTransfer) {
+      if (transfer.amount.minor <= 0n) return yield* InvalidInput.of("amount", "must be positive")
+      const duplicate = Effect.map(
+        log.findById(transfer.bank_transaction_id),
+        Option.map((previous): IngestOutcome => ({ _tag: "Duplicate", previous }))
+      )
+      return yield* transactor
+        .withTransaction(
+          Effect.flatMap(
+            duplicate,
+            Option.match({ onNone: () => route(transfer, transfer.cvu), onSome: Effect.succeed })
+          )
+        )
+        .pipe(
+          Effect.catchTag("AlreadyRecorded", () =>
+            Effect.flatMap(duplicate, (d) => (Option.isSome(d) ? Effect.succeed(d.value) : Effect.dieMessage("transfer log lost a record")))
+          )
+        )
+    })
+
+    return { ingest } as const
+  })
+}) {}

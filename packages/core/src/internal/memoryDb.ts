@@ -1,0 +1,102 @@
+/**
+ * The transactional core of the in-memory adapters. Every table is a `TxRef`; a unit of work
+ * runs under one lock (serializable isolation) with a journal of the first value of every ref
+ * it touched, and a failure, defect or interruption restores them: a failed unit of work leaves
+ * no trace. Nested transactions behave as savepoints.
+ */
+import { Context, Effect, Exit, FiberRef, Layer, Option } from "effect"
+import { globalValue } from "effect/GlobalValue"
+
+interface Journal {
+  readonly db: MemoryDbShape
+  readonly saved: Map<TxRef<unknown>, unknown>
+}
+
+const currentJournal = globalValue(Symbol.for("@cobro/core/internal/memoryDb/journal"), () =>
+  FiberRef.unsafeMake<Option.Option<Journal>>(Option.none())
+)
+
+export interface MemoryDbShape {
+  /** Runs `effect` inside the current unit of work, or alone under the lock. */
+  readonly run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** Runs `effect` as a unit of work (a savepoint when nested). */
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}
+
+export class MemoryDb extends Context.Tag("@cobro/core/internal/MemoryDb")<MemoryDb, MemoryDbShape>() {}
+
+export class TxRef<A> {
+  constructor(
+    private readonly db: MemoryDbShape,
+    private value: A
+  ) {}
+
+  get get(): Effect.Effect<A> {
+    return this.db.run(Effect.sync(() => this.value))
+  }
+
+  modify<B>(f: (a: A) => readonly [B, A]): Effect.Effect<B> {
+    return this.db.run(
+      Effect.flatMap(FiberRef.get(currentJournal), (journal) =>
+        Effect.sync(() => {
+          if (Option.isSome(journal) && !journal.value.saved.has(this as TxRef<unknown>)) {
+            journal.value.saved.set(this as TxRef<unknown>, this.value)
+          }
+          const [b, next] = f(this.value)
+          this.value = next
+          return b
+        })
+      )
+    )
+  }
+
+  update(f: (a: A) => A): Effect.Effect<void> {
+    return this.modify((a) => [undefined, f(a)] as const)
+  }
+
+  /** Used only by the journal to roll back. */
+  restore(value: A): void {
+    this.value = value
+  }
+}
+
+export const make = Effect.gen(function* () {
+  const lock = yield* Effect.makeSemaphore(1)
+
+  const inThisDb = (journal: Option.Option<Journal>): journal is Option.Some<Journal> =>
+    Option.isSome(journal) && journal.value.db === db
+
+  const withJournal = <A, E, R>(parent: Option.Option<Journal>, effect: Effect.Effect<A, E, R>) => {
+    const journal: Journal = { db, saved: new Map() }
+    return Effect.locally(effect, currentJournal, Option.some(journal)).pipe(
+      Effect.onExit((exit) =>
+        Effect.sync(() => {
+          if (Exit.isFailure(exit)) {
+            for (const [ref, value] of journal.saved) ref.restore(value)
+          } else if (Option.isSome(parent)) {
+            for (const [ref, value] of journal.saved) {
+              if (!parent.value.saved.has(ref)) parent.value.saved.set(ref, value)
+            }
+          }
+        })
+      )
+    )
+  }
+
+  const db: MemoryDbShape = {
+    run: (effect) =>
+      Effect.flatMap(FiberRef.get(currentJournal), (journal) =>
+        inThisDb(journal) ? effect : lock.withPermits(1)(withJournal(Option.none(), effect))
+      ),
+    transaction: (effect) =>
+      Effect.flatMap(FiberRef.get(currentJournal), (journal) =>
+        inThisDb(journal) ? withJournal(journal, effect) : lock.withPermits(1)(withJournal(Option.none(), effect))
+      )
+  }
+  return db
+})
+
+export const layer: Layer.Layer<MemoryDb> = Layer.effect(MemoryDb, make)
+
+export const makeRef = <A>(initial: A): Effect.Effect<TxRef<A>, never, MemoryDb> =>
+  Effect.map(MemoryDb, (db) => new TxRef(db, initial))

@@ -1,0 +1,250 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Random } from "effect"
+import {
+  Alias,
+  isValidAlias,
+  isValidCbu,
+  isValidCuit,
+  isValidCvu,
+  makeCuit,
+  makeCvu
+} from "../src/BankAccount.js"
+import { BankProvider } from "../src/BankProvider.js"
+import * as Money from "../src/Money.js"
+import * as SandboxBank from "../src/SandboxBank.js"
+
+const ars = (minor: bigint) => Money.make(minor, "ARS")
+const EXTERNAL_CVU = makeCvu("0000007", "1234567890123")
+const EXTERNAL_CBU = "2850590940090418135201"
+const HOLDER_CUIT = makeCuit("20", "12345678")
+
+const withSandbox = <A, E>(self: Effect.Effect<A, E, BankProvider | SandboxBank.SandboxBank>) =>
+  Effect.provide(self, SandboxBank.layer)
+
+describe("SandboxBank accounts", () => {
+  it.effect("opens 200 accounts with valid, unique CVUs and aliases", () =>
+    Effect.gen(function* () {
+      const bank = yield* BankProvider
+      const sandbox = yield* SandboxBank.SandboxBank
+      const refs = yield* Effect.forEach(Array.from({ length: 200 }), () => bank.openAccount({}))
+      for (const ref of refs) {
+        expect(isValidCvu(ref.cvu)).toBe(true)
+        expect(ref.cvu.startsWith("0000003")).toBe(true)
+        expect(isValidAlias(ref.alias)).toBe(true)
+        expect(ref.alias).toMatch(/^[a-z]+\.[a-z]+\.[a-z]+$/)
+      }
+      expect(new Set(refs.map((r) => r.cvu)).size).toBe(200)
+      expect(new Set(refs.map((r) => r.alias)).size).toBe(200)
+      expect(yield* sandbox.isOpen(refs[0]!.cvu)).toBe(true)
+    }).pipe(withSandbox)
+  )
+
+  it.effect("is deterministic under a seeded Random", () =>
+    Effect.gen(function* () {
+      const open = () =>
+        Effect.gen(function* () {
+          const bank = yield* BankProvider
+          return yield* Effect.forEach([1, 2, 3], () => bank.openAccount({}))
+        }).pipe(withSandbox, Effect.withRandom(Random.make("seed")))
+      const [first, second] = [yield* open(), yield* open()]
+      expect(second.map((r) => [r.cvu, r.alias])).toEqual(first.map((r) => [r.cvu, r.alias]))
+    })
+  )
+
+  it.effect("honours a requested alias and refuses a taken one", () =>
+    Effect.gen(function* () {
+      const bank = yield* BankProvider
+      const alias = Alias.make("mi.tienda.online")
+      const ref = yield* bank.openAccount({ alias })
+      expect(ref.alias).toBe(alias)
+      const error = yield* Effect.flip(bank.openAccount({ alias }))
+      expect(error.reason).toBe("alias_taken")
+    }).pipe(withSandbox)
+  )
+
+  it.effect("release closes the account, frees its alias and is idempotent", () =>
+    Effect.gen(function* () {
+      const bank = yield* BankProvider
+      const sandbox = yield* SandboxBank.SandboxBank
+      const alias = Alias.make("mi.tienda.online")
+      const ref = yield* bank.openAccount({ alias })
+      yield* bank.releaseAccount(ref.cvu)
+      yield* bank.releaseAccount(ref.cvu)
+      expect(yield* sandbox.isOpen(ref.cvu)).toBe(false)
+      const again = yield* bank.openAccount({ alias })
+      expect(again.alias).toBe(alias)
+      expect(again.cvu).not.toBe(ref.cvu)
+      expect((yield* Effect.flip(bank.changeAlias(ref.cvu, Alias.make("otra.cosa")))).reason).toBe("rejected")
+    }).pipe(withSandbox)
+  )
+
+  it.effect("changes aliases unless refused, taken or unknown", () =>
+    Effect.gen(function* () {
+      const bank = yield* BankProvider
+      const sandbox = yield* SandboxBank.SandboxBank
+      const a = yield* bank.openAccount({})
+      const b = yield* bank.openAccount({})
+      const changed = yield* bank.changeAlias(a.cvu, Alias.make("nuevo.alias"))
+      expect(changed.alias).toBe("nuevo.alias")
+      // the old alias is free again
+      expect((yield* bank.changeAlias(b.cvu, a.alias)).alias).toBe(a.alias)
+      expect((yield* Effect.flip(bank.changeAlias(a.cvu, a.alias))).reason).toBe("alias_taken")
+      expect((yield* Effect.flip(bank.changeAlias(EXTERNAL_CVU, Alias.make("x.y.zzz")))).reason).toBe(
+        "rejected"
+      )
+
+      yield* sandbox.refuseAliasChange(a.cvu)
+      for (let i = 0; i < 2; i++) {
+        const refused = yield* Effect.flip(bank.changeAlias(a.cvu, Alias.make("otro.alias")))
+        expect(refused.reason).toBe("alias_change_refused")
+      }
+      yield* sandbox.allowAliasChange(a.cvu)
+      expect((yield* bank.changeAlias(a.cvu, Alias.make("otro.alias"))).alias).toBe("otro.alias")
+    }).pipe(withSandbox)
+  )
+})
+
+describe("SandboxBank holders", () => {
+  it.effect("finds registered holders by CVU, CBU and alias", () =>
+    Effect.gen(function* () {
+      const bank = yield* BankProvider
+      const sandbox = yield* SandboxBank.SandboxBank
+      yield* sandbox.registerHolder({
+        account: EXTERNAL_CVU,
+        alias: "juan.perez.mp",
+        cuit: HOLDER_CUIT,
+        name: "Juan"
+      })
+      yield* sandbox.registerHolder({ account: EXTERNAL_CBU, cuit: HOLDER_CUIT, name: "Ana" })
+
+      const byCvu = yield* bank.lookupHolder(EXTERNAL_CVU)
+      expect(byCvu).toMatchObject({ account: EXTERNAL_CVU, cuit: HOLDER_CUIT, name: "Juan" })
+      expect(yield* bank.lookupHolder("juan.perez.mp")).toEqual(byCvu)
+      expect((yield* bank.lookupHolder(EXTERNAL_CBU)).name).toBe("Ana")
+
+      for (const unknown of ["no.such.alias", makeCvu("0000003", "0000000000001"), "not an address", ""]) {
+        expect((yield* Effect.flip(bank.lookupHolder(unknown))).reason).toBe("holder_not_found")
+      }
+      // a registered alias cannot be issued to one of our accounts
+      const error = yield* Effect.flip(bank.openAccount({ alias: Alias.make("juan.perez.mp") }))
+      expect(error.reason).toBe("alias_taken")
+    }).pipe(withSandbox)
+  )
+
+  it.effect("refuses to register an invalid account", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* SandboxBank.SandboxBank
+      const exit = yield* Effect.exit(
+        sandbox.registerHolder({ account: "123", cuit: HOLDER_CUIT, name: "X" })
+      )
+      expect(exit._tag).toBe("Failure")
+    }).pipe(withSandbox)
+  )
+})
+
+describe("SandboxBank transfers", () => {
+  it.effect("sendTransfer is idempotent on reference", () =>
+    Effect.gen(function* () {
+      const bank = yield* BankProvider
+      const sandbox = yield* SandboxBank.SandboxBank
+      const transfer = { to: EXTERNAL_CVU, amount: ars(10_000n), reference: "payout-1" }
+      const first = yield* bank.sendTransfer(transfer)
+      const second = yield* bank.sendTransfer(transfer)
+      const other = yield* bank.sendTransfer({ ...transfer, reference: "payout-2" })
+      expect(second.bank_transaction_id).toBe(first.bank_transaction_id)
+      expect(other.bank_transaction_id).not.toBe(first.bank_transaction_id)
+      const sent = yield* sandbox.sentTransfers
+      expect(sent.map((t) => t.reference)).toEqual(["payout-1", "payout-2"])
+      expect(sent[0]).toMatchObject({ to: EXTERNAL_CVU, bank_transaction_id: first.bank_transaction_id })
+    }).pipe(withSandbox)
+  )
+
+  it.effect("fails transfers per control, also through an alias, until cleared", () =>
+    Effect.gen(function* () {
+      const bank = yield* BankProvider
+      const sandbox = yield* SandboxBank.SandboxBank
+      yield* sandbox.registerHolder({
+        account: EXTERNAL_CVU,
+        alias: "juan.perez.mp",
+        cuit: HOLDER_CUIT,
+        name: "Juan"
+      })
+      yield* sandbox.failTransfersTo(EXTERNAL_CVU, "unavailable")
+      const transfer = { to: EXTERNAL_CVU, amount: ars(500n), reference: "payout-1" }
+      expect((yield* Effect.flip(bank.sendTransfer(transfer))).reason).toBe("unavailable")
+      const viaAlias = { ...transfer, to: "juan.perez.mp", reference: "payout-2" }
+      expect((yield* Effect.flip(bank.sendTransfer(viaAlias))).reason).toBe("unavailable")
+      yield* sandbox.failTransfersTo(EXTERNAL_CVU, "rejected")
+      expect((yield* Effect.flip(bank.sendTransfer(transfer))).reason).toBe("rejected")
+      expect(yield* sandbox.sentTransfers).toEqual([])
+
+      yield* sandbox.clearFailures(EXTERNAL_CVU)
+      const ok = yield* bank.sendTransfer(transfer)
+      expect(ok.bank_transaction_id).toMatch(/^SBX-[0-9a-f]{16,}$/)
+      expect(yield* sandbox.sentTransfers).toHaveLength(1)
+    }).pipe(withSandbox)
+  )
+
+  it.effect("rejects transfers to malformed addresses and of non-positive amounts", () =>
+    Effect.gen(function* () {
+      const bank = yield* BankProvider
+      const bad = yield* Effect.flip(bank.sendTransfer({ to: "Bad Alias", amount: ars(1n), reference: "r1" }))
+      expect(bad.reason).toBe("rejected")
+      const zero = yield* Effect.flip(
+        bank.sendTransfer({ to: EXTERNAL_CBU, amount: ars(0n), reference: "r2" })
+      )
+      expect(zero.reason).toBe("rejected")
+    }).pipe(withSandbox)
+  )
+
+  it.effect("simulateIncoming gives valid senders and unique ids", () =>
+    Effect.gen(function* () {
+      const bank = yield* BankProvider
+      const sandbox = yield* SandboxBank.SandboxBank
+      const { cvu } = yield* bank.openAccount({})
+      const transfers = yield* Effect.forEach(Array.from({ length: 100 }), () =>
+        sandbox.simulateIncoming({ cvu, amount: ars(150_000n) })
+      )
+      for (const t of transfers) {
+        expect(t.cvu).toBe(cvu)
+        expect(t.amount).toEqual(ars(150_000n))
+        expect(isValidCuit(t.sender_cuit)).toBe(true)
+        expect(isValidCbu(t.sender_account)).toBe(true)
+        expect(t.sender_name).toBe("Pagador Sandbox")
+        expect(t.bank_transaction_id).toMatch(/^SBX-[0-9a-f]{16,}$/)
+      }
+      expect(new Set(transfers.map((t) => t.bank_transaction_id)).size).toBe(100)
+
+      const named = yield* sandbox.simulateIncoming({
+        cvu,
+        amount: ars(1n),
+        senderCuit: HOLDER_CUIT,
+        senderName: "Juan",
+        senderAccount: EXTERNAL_CBU
+      })
+      expect(named).toMatchObject({
+        sender_cuit: HOLDER_CUIT,
+        sender_name: "Juan",
+        sender_account: EXTERNAL_CBU
+      })
+    }).pipe(withSandbox)
+  )
+
+  it.effect("returnTransfer is idempotent and only for received transfers", () =>
+    Effect.gen(function* () {
+      const bank = yield* BankProvider
+      const sandbox = yield* SandboxBank.SandboxBank
+      const { cvu } = yield* bank.openAccount({})
+      const incoming = yield* sandbox.simulateIncoming({ cvu, amount: ars(100n) })
+      yield* bank.returnTransfer(incoming)
+      yield* bank.returnTransfer(incoming)
+      expect(yield* sandbox.returnedTransfers).toEqual([incoming])
+
+      // a transfer another bank instance made up is unknown here
+      const foreign = yield* Effect.flatMap(SandboxBank.SandboxBank, (other) =>
+        other.simulateIncoming({ cvu, amount: ars(100n) })
+      ).pipe(withSandbox)
+      expect((yield* Effect.flip(bank.returnTransfer(foreign))).reason).toBe("rejected")
+    }).pipe(withSandbox)
+  )
+})

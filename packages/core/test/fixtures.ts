@@ -1,0 +1,55 @@
+import { DateTime, Effect, Either, Schema } from "effect"
+import { BankAccount, Ids, Ledger, Money, Outbox, PaymentRequest, User, UserRepository } from "../src/index.js"
+
+export const merchantCuit = BankAccount.makeCuit("30", "71234567")
+
+/** Inserts an ACTIVE merchant with no tolerance unless overridden. */
+export const seedUser = (overrides: Partial<ConstructorParameters<typeof User.User>[0]> = {}) =>
+  Effect.gen(function* () {
+    const repo = yield* UserRepository.UserRepository
+    const now = yield* DateTime.now
+    const user = new User.User({
+      user_id: Ids.UserId.make("u1"),
+      name: "Tienda Uno",
+      email: "uno@example.com",
+      cuit: merchantCuit,
+      account_status: "ACTIVE",
+      alias_prefix: null,
+      cancellation_period: null,
+      cancellation_period_minutes: null,
+      automatic_cancellation: false,
+      transfer_tolerance: Money.zero("ARS"),
+      payout_schedule: null,
+      partner_id: null,
+      creation_timestamp: now,
+      last_modified_timestamp: now,
+      ...overrides
+    })
+    yield* repo.insert(user)
+    return user
+  })
+
+/** An ARS amount from decimal text: ars("10.50") is 1050 centavos. */
+export const ars = (value: string) => Either.getOrThrow(Money.fromString(value, "ARS"))
+
+/** A create request decoded from its wire shape, as the HTTP layer does. */
+export const createRequest = (fields: Record<string, unknown> = {}) =>
+  Schema.decodeUnknownSync(PaymentRequest.CreatePaymentRequest)({
+    user_id: "u1",
+    price: { amount: 1500, currency: "ARS" },
+    payment_options: ["transfer"],
+    ...fields
+  })
+
+/** Asserts the ledger's invariants; every scenario ends with it. */
+export const expectLedgerOk = Effect.gen(function* () {
+  const report = yield* (yield* Ledger.Ledger).verify()
+  if (report.problems.length > 0) throw new Error(`ledger problems:\n${report.problems.join("\n")}`)
+  return report
+})
+
+/** Every event in the outbox, oldest first. */
+export const events = Effect.gen(function* () {
+  const outbox = yield* Outbox.Outbox
+  return (yield* outbox.list(0, 100_000)).map((e) => e.event)
+})
