@@ -1,5 +1,14 @@
 import { DateTime, Effect, Either, Schema } from "effect"
-import { BankAccount, Ids, Ledger, Money, Outbox, PaymentRequest, User, UserRepository } from "../src/index.js"
+import {
+  BankAccount,
+  Ids,
+  Ledger,
+  Money,
+  Outbox,
+  PaymentRequest,
+  User,
+  UserRepository
+} from "../src/index.js"
 
 export const merchantCuit = BankAccount.makeCuit("30", "71234567")
 
