@@ -36,7 +36,13 @@ export class IncomingTransfer extends Schema.Class<IncomingTransfer>("IncomingTr
 
 /** The bank refused or failed an operation; `retryable` tells whether trying later can help. */
 export class BankError extends Schema.TaggedError<BankError>()("BankError", {
-  reason: Schema.Literal("alias_taken", "alias_change_refused", "holder_not_found", "rejected", "unavailable"),
+  reason: Schema.Literal(
+    "alias_taken",
+    "alias_change_refused",
+    "holder_not_found",
+    "rejected",
+    "unavailable"
+  ),
   message: Schema.String
 }) {}
 
@@ -52,7 +58,9 @@ export class BankProvider extends Context.Tag("@cobro/core/BankProvider")<
   BankProvider,
   {
     /** Opens a CVU. With `alias` the bank must assign exactly that alias (else `alias_taken`). */
-    readonly openAccount: (request: { readonly alias?: Alias | undefined }) => Effect.Effect<BankAccountRef, BankError>
+    readonly openAccount: (request: {
+      readonly alias?: Alias | undefined
+    }) => Effect.Effect<BankAccountRef, BankError>
     /** Changes the alias of an open CVU; the bank may refuse (`alias_change_refused`). */
     readonly changeAlias: (cvu: Cvu, alias: Alias) => Effect.Effect<BankAccountRef, BankError>
     /** Closes a CVU; later transfers to it are bounced. Releasing twice is not an error. */

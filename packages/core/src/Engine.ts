@@ -3,6 +3,12 @@
  * in-memory sandbox engine for tests and embedding without a database.
  */
 import { Layer } from "effect"
+import { Accounts } from "./Accounts.js"
+import { Auth } from "./Auth.js"
+import * as CredentialRepository from "./CredentialRepository.js"
+import * as Crypto from "./Crypto.js"
+import * as CustomerRepository from "./CustomerRepository.js"
+import { Customers } from "./Customers.js"
 import * as EngineConfig from "./EngineConfig.js"
 import * as ExchangeRates from "./ExchangeRates.js"
 import { Faucet } from "./Faucet.js"
@@ -10,11 +16,18 @@ import * as FeePolicy from "./FeePolicy.js"
 import * as MemoryDb from "./internal/memoryDb.js"
 import { Jobs } from "./Jobs.js"
 import { Ledger } from "./Ledger.js"
+import { Onboarding } from "./Onboarding.js"
 import * as LedgerRepository from "./LedgerRepository.js"
 import * as Outbox from "./Outbox.js"
+import * as PartnerRepository from "./PartnerRepository.js"
 import * as PaymentRepository from "./PaymentRepository.js"
 import { Payments } from "./Payments.js"
 import * as SandboxBank from "./SandboxBank.js"
+import * as ScheduleRepository from "./ScheduleRepository.js"
+import { Schedules } from "./Schedules.js"
+import * as SecondFactor from "./SecondFactor.js"
+import * as SplitRepository from "./SplitRepository.js"
+import { Splits } from "./Splits.js"
 import * as Transactor from "./Transactor.js"
 import * as TransferRepository from "./TransferRepository.js"
 import { Transfers } from "./Transfers.js"
@@ -23,6 +36,11 @@ import * as UserRepository from "./UserRepository.js"
 /** Every service of the engine; needs the ports (storage, bank, fees, rates, config). */
 export const services = Layer.mergeAll(Payments.Default, Jobs.Default).pipe(
   Layer.provideMerge(Transfers.Default),
+  Layer.provideMerge(Splits.Default),
+  Layer.provideMerge(Onboarding.Default),
+  Layer.provideMerge(Layer.mergeAll(Accounts.Default, Auth.Default)),
+  Layer.provideMerge(Schedules.Default),
+  Layer.provideMerge(Customers.Default),
   Layer.provideMerge(Ledger.Default)
 )
 
@@ -32,23 +50,43 @@ export const sandboxServices = Faucet.Default.pipe(Layer.provideMerge(services))
 /** Every storage port in memory, sharing one transactional store. */
 export const layerMemoryStorage = Layer.mergeAll(
   PaymentRepository.layerMemory,
+  CustomerRepository.layerMemory,
   UserRepository.layerMemory,
+  CredentialRepository.layerMemory,
+  PartnerRepository.layerMemory,
+  ScheduleRepository.layerMemory,
+  SplitRepository.layerMemory,
   LedgerRepository.layerMemory,
   Outbox.layerMemory,
   TransferRepository.layerMemory,
   Transactor.layerMemory
 ).pipe(Layer.provide(MemoryDb.layer))
 
-/** A complete sandbox engine in memory: services, storage, sandbox bank, fees, rates, config. */
-export const layerMemory = (settings: Partial<EngineConfig.EngineSettings> = {}) =>
+/** The storage ports the engine needs (in memory, SQLite or Postgres). */
+export type Storage = Layer.Layer.Success<typeof layerMemoryStorage>
+
+/**
+ * A complete sandbox engine over `storage`: services, sandbox bank, fees, rates, config and
+ * WebCrypto under `settings.secretKey` (the public sandbox key when absent).
+ */
+export const layerSandbox = <E, R>(
+  storage: Layer.Layer<Storage, E, R>,
+  settings: Partial<EngineConfig.EngineSettings> = {}
+) =>
   sandboxServices.pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        layerMemoryStorage,
+        storage,
         SandboxBank.layer,
+        SecondFactor.layerSandbox,
         FeePolicy.layer(),
         ExchangeRates.layerFixed(),
+        Crypto.layerWebCrypto(settings.secretKey ?? Crypto.sandboxKey),
         EngineConfig.layer(settings)
       )
     )
   )
+
+/** A complete sandbox engine in memory. */
+export const layerMemory = (settings: Partial<EngineConfig.EngineSettings> = {}) =>
+  layerSandbox(layerMemoryStorage, settings)

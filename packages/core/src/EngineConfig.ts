@@ -2,7 +2,7 @@
  * Settings of the engine that are not per-merchant. Hosts provide them with `layer`; the
  * defaults suit tests and the sandbox.
  */
-import { Context, Duration, Layer } from "effect"
+import { Context, Duration, Layer, type Redacted } from "effect"
 
 export interface EngineSettings {
   /** Base of `payment_url`: the hosted payment page is `${paymentPageBaseUrl}/pay/{id}`. */
@@ -11,12 +11,26 @@ export interface EngineSettings {
   readonly defaultPaymentLifetime: Duration.Duration
   /** How many due items `Jobs.runDue` takes per batch. */
   readonly jobBatchSize: number
+  /** Lifetime of a user token from POST /users/{id}/tokens (1 hour by default). */
+  readonly userTokenLifetime: Duration.Duration
+  /**
+   * Lifetime of a partner (`PAR-`) token. Infinite by default: SPEC has no refresh flow, and a
+   * partner acts for its user long after onboarding; the token is revocable instead.
+   */
+  readonly partnerTokenLifetime: Duration.Duration
+  /**
+   * The 32-byte server key `Engine.layerMemory` gives the WebCrypto adapter (client secrets are
+   * sealed under it). Absent: the publicly known `Crypto.sandboxKey`. Services never read it.
+   */
+  readonly secretKey?: Redacted.Redacted<Uint8Array>
 }
 
 export const defaults: EngineSettings = {
   paymentPageBaseUrl: "http://localhost:3000",
   defaultPaymentLifetime: Duration.days(5),
-  jobBatchSize: 100
+  jobBatchSize: 100,
+  userTokenLifetime: Duration.hours(1),
+  partnerTokenLifetime: Duration.infinity
 }
 
 export class EngineConfig extends Context.Tag("@cobro/core/EngineConfig")<EngineConfig, EngineSettings>() {}

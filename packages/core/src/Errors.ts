@@ -56,4 +56,5 @@ export class ProviderFailure extends Schema.TaggedError<ProviderFailure>()("Prov
   message: Schema.String
 }) {}
 
-export type DomainError = NotFound | InvalidInput | Conflict | Forbidden | Unauthorized | Unavailable | ProviderFailure
+export type DomainError =
+  NotFound | InvalidInput | Conflict | Forbidden | Unauthorized | Unavailable | ProviderFailure

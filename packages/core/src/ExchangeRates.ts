@@ -14,7 +14,9 @@ export class ExchangeRates extends Context.Tag("@cobro/core/ExchangeRates")<
 >() {}
 
 /** Fixed rates (ARS per unit), e.g. `{ USDT: "1180.50", BRL: "215.30", BNB: "820000" }`. */
-export const fixed = (rates: Partial<Record<Money.Currency, string>>): Context.Tag.Service<ExchangeRates> => ({
+export const fixed = (
+  rates: Partial<Record<Money.Currency, string>>
+): Context.Tag.Service<ExchangeRates> => ({
   toArs: (price) => {
     if (price.currency === "ARS") return Effect.succeed(price)
     const rate = rates[price.currency]
@@ -30,7 +32,11 @@ export const fixed = (rates: Partial<Record<Money.Currency, string>>): Context.T
 })
 
 /** Sandbox rates. */
-export const sandboxRates: Partial<Record<Money.Currency, string>> = { USDT: "1200", BRL: "220", BNB: "800000" }
+export const sandboxRates: Partial<Record<Money.Currency, string>> = {
+  USDT: "1200",
+  BRL: "220",
+  BNB: "800000"
+}
 
 export const layerFixed = (
   rates: Partial<Record<Money.Currency, string>> = sandboxRates

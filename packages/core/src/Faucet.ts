@@ -4,11 +4,13 @@
  */
 import { Effect, Either, Option, Schema } from "effect"
 import { Cuit, type Cvu } from "./BankAccount.js"
+import { CustomerRepository } from "./CustomerRepository.js"
 import { NotFound, InvalidInput } from "./Errors.js"
 import type { UserId } from "./Ids.js"
 import * as Money from "./Money.js"
 import { PaymentRepository } from "./PaymentRepository.js"
 import { SandboxBank } from "./SandboxBank.js"
+import { SplitRepository } from "./SplitRepository.js"
 import { Transfers } from "./Transfers.js"
 
 export class FaucetRequest extends Schema.Class<FaucetRequest>("FaucetRequest")({
@@ -23,10 +25,32 @@ export class Faucet extends Effect.Service<Faucet>()("@cobro/core/Faucet", {
     const sandbox = yield* SandboxBank
     const transfers = yield* Transfers
     const payments = yield* PaymentRepository
+    const customers = yield* CustomerRepository
+    const splits = yield* SplitRepository
 
-    /** Whether `cvu` is one of the owner's CVUs (a payment's, for now). */
+    /** Whether `cvu` is one of the owner's CVUs (a payment's, a fixed customer's or a split's). */
     const owns = (owner: UserId, cvu: Cvu) =>
-      Effect.map(payments.findByCvu(cvu), Option.exists((p) => p.user_id === owner))
+      Effect.map(
+        payments.findByCvu(cvu),
+        Option.exists((p) => p.user_id === owner)
+      ).pipe(
+        Effect.flatMap((paymentOfOwner) =>
+          paymentOfOwner
+            ? Effect.succeed(true)
+            : Effect.map(
+                customers.findByCvu(cvu),
+                Option.exists((c) => c.user_id === owner)
+              )
+        ),
+        Effect.flatMap((found) =>
+          found
+            ? Effect.succeed(true)
+            : Effect.map(
+                splits.findByCvu(cvu),
+                Option.exists((s) => s.user_id === owner)
+              )
+        )
+      )
 
     const send = Effect.fn("Faucet.send")(function* (owner: UserId, cvu: Cvu, request: FaucetRequest) {
       const amount = yield* Either.mapLeft(Money.fromNumber(request.amount, "ARS"), (e) =>
@@ -34,7 +58,11 @@ export class Faucet extends Effect.Service<Faucet>()("@cobro/core/Faucet", {
       )
       if (amount.minor <= 0n) return yield* InvalidInput.of("amount", "must be positive")
       if (!(yield* owns(owner, cvu))) return yield* NotFound.of("cvu", cvu)
-      const transfer = yield* sandbox.simulateIncoming({ cvu, amount, ...(request.cuit ? { senderCuit: request.cuit } : {}) })
+      const transfer = yield* sandbox.simulateIncoming({
+        cvu,
+        amount,
+        ...(request.cuit ? { senderCuit: request.cuit } : {})
+      })
       const outcome = yield* transfers.ingest(transfer)
       return { transfer, outcome } as const
     })

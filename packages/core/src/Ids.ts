@@ -37,3 +37,29 @@ export type PartnerId = typeof PartnerId.Type
 
 export const TeamId = Schema.String.pipe(Schema.minLength(1), Schema.brand("TeamId"))
 export type TeamId = typeof TeamId.Type
+
+export const ScheduleId = Schema.String.pipe(Schema.minLength(1), Schema.brand("ScheduleId"))
+export type ScheduleId = typeof ScheduleId.Type
+
+/** A payout of a schedule; also the `reference` of its bank transfer (the bank deduplicates on it). */
+export const PayoutId = Schema.String.pipe(Schema.minLength(1), Schema.brand("PayoutId"))
+export type PayoutId = typeof PayoutId.Type
+
+/** The public half of an API credential (of a user or a partner); the secret is never an id. */
+export const ClientId = Schema.String.pipe(Schema.minLength(1), Schema.brand("ClientId"))
+export type ClientId = typeof ClientId.Type
+
+export const SplitPaymentId = Schema.String.pipe(Schema.minLength(1), Schema.brand("SplitPaymentId"))
+export type SplitPaymentId = typeof SplitPaymentId.Type
+
+export const PayoutAccountId = Schema.String.pipe(Schema.minLength(1), Schema.brand("PayoutAccountId"))
+export type PayoutAccountId = typeof PayoutAccountId.Type
+
+export const VerificationRequestId = Schema.String.pipe(
+  Schema.minLength(1),
+  Schema.brand("VerificationRequestId")
+)
+export type VerificationRequestId = typeof VerificationRequestId.Type
+
+export const SplitPayoutId = Schema.String.pipe(Schema.minLength(1), Schema.brand("SplitPayoutId"))
+export type SplitPayoutId = typeof SplitPayoutId.Type

@@ -11,6 +11,9 @@ import { emitPaymentUpdated } from "./internal/paymentEvents.js"
 import { Outbox } from "./Outbox.js"
 import * as P from "./Payment.js"
 import { PaymentRepository } from "./PaymentRepository.js"
+import { type PayoutRunReport, Schedules } from "./Schedules.js"
+import type { SplitRunReport } from "./Split.js"
+import { Splits } from "./Splits.js"
 import { Transactor } from "./Transactor.js"
 
 export interface RunReport {
@@ -20,6 +23,10 @@ export interface RunReport {
   readonly released: number
   /** Items that failed and stay due for the next run. */
   readonly failed: number
+  /** Payout schedule runs (see `Schedules.runDue`). */
+  readonly payouts: PayoutRunReport
+  /** Split payouts instructions executed after their hold (see `Splits.runDue`). */
+  readonly splits: SplitRunReport
 }
 
 export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
@@ -29,6 +36,8 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
     const outbox = yield* Outbox
     const transactor = yield* Transactor
     const config = yield* EngineConfig
+    const schedules = yield* Schedules
+    const splitPayments = yield* Splits
 
     /** Closes one payment whose time has come; `none` when another run got there first. */
     const closePayment = (id: P.Payment["id"], now: DateTime.Utc) =>
@@ -37,7 +46,8 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
           const found = yield* payments.findByIdForUpdate(id)
           if (Option.isNone(found)) return Option.none()
           const payment = found.value
-          if (payment.cvu_released || DateTime.greaterThan(payment.expiration_timestamp, now)) return Option.none()
+          if (payment.cvu_released || DateTime.greaterThan(payment.expiration_timestamp, now))
+            return Option.none()
           yield* bank.releaseAccount(payment.cvu)
           const expires = payment.payment_status === "PENDING"
           const closed = new P.Payment({
@@ -60,11 +70,15 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
       // Ids this run will not look at again: failed ones, and any another run already closed.
       const skip = new Set<string>()
       while (true) {
-        const due = (yield* payments.findDue(now, config.jobBatchSize + skip.size)).filter((p) => !skip.has(p.id))
+        const due = (yield* payments.findDue(now, config.jobBatchSize + skip.size)).filter(
+          (p) => !skip.has(p.id)
+        )
         if (due.length === 0) break
         for (const payment of due) {
           const result = yield* closePayment(payment.id, now).pipe(
-            Effect.tapError((e) => Effect.logWarning("closing a due payment failed; retried next run", payment.id, e)),
+            Effect.tapError((e) =>
+              Effect.logWarning("closing a due payment failed; retried next run", payment.id, e)
+            ),
             Effect.option
           )
           if (Option.isSome(result) && Option.isSome(result.value)) {
@@ -76,7 +90,9 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
           }
         }
       }
-      return { expired, released, failed } satisfies RunReport
+      const payouts = yield* schedules.runDue()
+      const splits = yield* splitPayments.runDue()
+      return { expired, released, failed, payouts, splits } satisfies RunReport
     })
 
     return { runDue } as const

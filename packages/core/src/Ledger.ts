@@ -18,7 +18,10 @@ export interface PostingInput {
 }
 
 /** A debit of `amount` to `account`. */
-export const debit = (account: Accounts.LedgerAccount, amount: Money.Money): PostingInput => ({ account, amount })
+export const debit = (account: Accounts.LedgerAccount, amount: Money.Money): PostingInput => ({
+  account,
+  amount
+})
 /** A credit of `amount` to `account`. */
 export const credit = (account: Accounts.LedgerAccount, amount: Money.Money): PostingInput => ({
   account,
@@ -55,7 +58,9 @@ export class Ledger extends Effect.Service<Ledger>()("@cobro/core/Ledger", {
       const postings = input.postings.filter((p) => p.amount.minor !== 0n)
       const problem = unbalanced(postings)
       if (Option.isSome(problem)) {
-        return yield* Effect.dieMessage(`unbalanced ledger entry ${input.kind}/${input.reference}: ${problem.value}`)
+        return yield* Effect.dieMessage(
+          `unbalanced ledger entry ${input.kind}/${input.reference}: ${problem.value}`
+        )
       }
       const entry = new JournalEntry({
         entry_id: (yield* newId("le")) as LedgerEntryId,
@@ -80,7 +85,9 @@ export class Ledger extends Effect.Service<Ledger>()("@cobro/core/Ledger", {
 
     /** The balance of an account on its normal side (what is owed to its holder). */
     const balance = (account: Accounts.LedgerAccount, currency: Money.Currency = "ARS") =>
-      Effect.map(repo.sumOf(account, currency), (sum) => Money.make(Accounts.toNormal(account, sum), currency))
+      Effect.map(repo.sumOf(account, currency), (sum) =>
+        Money.make(Accounts.toNormal(account, sum), currency)
+      )
 
     /**
      * Checks every invariant over the whole journal: each entry balances per currency, stored
@@ -89,7 +96,10 @@ export class Ledger extends Effect.Service<Ledger>()("@cobro/core/Ledger", {
      */
     const verify = Effect.fn("Ledger.verify")(function* () {
       const problems: Array<string> = []
-      const sums = new Map<string, { account: Accounts.LedgerAccount; currency: Money.Currency; sum: bigint }>()
+      const sums = new Map<
+        string,
+        { account: Accounts.LedgerAccount; currency: Money.Currency; sum: bigint }
+      >()
       let after = 0
       let count = 0
       while (true) {
@@ -98,7 +108,9 @@ export class Ledger extends Effect.Service<Ledger>()("@cobro/core/Ledger", {
         for (const { entry, position } of page) {
           count++
           after = position
-          Option.map(unbalanced(entry.postings), (p) => problems.push(`entry ${entry.entry_id} does not balance: ${p}`))
+          Option.map(unbalanced(entry.postings), (p) =>
+            problems.push(`entry ${entry.entry_id} does not balance: ${p}`)
+          )
           for (const p of entry.postings) {
             const key = `${p.account}\u0000${p.amount.currency}`
             const prev = sums.get(key) ?? { account: p.account, currency: p.amount.currency, sum: 0n }
@@ -115,7 +127,10 @@ export class Ledger extends Effect.Service<Ledger>()("@cobro/core/Ledger", {
             `stored balance of ${computed.account} ${computed.currency} is ${s?.sum ?? "missing"}, postings sum to ${computed.sum}`
           )
         }
-        if (Accounts.mustStayNonNegative(computed.account) && Accounts.toNormal(computed.account, computed.sum) < 0n) {
+        if (
+          Accounts.mustStayNonNegative(computed.account) &&
+          Accounts.toNormal(computed.account, computed.sum) < 0n
+        ) {
           problems.push(`${computed.account} ${computed.currency} is negative`)
         }
       }

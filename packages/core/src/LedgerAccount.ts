@@ -16,7 +16,8 @@ export const merchantAvailable = (userId: string) => account(`merchant:${userId}
 /** A merchant's money sent to the bank in a payout not yet confirmed. */
 export const merchantInTransit = (userId: string) => account(`merchant:${userId}:in_transit`)
 /** A fixed customer's balance. */
-export const customerBalance = (userId: string, customerId: string) => account(`customer:${userId}:${customerId}`)
+export const customerBalance = (userId: string, customerId: string) =>
+  account(`customer:${userId}:${customerId}`)
 /** Funds received by a split payment and not yet paid out. */
 export const splitBalance = (splitId: string) => account(`split:${splitId}:available`)
 /** Funds of a split payment committed to payouts (held, then in transit). */
@@ -35,7 +36,10 @@ export const normalSide = (a: LedgerAccount): NormalSide => (a.startsWith("bank:
 
 /** Balances owed to someone must never go negative. */
 export const mustStayNonNegative = (a: LedgerAccount): boolean =>
-  a.startsWith("merchant:") || a.startsWith("customer:") || a.startsWith("split:") || a.startsWith("suspense:")
+  a.startsWith("merchant:") ||
+  a.startsWith("customer:") ||
+  a.startsWith("split:") ||
+  a.startsWith("suspense:")
 
 /** Converts a raw signed sum (debits positive) to the balance on the account's normal side. */
 export const toNormal = (a: LedgerAccount, signedSum: bigint): bigint =>

@@ -2,6 +2,7 @@
  * Append-only storage of journal entries and the running balance of every account.
  */
 import { Chunk, Context, Effect, HashMap, Layer, Option, Schema } from "effect"
+import type { Conflict } from "./Errors.js"
 import { LedgerEntryId } from "./Ids.js"
 import { makeRef, type MemoryDb } from "./internal/memoryDb.js"
 import { LedgerAccount } from "./LedgerAccount.js"
@@ -34,8 +35,11 @@ export interface StoredBalance {
 export class LedgerRepository extends Context.Tag("@cobro/core/LedgerRepository")<
   LedgerRepository,
   {
-    /** Stores the entry and adds its postings to the stored balances, atomically. */
-    readonly append: (entry: JournalEntry) => Effect.Effect<void>
+    /**
+     * Stores the entry and adds its postings to the stored balances, atomically. An adapter whose
+     * database refuses a negative balance owed to someone fails with `ledger.insufficient.funds`.
+     */
+    readonly append: (entry: JournalEntry) => Effect.Effect<void, Conflict>
     /** The stored signed sum (debits positive) of an account; 0 when it has no postings. */
     readonly sumOf: (account: LedgerAccount, currency: Currency) => Effect.Effect<bigint>
     readonly balances: Effect.Effect<ReadonlyArray<StoredBalance>>
@@ -71,16 +75,25 @@ export const makeMemory = Effect.gen(function* () {
       }),
     sumOf: (account, currency) =>
       Effect.map(state.get, (s) =>
-        Option.match(HashMap.get(s.sums, balanceKey(account, currency)), { onNone: () => 0n, onSome: (b) => b.sum })
+        Option.match(HashMap.get(s.sums, balanceKey(account, currency)), {
+          onNone: () => 0n,
+          onSome: (b) => b.sum
+        })
       ),
     balances: Effect.map(state.get, (s) => Array.from(HashMap.values(s.sums))),
     entries: (after, limit) =>
       Effect.map(state.get, (s) =>
         Chunk.toReadonlyArray(
-          Chunk.map(Chunk.take(Chunk.drop(s.entries, after), limit), (entry, i) => ({ position: after + i + 1, entry }))
+          Chunk.map(Chunk.take(Chunk.drop(s.entries, after), limit), (entry, i) => ({
+            position: after + i + 1,
+            entry
+          }))
         )
       )
   })
 })
 
-export const layerMemory: Layer.Layer<LedgerRepository, never, MemoryDb> = Layer.effect(LedgerRepository, makeMemory)
+export const layerMemory: Layer.Layer<LedgerRepository, never, MemoryDb> = Layer.effect(
+  LedgerRepository,
+  makeMemory
+)

@@ -84,7 +84,10 @@ export const applyRate = (m: Money, rate: BigDecimal.BigDecimal, currency: Curre
  * Parses an exact decimal (major units) into minor units. More decimal places than the
  * currency has is an error, never a silent rounding.
  */
-export const fromDecimal = (value: BigDecimal.BigDecimal, currency: Currency): Either.Either<Money, InvalidAmount> => {
+export const fromDecimal = (
+  value: BigDecimal.BigDecimal,
+  currency: Currency
+): Either.Either<Money, InvalidAmount> => {
   const normalized = BigDecimal.normalize(value)
   const scale = scaleOf[currency]
   if (normalized.scale > scale) {
@@ -138,7 +141,10 @@ export const PriceFromWire = Schema.transformOrFail(
   {
     strict: true,
     decode: (wire, _, ast) =>
-      Either.mapLeft(fromNumber(wire.amount, wire.currency), (e) => new ParseResult.Type(ast, wire, e.message)),
+      Either.mapLeft(
+        fromNumber(wire.amount, wire.currency),
+        (e) => new ParseResult.Type(ast, wire, e.message)
+      ),
     encode: (money) => ParseResult.succeed({ amount: toNumber(money), currency: money.currency })
   }
 )

@@ -62,15 +62,24 @@ export const makeEvent = (input: {
   })
 
 export const makeMemory = Effect.gen(function* () {
-  const state = yield* makeRef({ log: Chunk.empty<OutboxEvent>(), byId: HashMap.empty<EventId, OutboxEvent>() })
+  const state = yield* makeRef({
+    log: Chunk.empty<OutboxEvent>(),
+    byId: HashMap.empty<EventId, OutboxEvent>()
+  })
   return Outbox.of({
     append: (event) =>
-      state.update((s) => ({ log: Chunk.append(s.log, event), byId: HashMap.set(s.byId, event.event_id, event) })),
+      state.update((s) => ({
+        log: Chunk.append(s.log, event),
+        byId: HashMap.set(s.byId, event.event_id, event)
+      })),
     findById: (id) => Effect.map(state.get, (s) => HashMap.get(s.byId, id)),
     list: (after, limit) =>
       Effect.map(state.get, (s) =>
         Chunk.toReadonlyArray(
-          Chunk.map(Chunk.take(Chunk.drop(s.log, after), limit), (event, i) => ({ position: after + i + 1, event }))
+          Chunk.map(Chunk.take(Chunk.drop(s.log, after), limit), (event, i) => ({
+            position: after + i + 1,
+            event
+          }))
         )
       )
   })

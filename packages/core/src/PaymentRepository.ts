@@ -75,7 +75,10 @@ export const makeMemory = Effect.gen(function* () {
     insert: (payment) =>
       tables
         .modify((t) => {
-          if (HashMap.has(t.byId, payment.id) || HashMap.has(t.byExternal, externalKey(payment.user_id, payment.external_id))) {
+          if (
+            HashMap.has(t.byId, payment.id) ||
+            HashMap.has(t.byExternal, externalKey(payment.user_id, payment.external_id))
+          ) {
             return [Option.some("payment.external_id.taken"), t] as const
           }
           if (HashMap.has(t.byCvu, payment.cvu)) return [Option.some("payment.cvu.taken"), t] as const
@@ -83,7 +86,11 @@ export const makeMemory = Effect.gen(function* () {
             Option.none(),
             {
               byId: HashMap.set(t.byId, payment.id, payment),
-              byExternal: HashMap.set(t.byExternal, externalKey(payment.user_id, payment.external_id), payment.id),
+              byExternal: HashMap.set(
+                t.byExternal,
+                externalKey(payment.user_id, payment.external_id),
+                payment.id
+              ),
               byCvu: HashMap.set(t.byCvu, payment.cvu, payment.id),
               byUser: RedBlackTree.insert(t.byUser, listKey(payment), payment.id),
               open: payment.cvu_released ? t.open : RedBlackTree.insert(t.open, dueKey(payment), payment.id)
@@ -94,7 +101,8 @@ export const makeMemory = Effect.gen(function* () {
           Effect.flatMap(
             Option.match({
               onNone: () => Effect.void,
-              onSome: (key) => Effect.fail(new Conflict({ key, message: "a payment with this id or CVU already exists" }))
+              onSome: (key) =>
+                Effect.fail(new Conflict({ key, message: "a payment with this id or CVU already exists" }))
             })
           )
         ),
@@ -113,7 +121,9 @@ export const makeMemory = Effect.gen(function* () {
         Option.flatMap(HashMap.get(t.byExternal, externalKey(user, ext)), (id) => HashMap.get(t.byId, id))
       ),
     findByCvu: (cvu) =>
-      Effect.map(tables.get, (t) => Option.flatMap(HashMap.get(t.byCvu, cvu), (id) => HashMap.get(t.byId, id))),
+      Effect.map(tables.get, (t) =>
+        Option.flatMap(HashMap.get(t.byCvu, cvu), (id) => HashMap.get(t.byId, id))
+      ),
     page: (query, cursor, limit) =>
       Effect.map(tables.get, (t) => {
         const from = Option.match(cursor, {
@@ -145,4 +155,7 @@ export const makeMemory = Effect.gen(function* () {
   })
 })
 
-export const layerMemory: Layer.Layer<PaymentRepository, never, MemoryDb> = Layer.effect(PaymentRepository, makeMemory)
+export const layerMemory: Layer.Layer<PaymentRepository, never, MemoryDb> = Layer.effect(
+  PaymentRepository,
+  makeMemory
+)

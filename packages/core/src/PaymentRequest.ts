@@ -9,15 +9,15 @@ import { ClientData } from "./Payment.js"
 import { HttpUrl, Timestamp } from "./Wire.js"
 
 /** A positive price with no more decimals than its currency has. */
-export const Price = Money.PriceFromWire.pipe(
-  Schema.filter((m) => m.minor > 0n || "amount must be positive")
-)
+export const Price = Money.PriceFromWire.pipe(Schema.filter((m) => m.minor > 0n || "amount must be positive"))
 
 export class CreatePaymentRequest extends Schema.Class<CreatePaymentRequest>("CreatePaymentRequest")({
   user_id: UserId,
   price: Price,
   /** Checked by the service: `transfer` only; deprecated methods answer 503. */
-  payment_options: Schema.Array(Schema.String).pipe(Schema.minItems(1, { message: () => "must not be empty" })),
+  payment_options: Schema.Array(Schema.String).pipe(
+    Schema.minItems(1, { message: () => "must not be empty" })
+  ),
   external_id: Schema.optional(ExternalId),
   webhook_url: Schema.optional(HttpUrl),
   redirect_url: Schema.optional(HttpUrl),
@@ -33,9 +33,11 @@ export class RepriceRequest extends Schema.Class<RepriceRequest>("RepriceRequest
   amount: Schema.Number
 }) {}
 
-export class ExtendExpirationRequest extends Schema.Class<ExtendExpirationRequest>("ExtendExpirationRequest")({
-  expiration_timestamp: Timestamp
-}) {}
+export class ExtendExpirationRequest extends Schema.Class<ExtendExpirationRequest>("ExtendExpirationRequest")(
+  {
+    expiration_timestamp: Timestamp
+  }
+) {}
 
 export class UpdateMetadataRequest extends Schema.Class<UpdateMetadataRequest>("UpdateMetadataRequest")({
   motive: Schema.String.pipe(Schema.maxLength(500))

@@ -51,7 +51,10 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
     const config = yield* EngineConfig
 
     const bankFailure = (e: { message: string }) =>
-      new ProviderFailure({ key: "bank.unavailable", message: `the bank could not open an account: ${e.message}` })
+      new ProviderFailure({
+        key: "bank.unavailable",
+        message: `the bank could not open an account: ${e.message}`
+      })
 
     const findOwned = (owner: UserId, id: PaymentId, lock = false) =>
       (lock ? repo.findByIdForUpdate(id) : repo.findById(id)).pipe(
@@ -74,7 +77,9 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
           )
 
     const create = Effect.fn("Payments.create")(function* (request: CreatePaymentRequest) {
-      const deprecated = request.payment_options.filter((o) => P.deprecatedPaymentOptions.includes(o.toLowerCase()))
+      const deprecated = request.payment_options.filter((o) =>
+        P.deprecatedPaymentOptions.includes(o.toLowerCase())
+      )
       if (deprecated.length > 0) {
         return yield* new Unavailable({
           key: "payment.method.deprecated",
@@ -83,13 +88,19 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
       }
       const unknown = request.payment_options.find((o) => o !== "transfer")
       if (unknown !== undefined) {
-        return yield* InvalidInput.of("payment_options", `unsupported payment option '${unknown}'; allowed: transfer`)
+        return yield* InvalidInput.of(
+          "payment_options",
+          `unsupported payment option '${unknown}'; allowed: transfer`
+        )
       }
       const user = yield* Effect.flatMap(users.findById(request.user_id), (u) =>
         Option.isSome(u) ? Effect.succeed(u.value) : Effect.fail(NotFound.of("user", request.user_id))
       )
       if (user.account_status !== "ACTIVE") {
-        return yield* new Forbidden({ key: "account.not.active", message: `the account is ${user.account_status}` })
+        return yield* new Forbidden({
+          key: "account.not.active",
+          message: `the account is ${user.account_status}`
+        })
       }
       const print = fingerprint(request)
       const externalId = request.external_id ?? ExternalId.make(`ext-${yield* randomChars(20)}`)
@@ -212,7 +223,10 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
         Effect.gen(function* () {
           yield* P.guard(isClosed(payment, now) ? asExpired(payment) : payment, "extend")
           if (!DateTime.greaterThan(request.expiration_timestamp, payment.expiration_timestamp)) {
-            return yield* InvalidInput.of("expiration_timestamp", "must be later than the current expiration_timestamp")
+            return yield* InvalidInput.of(
+              "expiration_timestamp",
+              "must be later than the current expiration_timestamp"
+            )
           }
           return {
             payment: new P.Payment({ ...payment, expiration_timestamp: request.expiration_timestamp }),
@@ -222,16 +236,26 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
       )
     })
 
-    const reprice = Effect.fn("Payments.reprice")(function* (owner: UserId, id: PaymentId, request: RepriceRequest) {
+    const reprice = Effect.fn("Payments.reprice")(function* (
+      owner: UserId,
+      id: PaymentId,
+      request: RepriceRequest
+    ) {
       const price = yield* Either.mapLeft(Money.fromNumber(request.amount, "ARS"), (e) =>
         InvalidInput.of("amount", e.message)
       )
       if (price.minor <= 0n) return yield* InvalidInput.of("amount", "must be positive")
       return yield* change(owner, id, (payment, now) =>
         Effect.gen(function* () {
-          yield* P.guard(isClosed(payment, now) && payment.payment_status === "PENDING" ? asExpired(payment) : payment, "reprice")
+          yield* P.guard(
+            isClosed(payment, now) && payment.payment_status === "PENDING" ? asExpired(payment) : payment,
+            "reprice"
+          )
           const user = yield* users.findById(owner)
-          const tolerance = Option.match(user, { onNone: () => Money.zero("ARS"), onSome: (u) => u.transfer_tolerance })
+          const tolerance = Option.match(user, {
+            onNone: () => Money.zero("ARS"),
+            onSome: (u) => u.transfer_tolerance
+          })
           const quotes = payment.quotes.map((q) => P.Quote.forAmount(price, q.address, q.alias))
           const paid = payment.payment_status !== "PENDING"
           const status = paid ? P.settle(price, payment.totalReceived, tolerance) : payment.payment_status
@@ -249,7 +273,11 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
       )
     })
 
-    const updateMotive = Effect.fn("Payments.updateMotive")(function* (actor: UserId, id: PaymentId, motive: string) {
+    const updateMotive = Effect.fn("Payments.updateMotive")(function* (
+      actor: UserId,
+      id: PaymentId,
+      motive: string
+    ) {
       return yield* transactor.withTransaction(
         Effect.gen(function* () {
           const payment = yield* Effect.flatMap(repo.findByIdForUpdate(id), (p) =>

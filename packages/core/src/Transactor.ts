@@ -13,8 +13,9 @@ export class Transactor extends Context.Tag("@cobro/core/Transactor")<
 >() {}
 
 /** Runs `effect` as one unit of work. */
-export const transactionally = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Transactor> =>
-  Effect.flatMap(Transactor, (t) => t.withTransaction(effect))
+export const transactionally = <A, E, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R | Transactor> => Effect.flatMap(Transactor, (t) => t.withTransaction(effect))
 
 export const layerMemory: Layer.Layer<Transactor, never, MemoryDb> = Layer.effect(
   Transactor,

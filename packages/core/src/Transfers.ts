@@ -4,9 +4,11 @@
  * the bank's transaction id), the credited record, the new state, a balanced ledger entry and the
  * outbox event commit together. Money reaching a closed or unknown CVU is recorded and returned.
  */
-import { Data, DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import type { Cvu } from "./BankAccount.js"
 import { BankProvider, type IncomingTransfer } from "./BankProvider.js"
+import { CustomerRepository } from "./CustomerRepository.js"
+import { Customers, transferTargetId } from "./Customers.js"
 import { InvalidInput, ProviderFailure } from "./Errors.js"
 import * as FeePolicy from "./FeePolicy.js"
 import { emitPaymentUpdated, isClosed } from "./internal/paymentEvents.js"
@@ -16,31 +18,13 @@ import * as Money from "./Money.js"
 import { Outbox } from "./Outbox.js"
 import * as P from "./Payment.js"
 import { PaymentRepository } from "./PaymentRepository.js"
+import { Splits } from "./Splits.js"
 import { Transactor } from "./Transactor.js"
-import { TransferRecord, TransferRepository, type TransferTarget } from "./TransferRepository.js"
+import { TransferRepository, type TransferTarget } from "./TransferRepository.js"
+import { creditPostings, type IngestOutcome, recordTransfer } from "./internal/transferLog.js"
 import { UserRepository } from "./UserRepository.js"
 
-/** What became of a notification. */
-export type IngestOutcome =
-  | { readonly _tag: "Credited"; readonly target: TransferTarget; readonly target_id: string }
-  | { readonly _tag: "Bounced"; readonly reason: string }
-  /** Seen before: nothing was credited again. `previous` is what the first notification did. */
-  | { readonly _tag: "Duplicate"; readonly previous: TransferRecord }
-
-/** The ledger lines of a credited transfer: the bank holds the gross amount, fees go to us. */
-export const creditPostings = (
-  amount: Money.Money,
-  fees: FeePolicy.Fees,
-  beneficiary: Accounts.LedgerAccount
-) => [
-  debit(Accounts.bankClearing, amount),
-  credit(beneficiary, FeePolicy.credited(amount, fees)),
-  credit(Accounts.platformCommission, fees.commission),
-  ...[...fees.commission_taxes, ...fees.taxes].map((t) => credit(Accounts.platformTax(t.tax_type), t.tax_amount))
-]
-
-/** Another notification of the same bank transaction committed first (a race). */
-class AlreadyRecorded extends Data.TaggedError("AlreadyRecorded")<{}> {}
+export { type IngestOutcome, creditPostings } from "./internal/transferLog.js"
 
 export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfers", {
   effect: Effect.gen(function* () {
@@ -52,23 +36,12 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
     const ledger = yield* Ledger
     const outbox = yield* Outbox
     const transactor = yield* Transactor
+    const customerRepo = yield* CustomerRepository
+    const customers = yield* Customers
+    const splits = yield* Splits
 
     const record = (transfer: IncomingTransfer, target: TransferTarget, target_id: string | null) =>
-      DateTime.now.pipe(
-        Effect.flatMap((now) =>
-          log.insert(
-          new TransferRecord({
-            bank_transaction_id: transfer.bank_transaction_id,
-            cvu: transfer.cvu,
-            amount: transfer.amount,
-            target,
-            target_id,
-            received_at: now
-          })
-          )
-        ),
-        Effect.flatMap((inserted) => (inserted ? Effect.void : Effect.fail(new AlreadyRecorded())))
-      )
+      Effect.provideService(recordTransfer(transfer, target, target_id), TransferRepository, log)
 
     /** Records the transfer as bounced, books it in and out of suspense, and returns it. */
     const bounce = (transfer: IncomingTransfer, target_id: string | null, reason: string) =>
@@ -78,17 +51,27 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
         yield* ledger.post({
           kind: "transfer.bounced.received",
           reference: ref,
-          postings: [debit(Accounts.bankClearing, transfer.amount), credit(Accounts.bouncedTransfers, transfer.amount)]
+          postings: [
+            debit(Accounts.bankClearing, transfer.amount),
+            credit(Accounts.bouncedTransfers, transfer.amount)
+          ]
         })
         yield* bank.returnTransfer(transfer).pipe(
           Effect.mapError(
-            (e) => new ProviderFailure({ key: "bank.unavailable", message: `returning the transfer failed: ${e.message}` })
+            (e) =>
+              new ProviderFailure({
+                key: "bank.unavailable",
+                message: `returning the transfer failed: ${e.message}`
+              })
           )
         )
         yield* ledger.post({
           kind: "transfer.bounced.returned",
           reference: ref,
-          postings: [debit(Accounts.bouncedTransfers, transfer.amount), credit(Accounts.bankClearing, transfer.amount)]
+          postings: [
+            debit(Accounts.bouncedTransfers, transfer.amount),
+            credit(Accounts.bankClearing, transfer.amount)
+          ]
         })
         return { _tag: "Bounced", reason } as IngestOutcome
       })
@@ -97,12 +80,17 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
       Effect.gen(function* () {
         const payment = Option.getOrElse(yield* payments.findByIdForUpdate(found.id), () => found)
         const now = yield* DateTime.now
-        if (transfer.amount.currency !== "ARS") return yield* bounce(transfer, payment.id, "transfers are in ARS only")
+        if (transfer.amount.currency !== "ARS")
+          return yield* bounce(transfer, payment.id, "transfers are in ARS only")
         if (payment.payment_status === "EXPIRED" || isClosed(payment, now)) {
           return yield* bounce(transfer, payment.id, "the payment's CVU is closed")
         }
         yield* record(transfer, "payment", payment.id)
-        const applied = yield* fees.feesFor({ user_id: payment.user_id, amount: transfer.amount, kind: "payment" })
+        const applied = yield* fees.feesFor({
+          user_id: payment.user_id,
+          amount: transfer.amount,
+          kind: "payment"
+        })
         const user = yield* users.findById(payment.user_id)
         const transaction = new P.Transaction({
           address: payment.cvu,
@@ -134,7 +122,10 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
           }
         })
         const transactions = [...payment.transactions, transaction]
-        const tolerance = Option.match(user, { onNone: () => Money.zero("ARS"), onSome: (u) => u.transfer_tolerance })
+        const tolerance = Option.match(user, {
+          onNone: () => Money.zero("ARS"),
+          onSome: (u) => u.transfer_tolerance
+        })
         const updated = new P.Payment({
           ...payment,
           transactions,
@@ -160,8 +151,40 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
       Effect.flatMap(
         payments.findByCvu(cvu),
         Option.match({
-          onNone: () => bounce(transfer, null, "unknown CVU"),
+          onNone: () => routeToCustomer(transfer, cvu),
           onSome: (payment) => creditPayment(transfer, payment)
+        })
+      )
+
+    /** A CVU that is no payment's may be a fixed customer's (its current one). */
+    const routeToCustomer = (transfer: IncomingTransfer, cvu: Cvu) =>
+      Effect.flatMap(
+        customerRepo.findByCvu(cvu),
+        Option.match({
+          onNone: () => routeToSplit(transfer, cvu),
+          onSome: (customer) =>
+            transfer.amount.currency !== "ARS"
+              ? bounce(transfer, transferTargetId(customer), "transfers are in ARS only")
+              : Effect.as(customers.creditTransfer(customer, transfer), {
+                  _tag: "Credited",
+                  target: "customer",
+                  target_id: transferTargetId(customer)
+                } as IngestOutcome)
+        })
+      )
+
+    /** Else a split payment's CVU; a split that refuses the money (see `Split.refusal`) bounces it. */
+    const routeToSplit = (transfer: IncomingTransfer, cvu: Cvu) =>
+      Effect.flatMap(
+        splits.findByCvu(cvu),
+        Option.match({
+          onNone: () => bounce(transfer, null, "unknown CVU"),
+          onSome: (split) =>
+            Effect.flatMap(splits.creditTransfer(split, transfer), (outcome) =>
+              outcome._tag === "Refused"
+                ? bounce(transfer, split.split_payment_id, outcome.reason)
+                : Effect.succeed<IngestOutcome>(outcome)
+            )
         })
       )
 
@@ -180,7 +203,9 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
         )
         .pipe(
           Effect.catchTag("AlreadyRecorded", () =>
-            Effect.flatMap(duplicate, (d) => (Option.isSome(d) ? Effect.succeed(d.value) : Effect.dieMessage("transfer log lost a record")))
+            Effect.flatMap(duplicate, (d) =>
+              Option.isSome(d) ? Effect.succeed(d.value) : Effect.dieMessage("transfer log lost a record")
+            )
           )
         )
     })

@@ -12,14 +12,16 @@ const arsMoney = Schema.typeSchema(Money.Money).pipe(
 /** "1500.00" ⇄ Money(ARS). */
 export const ArsText = Schema.transformOrFail(Schema.String, arsMoney, {
   strict: true,
-  decode: (s, _, ast) => Either.mapLeft(Money.fromString(s, "ARS"), (e) => new ParseResult.Type(ast, s, e.message)),
+  decode: (s, _, ast) =>
+    Either.mapLeft(Money.fromString(s, "ARS"), (e) => new ParseResult.Type(ast, s, e.message)),
   encode: (m) => ParseResult.succeed(Money.format(m))
 })
 
 /** 1500.5 ⇄ Money(ARS). */
 export const ArsNumber = Schema.transformOrFail(Schema.Number, arsMoney, {
   strict: true,
-  decode: (n, _, ast) => Either.mapLeft(Money.fromNumber(n, "ARS"), (e) => new ParseResult.Type(ast, n, e.message)),
+  decode: (n, _, ast) =>
+    Either.mapLeft(Money.fromNumber(n, "ARS"), (e) => new ParseResult.Type(ast, n, e.message)),
   encode: (m) => ParseResult.succeed(Money.toNumber(m))
 })
 

@@ -1,6 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, Option } from "effect"
-import { Engine, Ids, Ledger, LedgerAccount, LedgerRepository, Money, Outbox, Transactor, UserRepository } from "../src/index.js"
+import {
+  Engine,
+  Ids,
+  Ledger,
+  LedgerAccount,
+  LedgerRepository,
+  Money,
+  Outbox,
+  Transactor,
+  UserRepository
+} from "../src/index.js"
 import { ars, events, expectLedgerOk, seedUser } from "./fixtures.js"
 
 const withStorage = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, Engine.layerMemory())
@@ -15,7 +25,12 @@ describe("memory adapters are transactional", () => {
         const unit = Effect.gen(function* () {
           yield* seedUser()
           yield* outbox.append(
-            yield* Outbox.makeEvent({ type: "account.activated", user_id: Ids.UserId.make("u1"), webhook_url: null, payload: {} })
+            yield* Outbox.makeEvent({
+              type: "account.activated",
+              user_id: Ids.UserId.make("u1"),
+              webhook_url: null,
+              payload: {}
+            })
           )
           yield* ledger.post({
             kind: "test",
@@ -26,9 +41,13 @@ describe("memory adapters are transactional", () => {
             ]
           })
         })
-        const failed = yield* Effect.flip(transactor.withTransaction(Effect.zipRight(unit, Effect.fail("boom" as const))))
+        const failed = yield* Effect.flip(
+          transactor.withTransaction(Effect.zipRight(unit, Effect.fail("boom" as const)))
+        )
         expect(failed).toBe("boom")
-        expect(yield* (yield* UserRepository.UserRepository).findById(Ids.UserId.make("u1"))).toEqual(Option.none())
+        expect(yield* (yield* UserRepository.UserRepository).findById(Ids.UserId.make("u1"))).toEqual(
+          Option.none()
+        )
         expect(yield* events).toEqual([])
         expect((yield* ledger.verify()).entries).toBe(0)
 
@@ -51,7 +70,10 @@ describe("memory adapters are transactional", () => {
           Effect.gen(function* () {
             yield* seedUser()
             const inner = transactor.withTransaction(
-              Effect.zipRight(seedUser({ user_id: Ids.UserId.make("u2"), email: "dos@example.com" }), Effect.fail("inner"))
+              Effect.zipRight(
+                seedUser({ user_id: Ids.UserId.make("u2"), email: "dos@example.com" }),
+                Effect.fail("inner")
+              )
             )
             expect(yield* Effect.flip(inner)).toBe("inner")
           })
@@ -96,7 +118,12 @@ describe("Ledger", () => {
             kind: "tampered",
             reference: "x",
             created_at: DateTime.unsafeMake(0),
-            postings: [new LedgerRepository.Posting({ account: LedgerAccount.merchantAvailable("u1"), amount: ars("5") })]
+            postings: [
+              new LedgerRepository.Posting({
+                account: LedgerAccount.merchantAvailable("u1"),
+                amount: ars("5")
+              })
+            ]
           })
         )
         const report = yield* (yield* Ledger.Ledger).verify()

@@ -43,9 +43,9 @@ describe("Money", () => {
     expect(Money.applyRate(Money.make(250n, "ARS"), rate).minor).toBe(2n) // 2.50 → 2 (even)
     expect(Money.applyRate(Money.make(350n, "ARS"), rate).minor).toBe(4n) // 3.50 → 4 (even)
     expect(Money.applyRate(Money.make(351n, "ARS"), rate).minor).toBe(4n)
-    expect(Money.applyRate(Money.make(1_000_000n, "USDT"), BigDecimal.unsafeFromString("1180.555"), "ARS").minor).toBe(
-      118056n
-    )
+    expect(
+      Money.applyRate(Money.make(1_000_000n, "USDT"), BigDecimal.unsafeFromString("1180.555"), "ARS").minor
+    ).toBe(118056n)
   })
 
   it("decodes and encodes the wire price", () => {
@@ -53,6 +53,9 @@ describe("Money", () => {
     expect(decode({ amount: 99.99, currency: "ARS" })).toEqual(Either.right(Money.make(9999n, "ARS")))
     expect(Either.isLeft(decode({ amount: "99.99", currency: "ARS" }))).toBe(true)
     expect(Either.isLeft(decode({ amount: 1, currency: "EUR" }))).toBe(true)
-    expect(Schema.encodeSync(Money.PriceFromWire)(Money.make(9999n, "ARS"))).toEqual({ amount: 99.99, currency: "ARS" })
+    expect(Schema.encodeSync(Money.PriceFromWire)(Money.make(9999n, "ARS"))).toEqual({
+      amount: 99.99,
+      currency: "ARS"
+    })
   })
 })

@@ -15,7 +15,9 @@ describe("Payments.create", () => {
       Effect.gen(function* () {
         yield* seedUser()
         yield* TestClock.setTime(noon)
-        const p = yield* (yield* Payments.Payments).create(createRequest({ external_id: "order-1", motive: "Pedido 1" }))
+        const p = yield* (yield* Payments.Payments).create(
+          createRequest({ external_id: "order-1", motive: "Pedido 1" })
+        )
         expect(p.id).toBe("VAR-u1-order-1")
         expect(p.payment_status).toBe("PENDING")
         expect(p.price).toEqual(Money.make(150000n, "ARS"))
@@ -27,7 +29,11 @@ describe("Payments.create", () => {
 
         const wire = yield* Schema.encode(Payment.Payment)(p)
         expect(wire.price).toEqual({ amount: 1500, currency: "ARS" })
-        expect(wire.quotes[0]).toMatchObject({ amount: "1500.00", amountReadable: "$ 1.500,00", currency: "ARS" })
+        expect(wire.quotes[0]).toMatchObject({
+          amount: "1500.00",
+          amountReadable: "$ 1.500,00",
+          currency: "ARS"
+        })
         expect(wire.expiration_timestamp).toBe("2026-11-25T12:00:00.000Z")
         expect(wire.creation_timestamp).toBe("2026-11-20T12:00:00.000Z")
         expect(wire.motive).toBe("Pedido 1")
@@ -49,18 +55,22 @@ describe("Payments.create", () => {
     )
   )
 
-  it.effect("repeating a create with the same body returns the same payment; a different body is a conflict", () =>
-    withEngine(
-      Effect.gen(function* () {
-        yield* seedUser()
-        const payments = yield* Payments.Payments
-        const first = yield* payments.create(createRequest({ external_id: "o-1", motive: "a" }))
-        const again = yield* payments.create(createRequest({ external_id: "o-1", motive: "a" }))
-        expect(again).toEqual(first)
-        const conflict = yield* Effect.flip(payments.create(createRequest({ external_id: "o-1", motive: "b" })))
-        expect(conflict).toMatchObject({ _tag: "Conflict", key: "payment.external_id.conflict" })
-      })
-    )
+  it.effect(
+    "repeating a create with the same body returns the same payment; a different body is a conflict",
+    () =>
+      withEngine(
+        Effect.gen(function* () {
+          yield* seedUser()
+          const payments = yield* Payments.Payments
+          const first = yield* payments.create(createRequest({ external_id: "o-1", motive: "a" }))
+          const again = yield* payments.create(createRequest({ external_id: "o-1", motive: "a" }))
+          expect(again).toEqual(first)
+          const conflict = yield* Effect.flip(
+            payments.create(createRequest({ external_id: "o-1", motive: "b" }))
+          )
+          expect(conflict).toMatchObject({ _tag: "Conflict", key: "payment.external_id.conflict" })
+        })
+      )
   )
 
   it.effect("concurrent identical creates produce one payment and give back the spare CVUs", () =>
@@ -83,7 +93,9 @@ describe("Payments.create", () => {
         yield* seedUser()
         const payments = yield* Payments.Payments
         for (const method of ["crypto", "pix", "PIX"]) {
-          const e = yield* Effect.flip(payments.create(createRequest({ payment_options: ["transfer", method] })))
+          const e = yield* Effect.flip(
+            payments.create(createRequest({ payment_options: ["transfer", method] }))
+          )
           expect(e).toMatchObject({ _tag: "Unavailable", key: "payment.method.deprecated" })
         }
         const e = yield* Effect.flip(payments.create(createRequest({ payment_options: ["cash"] })))
@@ -145,7 +157,11 @@ describe("Payments.create", () => {
         yield* TestClock.setTime(noon)
         const payments = yield* Payments.Payments
         const expiry = (p: Payment.Payment) => DateTime.toEpochMillis(p.expiration_timestamp) - noon
-        yield* seedUser({ automatic_cancellation: true, cancellation_period: 2, cancellation_period_minutes: 30 })
+        yield* seedUser({
+          automatic_cancellation: true,
+          cancellation_period: 2,
+          cancellation_period_minutes: 30
+        })
         yield* seedUser({
           user_id: u2,
           email: "dos@example.com",
@@ -176,7 +192,10 @@ describe("Payments reads", () => {
         const payments = yield* Payments.Payments
         const p = yield* payments.create(createRequest({ motive: "Cuota" }))
         expect((yield* payments.get(u1, p.id)).id).toBe(p.id)
-        expect(yield* Effect.flip(payments.get(u2, p.id))).toMatchObject({ _tag: "NotFound", key: "payment.not.found" })
+        expect(yield* Effect.flip(payments.get(u2, p.id))).toMatchObject({
+          _tag: "NotFound",
+          key: "payment.not.found"
+        })
         const pub = yield* Schema.encode(Payment.PublicPayment)(yield* payments.getPublic(p.id))
         expect(pub).toEqual({
           id: p.id,
@@ -201,14 +220,18 @@ describe("Payments reads", () => {
         yield* TestClock.setTime(noon)
         const ids: Array<string> = []
         for (let i = 0; i < 450; i++) {
-          const p = yield* payments.create(createRequest({ external_id: `p${i}`, ...(i % 3 === 0 ? { team_id: "t1" } : {}) }))
+          const p = yield* payments.create(
+            createRequest({ external_id: `p${i}`, ...(i % 3 === 0 ? { team_id: "t1" } : {}) })
+          )
           ids.push(p.id)
           yield* TestClock.adjust("1 minute")
         }
         yield* payments.create(createRequest({ user_id: "u2" }))
         const all = Chunk.toReadonlyArray(yield* Stream.runCollect(payments.list(u1, { user_id: u1 })))
         expect(all.map((p) => p.id)).toEqual(ids)
-        const team = yield* Stream.runCollect(payments.list(u1, { user_id: u1, team_id: Ids.TeamId.make("t1") }))
+        const team = yield* Stream.runCollect(
+          payments.list(u1, { user_id: u1, team_id: Ids.TeamId.make("t1") })
+        )
         expect(Chunk.size(team)).toBe(150)
         const window = yield* Stream.runCollect(
           payments.list(u1, {
@@ -265,8 +288,18 @@ describe("Payments changes", () => {
         expect(updated.motive).toBe("tres")
         const history = (yield* Schema.encode(Payment.Payment)(yield* payments.get(u1, p.id))).metadata.motive
         expect(history).toEqual([
-          { value: "dos", previous: "uno", modified_by: "u1", modification_timestamp: "2026-11-20T12:01:00.000Z" },
-          { value: "tres", previous: "dos", modified_by: "u1", modification_timestamp: "2026-11-20T12:02:00.000Z" }
+          {
+            value: "dos",
+            previous: "uno",
+            modified_by: "u1",
+            modification_timestamp: "2026-11-20T12:01:00.000Z"
+          },
+          {
+            value: "tres",
+            previous: "dos",
+            modified_by: "u1",
+            modification_timestamp: "2026-11-20T12:02:00.000Z"
+          }
         ])
         const denied = yield* Effect.flip(payments.updateMotive(u2, p.id, "hack"))
         expect(denied).toMatchObject({ _tag: "Forbidden", key: "payment.metadata.forbidden" })
@@ -294,4 +327,3 @@ describe("Payments changes", () => {
     )
   )
 })
-

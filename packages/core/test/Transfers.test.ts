@@ -35,77 +35,79 @@ const reload = (p: Payment.Payment) => Effect.flatMap(Payments.Payments, (s) => 
 const available = Effect.flatMap(Ledger.Ledger, (l) => l.balance(LedgerAccount.merchantAvailable(u1)))
 
 describe("Transfers.ingest into a payment", () => {
-  it.effect("the exact amount makes it SUCCESS, with the SPEC transaction, fees, ledger entry and event", () =>
-    withEngine(
-      Effect.gen(function* () {
-        const user = yield* seedUser()
-        yield* TestClock.setTime(Date.UTC(2026, 10, 20, 12))
-        const p = yield* newPayment({ webhook_url: "https://shop.example/hook" })
-        yield* TestClock.adjust("10 minutes")
-        const t = yield* transfer(p.cvu, "1500")
-        const outcome = yield* (yield* Transfers.Transfers).ingest(t)
-        expect(outcome).toEqual({ _tag: "Credited", target: "payment", target_id: p.id })
+  it.effect(
+    "the exact amount makes it SUCCESS, with the SPEC transaction, fees, ledger entry and event",
+    () =>
+      withEngine(
+        Effect.gen(function* () {
+          const user = yield* seedUser()
+          yield* TestClock.setTime(Date.UTC(2026, 10, 20, 12))
+          const p = yield* newPayment({ webhook_url: "https://shop.example/hook" })
+          yield* TestClock.adjust("10 minutes")
+          const t = yield* transfer(p.cvu, "1500")
+          const outcome = yield* (yield* Transfers.Transfers).ingest(t)
+          expect(outcome).toEqual({ _tag: "Credited", target: "payment", target_id: p.id })
 
-        const paid = yield* reload(p)
-        expect(paid.payment_status).toBe("SUCCESS")
-        const wire = yield* Schema.encode(Payment.Payment)(paid)
-        // 1 % commission = 15.00; IVA 21 % on it = 3.15; credited 1500 − 15 − 3.15 = 1481.85
-        expect(wire.transactions).toEqual([
-          {
-            address: p.cvu,
+          const paid = yield* reload(p)
+          expect(paid.payment_status).toBe("SUCCESS")
+          const wire = yield* Schema.encode(Payment.Payment)(paid)
+          // 1 % commission = 15.00; IVA 21 % on it = 3.15; credited 1500 − 15 − 3.15 = 1481.85
+          expect(wire.transactions).toEqual([
+            {
+              address: p.cvu,
+              amount: "1500.00",
+              commission: 0.01,
+              commission_amount: "15.00",
+              commission_taxes: [{ tax_amount: 3.15, tax_rate: 0.21, tax_type: "IVA" }],
+              commission_tax_amount: "3.15",
+              creation_timestamp: "2026-11-20T12:10:00.000Z",
+              credited_amount: "1481.85",
+              currency: "ARS",
+              network: "CVU",
+              sender_address: t.sender_account,
+              taxes: [],
+              tax_amount: "0.00",
+              transaction_status: "PROCESSED",
+              transaction_data: {
+                PROCESSED: {
+                  amount: 1500,
+                  currency: "ARS",
+                  recipient: p.cvu,
+                  recipientCuit: user.cuit,
+                  recipientTitular: "Tienda Uno",
+                  sender: t.sender_account,
+                  senderCuit: t.sender_cuit,
+                  senderTitular: t.sender_name,
+                  trxId: t.bank_transaction_id
+                }
+              }
+            }
+          ])
+          expect(wire.transaction_fields).toEqual({
             amount: "1500.00",
-            commission: 0.01,
+            amountReadable: "$ 1.500,00",
             commission_amount: "15.00",
-            commission_taxes: [{ tax_amount: 3.15, tax_rate: 0.21, tax_type: "IVA" }],
-            commission_tax_amount: "3.15",
-            creation_timestamp: "2026-11-20T12:10:00.000Z",
             credited_amount: "1481.85",
             currency: "ARS",
             network: "CVU",
-            sender_address: t.sender_account,
-            taxes: [],
-            tax_amount: "0.00",
-            transaction_status: "PROCESSED",
-            transaction_data: {
-              PROCESSED: {
-                amount: 1500,
-                currency: "ARS",
-                recipient: p.cvu,
-                recipientCuit: user.cuit,
-                recipientTitular: "Tienda Uno",
-                sender: t.sender_account,
-                senderCuit: t.sender_cuit,
-                senderTitular: t.sender_name,
-                trxId: t.bank_transaction_id
-              }
-            }
-          }
-        ])
-        expect(wire.transaction_fields).toEqual({
-          amount: "1500.00",
-          amountReadable: "$ 1.500,00",
-          commission_amount: "15.00",
-          credited_amount: "1481.85",
-          currency: "ARS",
-          network: "CVU",
-          total_paid: { amount: "1500.00", currency: "ARS" }
+            total_paid: { amount: "1500.00", currency: "ARS" }
+          })
+          expect(yield* available).toEqual(ars("1481.85"))
+          const ledger = yield* Ledger.Ledger
+          expect(yield* ledger.balance(LedgerAccount.platformCommission)).toEqual(ars("15"))
+          expect(yield* ledger.balance(LedgerAccount.platformTax("IVA"))).toEqual(ars("3.15"))
+          expect(yield* ledger.balance(LedgerAccount.bankClearing)).toEqual(ars("1500"))
+          const [event, ...rest] = yield* events
+          expect(rest).toEqual([])
+          expect(event).toMatchObject({
+            type: "payment.updated",
+            user_id: u1,
+            webhook_url: "https://shop.example/hook",
+            payload: { message: "Payment updated", paymentId: p.id, externalId: p.external_id }
+          })
+          yield* expectLedgerOk
         })
-        expect(yield* available).toEqual(ars("1481.85"))
-        const ledger = yield* Ledger.Ledger
-        expect(yield* ledger.balance(LedgerAccount.platformCommission)).toEqual(ars("15"))
-        expect(yield* ledger.balance(LedgerAccount.platformTax("IVA"))).toEqual(ars("3.15"))
-        expect(yield* ledger.balance(LedgerAccount.bankClearing)).toEqual(ars("1500"))
-        const [event, ...rest] = yield* events
-        expect(rest).toEqual([])
-        expect(event).toMatchObject({
-          type: "payment.updated",
-          user_id: u1,
-          webhook_url: "https://shop.example/hook",
-          payload: { message: "Payment updated", paymentId: p.id, externalId: p.external_id }
-        })
-        yield* expectLedgerOk
-      })
-    )
+      )
   )
 
   it.effect("more than the price is OVERPAID, less is UNDERPAID", () =>
@@ -228,27 +230,31 @@ describe("Transfers.ingest into a payment", () => {
 })
 
 describe("expiry and late transfers", () => {
-  it.effect("at its expiry a PENDING payment becomes EXPIRED, its CVU is released and an event is written", () =>
-    withEngine(
-      Effect.gen(function* () {
-        yield* seedUser()
-        const p = yield* newPayment()
-        const jobs = yield* Jobs.Jobs
-        const bank = yield* SandboxBank.SandboxBank
-        const expiry = DateTime.toEpochMillis(p.expiration_timestamp)
-        yield* TestClock.setTime(expiry - 1)
-        expect(yield* jobs.runDue()).toMatchObject({ expired: 0, released: 0 })
-        expect((yield* reload(p)).payment_status).toBe("PENDING")
-        yield* TestClock.setTime(expiry)
-        const reports = yield* Effect.all([jobs.runDue(), jobs.runDue(), jobs.runDue()], { concurrency: "unbounded" })
-        expect(reports.reduce((n, r) => n + r.expired, 0)).toBe(1)
-        expect((yield* reload(p)).payment_status).toBe("EXPIRED")
-        expect(yield* bank.isOpen(p.cvu)).toBe(false)
-        expect((yield* events).map((e) => e.type)).toEqual(["payment.updated"])
-        expect(yield* jobs.runDue()).toMatchObject({ expired: 0, released: 0 })
-        yield* expectLedgerOk
-      })
-    )
+  it.effect(
+    "at its expiry a PENDING payment becomes EXPIRED, its CVU is released and an event is written",
+    () =>
+      withEngine(
+        Effect.gen(function* () {
+          yield* seedUser()
+          const p = yield* newPayment()
+          const jobs = yield* Jobs.Jobs
+          const bank = yield* SandboxBank.SandboxBank
+          const expiry = DateTime.toEpochMillis(p.expiration_timestamp)
+          yield* TestClock.setTime(expiry - 1)
+          expect(yield* jobs.runDue()).toMatchObject({ expired: 0, released: 0 })
+          expect((yield* reload(p)).payment_status).toBe("PENDING")
+          yield* TestClock.setTime(expiry)
+          const reports = yield* Effect.all([jobs.runDue(), jobs.runDue(), jobs.runDue()], {
+            concurrency: "unbounded"
+          })
+          expect(reports.reduce((n, r) => n + r.expired, 0)).toBe(1)
+          expect((yield* reload(p)).payment_status).toBe("EXPIRED")
+          expect(yield* bank.isOpen(p.cvu)).toBe(false)
+          expect((yield* events).map((e) => e.type)).toEqual(["payment.updated"])
+          expect(yield* jobs.runDue()).toMatchObject({ expired: 0, released: 0 })
+          yield* expectLedgerOk
+        })
+      )
   )
 
   it.effect("a late transfer to an expired CVU is recorded and returned, never credited", () =>
@@ -265,7 +271,9 @@ describe("expiry and late transfers", () => {
         expect(yield* available).toEqual(Money.zero("ARS"))
         const returned = yield* (yield* SandboxBank.SandboxBank).returnedTransfers
         expect(returned.map((r) => r.bank_transaction_id)).toEqual([t.bank_transaction_id])
-        expect(yield* (yield* Ledger.Ledger).balance(LedgerAccount.bouncedTransfers)).toEqual(Money.zero("ARS"))
+        expect(yield* (yield* Ledger.Ledger).balance(LedgerAccount.bouncedTransfers)).toEqual(
+          Money.zero("ARS")
+        )
         expect((yield* (yield* Transfers.Transfers).ingest(t))._tag).toBe("Duplicate")
         yield* expectLedgerOk
       })
@@ -318,11 +326,15 @@ describe("expiry and late transfers", () => {
         const q = yield* newPayment()
         yield* TestClock.adjust("5 days")
         const late = yield* Effect.flip(
-          payments.extendExpiration(u1, q.id, { expiration_timestamp: DateTime.add(q.expiration_timestamp, { days: 1 }) })
+          payments.extendExpiration(u1, q.id, {
+            expiration_timestamp: DateTime.add(q.expiration_timestamp, { days: 1 })
+          })
         )
         expect(late).toMatchObject({ _tag: "Conflict", key: "payment.not.pending" })
         const paid = yield* Effect.flip(
-          payments.extendExpiration(u1, p.id, { expiration_timestamp: DateTime.add(p.expiration_timestamp, { days: 9 }) })
+          payments.extendExpiration(u1, p.id, {
+            expiration_timestamp: DateTime.add(p.expiration_timestamp, { days: 9 })
+          })
         )
         expect(paid).toMatchObject({ _tag: "Conflict" })
         yield* expectLedgerOk

@@ -90,7 +90,9 @@ export const make = Effect.gen(function* () {
       ),
     transaction: (effect) =>
       Effect.flatMap(FiberRef.get(currentJournal), (journal) =>
-        inThisDb(journal) ? withJournal(journal, effect) : lock.withPermits(1)(withJournal(Option.none(), effect))
+        inThisDb(journal)
+          ? withJournal(journal, effect)
+          : lock.withPermits(1)(withJournal(Option.none(), effect))
       )
   }
   return db
