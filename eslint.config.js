@@ -39,7 +39,10 @@ export default tseslint.config(
           selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
           message: "Use Random in core."
         },
-        { selector: "MemberExpression[object.name='process'][property.name='env']", message: "Config only at the edges." }
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: "Config only at the edges."
+        }
       ]
     }
   },
