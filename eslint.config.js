@@ -11,7 +11,12 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-namespace": "off",
-      "@typescript-eslint/no-empty-object-type": "off",
+      "@typescript-eslint/no-empty-object-type": "off"
+    }
+  },
+  {
+    files: ["packages/*/src/**/*.ts"],
+    rules: {
       "no-restricted-syntax": [
         "error",
         {

@@ -1,0 +1,169 @@
+/**
+ * Storage throughput through the library, each beside a raw single-statement baseline on the
+ * same database in the same run, printed as ratios (library ÷ raw). Not part of the tests.
+ *
+ *   npm run bench            (SQLite, and Postgres when 127.0.0.1:5432 answers)
+ */
+import {
+  BankAccount,
+  Engine,
+  Ids,
+  Money,
+  PaymentRequest,
+  Payments,
+  SandboxBank,
+  Transfers,
+  User,
+  UserRepository
+} from "@cobro/core"
+import { PgStorage } from "@cobro/sql-pg"
+import { SqliteStorage } from "@cobro/sql-sqlite"
+import Database from "better-sqlite3"
+import { DateTime, Effect, Layer, Redacted, Schema } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import pg from "pg"
+
+const N = Number(process.env["BENCH_N"] ?? 2000)
+const pgAdmin = process.env["COBRO_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
+
+interface Result {
+  readonly backend: string
+  readonly operation: string
+  readonly libraryPerSecond: number
+  readonly rawPerSecond: number
+}
+
+const perSecond = (count: number, millis: number) => Math.round((count / millis) * 1000)
+
+const request = (i: number) =>
+  Schema.decodeUnknownSync(PaymentRequest.CreatePaymentRequest)({
+    user_id: "bench",
+    external_id: `order-${i}`,
+    price: { amount: 1500, currency: "ARS" },
+    payment_options: ["transfer"]
+  })
+
+/** Payment creations and transfer ingestions through the engine, sequentially, N each. */
+const library = (storage: Layer.Layer<Engine.Storage, unknown>) =>
+  Effect.gen(function* () {
+    const now = yield* DateTime.now
+    yield* (yield* UserRepository.UserRepository).insert(
+      new User.User({
+        user_id: Ids.UserId.make("bench"),
+        name: "Bench",
+        email: "bench@example.com",
+        cuit: BankAccount.makeCuit("30", "71234567"),
+        account_status: "ACTIVE",
+        alias_prefix: null,
+        cancellation_period: null,
+        cancellation_period_minutes: null,
+        automatic_cancellation: false,
+        transfer_tolerance: Money.zero("ARS"),
+        payout_schedule: null,
+        partner_id: null,
+        creation_timestamp: now,
+        last_modified_timestamp: now
+      })
+    )
+    const payments = yield* Payments.Payments
+    let start = performance.now()
+    const created = []
+    for (let i = 0; i < N; i++) created.push(yield* payments.create(request(i)))
+    const createMs = performance.now() - start
+    const bank = yield* SandboxBank.SandboxBank
+    const transfers = []
+    for (const p of created)
+      transfers.push(yield* bank.simulateIncoming({ cvu: p.cvu, amount: p.quoteAmount }))
+    const ingest = (yield* Transfers.Transfers).ingest
+    start = performance.now()
+    for (const t of transfers) yield* ingest(t)
+    const ingestMs = performance.now() - start
+    return { create: perSecond(N, createMs), ingest: perSecond(N, ingestMs) }
+  }).pipe(Effect.provide(Engine.layerSandbox(storage)))
+
+const rawRow = (i: number) => [
+  `VAR-raw-${i}`,
+  "raw",
+  `order-${i}`,
+  `cvu-${i}`,
+  Date.now(),
+  JSON.stringify({ i, pad: "x".repeat(900) })
+]
+
+const sqliteBench = async (): Promise<Array<Result>> => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cobro-bench-"))
+  const lib = await Effect.runPromise(library(SqliteStorage.layer({ filename: path.join(dir, "lib.db") })))
+  const db = new Database(path.join(dir, "raw.db"))
+  db.pragma("journal_mode = WAL")
+  db.pragma("synchronous = NORMAL")
+  db.exec(
+    "CREATE TABLE t (id TEXT PRIMARY KEY, user_id TEXT, external_id TEXT, cvu TEXT UNIQUE, ms INTEGER, doc TEXT)"
+  )
+  const insert = db.prepare("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)")
+  const start = performance.now()
+  for (let i = 0; i < N; i++) insert.run(...rawRow(i))
+  const raw = perSecond(N, performance.now() - start)
+  db.close()
+  fs.rmSync(dir, { recursive: true, force: true })
+  return [
+    { backend: "SQLite", operation: "payment creations", libraryPerSecond: lib.create, rawPerSecond: raw },
+    { backend: "SQLite", operation: "transfer ingestions", libraryPerSecond: lib.ingest, rawPerSecond: raw }
+  ]
+}
+
+const pgBench = async (): Promise<Array<Result>> => {
+  const name = `cobro_bench_${process.pid}`
+  const admin = new pg.Client({ connectionString: pgAdmin })
+  try {
+    await admin.connect()
+  } catch {
+    console.warn(`Postgres at ${pgAdmin} is not reachable: skipping the Postgres benchmark`)
+    return []
+  }
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  await admin.query(`CREATE DATABASE ${name}`)
+  const url = new URL(pgAdmin)
+  url.pathname = `/${name}`
+  try {
+    const lib = await Effect.runPromise(library(PgStorage.layer({ url: Redacted.make(url.toString()) })))
+    const client = new pg.Client({ connectionString: url.toString() })
+    await client.connect()
+    await client.query(
+      "CREATE TABLE raw_t (id TEXT PRIMARY KEY, user_id TEXT, external_id TEXT, cvu TEXT UNIQUE, ms BIGINT, doc TEXT)"
+    )
+    const start = performance.now()
+    for (let i = 0; i < N; i++)
+      await client.query("INSERT INTO raw_t VALUES ($1, $2, $3, $4, $5, $6)", rawRow(i))
+    const raw = perSecond(N, performance.now() - start)
+    await client.end()
+    return [
+      {
+        backend: "Postgres",
+        operation: "payment creations",
+        libraryPerSecond: lib.create,
+        rawPerSecond: raw
+      },
+      {
+        backend: "Postgres",
+        operation: "transfer ingestions",
+        libraryPerSecond: lib.ingest,
+        rawPerSecond: raw
+      }
+    ]
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.end()
+  }
+}
+
+const results = [...(await sqliteBench()), ...(await pgBench())]
+console.log(`N = ${N} sequential operations each\n`)
+console.log("| backend | operation | library ops/s | raw single-insert ops/s | ratio |")
+console.log("|---|---|---|---|---|")
+for (const r of results) {
+  console.log(
+    `| ${r.backend} | ${r.operation} | ${r.libraryPerSecond} | ${r.rawPerSecond} | ${(r.libraryPerSecond / r.rawPerSecond).toFixed(3)} |`
+  )
+}

@@ -1,0 +1,1 @@
+export * as PgStorage from "./PgStorage.js"

@@ -1,0 +1,65 @@
+/**
+ * Every storage port of the engine over one `SqlClient` (Postgres or SQLite), after migrating
+ * the database. The dialect packages (`@cobro/sql-pg`, `@cobro/sql-sqlite`) provide the client.
+ */
+import type { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import type { Migrator } from "@effect/sql"
+import type {
+  CredentialRepository,
+  CustomerRepository,
+  LedgerRepository,
+  Outbox,
+  PartnerRepository,
+  PaymentRepository,
+  ScheduleRepository,
+  SplitRepository,
+  Transactor,
+  TransferRepository,
+  UserRepository
+} from "@cobro/core"
+import { Layer } from "effect"
+import * as Migrations from "./Migrations.js"
+import * as SqlCredentialRepository from "./SqlCredentialRepository.js"
+import * as SqlCustomerRepository from "./SqlCustomerRepository.js"
+import * as SqlLedgerRepository from "./SqlLedgerRepository.js"
+import * as SqlOutbox from "./SqlOutbox.js"
+import * as SqlPartnerRepository from "./SqlPartnerRepository.js"
+import * as SqlPaymentRepository from "./SqlPaymentRepository.js"
+import * as SqlScheduleRepository from "./SqlScheduleRepository.js"
+import * as SqlSplitRepository from "./SqlSplitRepository.js"
+import * as SqlTransactor from "./SqlTransactor.js"
+import * as SqlTransferRepository from "./SqlTransferRepository.js"
+import * as SqlUserRepository from "./SqlUserRepository.js"
+
+export type Storage =
+  | PaymentRepository.PaymentRepository
+  | UserRepository.UserRepository
+  | LedgerRepository.LedgerRepository
+  | Outbox.Outbox
+  | TransferRepository.TransferRepository
+  | Transactor.Transactor
+  | CredentialRepository.CredentialRepository
+  | PartnerRepository.PartnerRepository
+  | CustomerRepository.CustomerRepository
+  | ScheduleRepository.ScheduleRepository
+  | SplitRepository.SplitRepository
+
+/** The repositories alone (the database must already be migrated). */
+export const repositories: Layer.Layer<Storage, never, SqlClient.SqlClient> = Layer.mergeAll(
+  SqlPaymentRepository.layer,
+  SqlUserRepository.layer,
+  SqlLedgerRepository.layer,
+  SqlOutbox.layer,
+  SqlTransferRepository.layer,
+  SqlTransactor.layer,
+  SqlCredentialRepository.layer,
+  SqlPartnerRepository.layer,
+  SqlCustomerRepository.layer,
+  SqlScheduleRepository.layer,
+  SqlSplitRepository.layer
+)
+
+/** Migrates the database, then provides every repository. */
+export const layer: Layer.Layer<Storage, Migrator.MigrationError | SqlError, SqlClient.SqlClient> =
+  Layer.provide(repositories, Layer.effectDiscard(Migrations.run))

@@ -1,0 +1,52 @@
+/**
+ * Small helpers shared by the repositories: value conversions between the domain and rows that
+ * both Postgres and SQLite return (Postgres gives BIGINT as text, SQLite as a number).
+ */
+import { DateTime, Effect, Schema } from "effect"
+import type { SqlError } from "@effect/sql/SqlError"
+
+/** BIGINT/INTEGER column → bigint. */
+export const toBigInt = (value: unknown): bigint =>
+  typeof value === "bigint" ? value : BigInt(value as string | number)
+
+/** Epoch-millisecond column → DateTime.Utc. */
+export const toDateTime = (value: unknown): DateTime.Utc => DateTime.unsafeMake(Number(value))
+
+export const millis = (dt: DateTime.Utc): number => DateTime.toEpochMillis(dt)
+
+/** Stores a domain value as the JSON text of its encoded (wire) form. */
+export const encodeJson = <A, I>(schema: Schema.Schema<A, I>) => {
+  const encode = Schema.encodeSync(schema)
+  return (value: A): string => JSON.stringify(encode(value))
+}
+
+/** Reads a domain value back from its JSON text; a row that does not decode is a defect. */
+export const decodeJson = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownSync(schema)
+  return (text: unknown): A => decode(typeof text === "string" ? JSON.parse(text) : text)
+}
+
+/**
+ * Storage failures are infrastructure faults, not domain outcomes: the ports promise no SQL
+ * errors, so they become defects (the unit of work rolls back and the caller sees a 500-class
+ * failure at the edge, never a half-written record).
+ */
+export const orDie = <A, R>(effect: Effect.Effect<A, SqlError, R>): Effect.Effect<A, never, R> =>
+  Effect.orDie(effect)
+
+/** Whether a SQL error is a unique-constraint violation (Postgres 23505, SQLite UNIQUE). */
+export const isUniqueViolation = (error: SqlError): boolean => {
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined
+  return (
+    cause?.code === "23505" ||
+    cause?.code === "SQLITE_CONSTRAINT_UNIQUE" ||
+    cause?.code === "SQLITE_CONSTRAINT_PRIMARYKEY" ||
+    (typeof cause?.message === "string" && cause.message.includes("UNIQUE constraint failed"))
+  )
+}
+
+/** The text naming the violated constraint (Postgres constraint name, SQLite message). */
+export const violationText = (error: SqlError): string => {
+  const cause = error.cause as { constraint?: unknown; message?: unknown } | undefined
+  return `${String(cause?.constraint ?? "")} ${String(cause?.message ?? "")}`
+}

@@ -1,0 +1,47 @@
+import { BankAccount, Errors, Ids, Ledger, Money, PaymentRequest, User, UserRepository } from "@cobro/core"
+import { DateTime, Effect, Schema } from "effect"
+
+export const u1 = Ids.UserId.make("u1")
+export const u2 = Ids.UserId.make("u2")
+
+export const seedUser = (
+  overrides: Partial<ConstructorParameters<typeof User.User>[0]> = {}
+): Effect.Effect<User.User, Errors.Conflict, UserRepository.UserRepository> =>
+  Effect.gen(function* () {
+    const now = yield* DateTime.now
+    const user = new User.User({
+      user_id: u1,
+      name: "Tienda Uno",
+      email: "uno@example.com",
+      cuit: BankAccount.makeCuit("30", "71234567"),
+      account_status: "ACTIVE",
+      alias_prefix: null,
+      cancellation_period: null,
+      cancellation_period_minutes: null,
+      automatic_cancellation: false,
+      transfer_tolerance: Money.zero("ARS"),
+      payout_schedule: null,
+      partner_id: null,
+      creation_timestamp: now,
+      last_modified_timestamp: now,
+      ...overrides
+    })
+    yield* (yield* UserRepository.UserRepository).insert(user)
+    return user
+  })
+
+export const ars = (minor: bigint) => Money.make(minor, "ARS")
+
+export const createRequest = (fields: Record<string, unknown> = {}) =>
+  Schema.decodeUnknownSync(PaymentRequest.CreatePaymentRequest)({
+    user_id: "u1",
+    price: { amount: 1500, currency: "ARS" },
+    payment_options: ["transfer"],
+    ...fields
+  })
+
+export const expectLedgerOk = Effect.gen(function* () {
+  const report = yield* (yield* Ledger.Ledger).verify()
+  if (report.problems.length > 0)
+    return yield* Effect.dieMessage(`ledger problems:\n${report.problems.join("\n")}`)
+})

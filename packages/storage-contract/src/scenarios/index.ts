@@ -1,0 +1,15 @@
+import type { Scenario } from "../Scenario.js"
+import { authScenarios } from "./auth.js"
+import { customerScenarios } from "./customers.js"
+import { paymentScenarios } from "./payments.js"
+import { scheduleScenarios } from "./schedules.js"
+import { splitScenarios } from "./splits.js"
+
+/** Every scenario of the contract; each storage area adds its own list here. */
+export const scenarios: ReadonlyArray<Scenario> = [
+  ...paymentScenarios,
+  ...authScenarios,
+  ...customerScenarios,
+  ...scheduleScenarios,
+  ...splitScenarios
+]

@@ -1,0 +1,3 @@
+import { memory, runContract } from "../src/index.js"
+
+runContract(memory)

@@ -1,0 +1,3 @@
+import { runContract, sqlite } from "../src/index.js"
+
+runContract(sqlite)
