@@ -66,10 +66,12 @@ export const layerMemoryStorage = Layer.mergeAll(
 export type Storage = Layer.Layer.Success<typeof layerMemoryStorage>
 
 /**
- * A complete sandbox engine over `storage`: services, sandbox bank, fees, rates, config and
- * WebCrypto under `settings.secretKey` (the public sandbox key when absent).
+ * The sandbox engine over `storage`, with fees, rates, config and WebCrypto under
+ * `settings.secretKey` (the public sandbox key when absent); the bank (`SandboxBank.layer`) and
+ * the second factor (`SecondFactor.layerSandbox`) come from outside, so several engine instances
+ * can share one sandbox bank as they would share one real bank.
  */
-export const layerSandbox = <E, R>(
+export const layerSandboxServices = <E, R>(
   storage: Layer.Layer<Storage, E, R>,
   settings: Partial<EngineConfig.EngineSettings> = {}
 ) =>
@@ -77,14 +79,21 @@ export const layerSandbox = <E, R>(
     Layer.provideMerge(
       Layer.mergeAll(
         storage,
-        SandboxBank.layer,
-        SecondFactor.layerSandbox,
         FeePolicy.layer(),
         ExchangeRates.layerFixed(),
         Crypto.layerWebCrypto(settings.secretKey ?? Crypto.sandboxKey),
         EngineConfig.layer(settings)
       )
     )
+  )
+
+/** A complete sandbox engine over `storage`, with its own sandbox bank and second factor. */
+export const layerSandbox = <E, R>(
+  storage: Layer.Layer<Storage, E, R>,
+  settings: Partial<EngineConfig.EngineSettings> = {}
+) =>
+  layerSandboxServices(storage, settings).pipe(
+    Layer.provideMerge(Layer.mergeAll(SandboxBank.layer, SecondFactor.layerSandbox))
   )
 
 /** A complete sandbox engine in memory. */

@@ -19,9 +19,14 @@ export interface Backend {
   readonly storage: () => Layer.Layer<Engine.Storage, unknown>
 }
 
+/** A SQL backend also exposes its `SqlClient` (for tests that write rows in bulk). */
+export interface SqlBackend extends Backend {
+  readonly storage: () => Layer.Layer<Engine.Storage | SqlClient.SqlClient, unknown>
+}
+
 export const memory: Backend = { name: "memory", storage: () => Engine.layerMemoryStorage }
 
-export const sqlite: Backend = {
+export const sqlite: SqlBackend = {
   name: "sqlite",
   storage: () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cobro-contract-"))
@@ -57,7 +62,7 @@ export const pgAvailable: Effect.Effect<boolean> = Effect.gen(function* () {
 )
 
 /** A fresh database for the scenario, dropped when it ends. */
-const freshDatabase = Effect.acquireRelease(
+export const freshDatabase = Effect.acquireRelease(
   Effect.gen(function* () {
     const name = `cobro_test_${randomUUID().replaceAll("-", "")}`
     const sql = yield* SqlClient.SqlClient
@@ -70,7 +75,10 @@ const freshDatabase = Effect.acquireRelease(
     ).pipe(Effect.provide(admin), Effect.ignore)
 )
 
-export const postgres: Backend = {
+/** The URL of a fresh database, dropped when the scope ends. */
+export const freshPgUrl = Effect.map(freshDatabase, (name) => withDatabase(pgAdminUrl, name))
+
+export const postgres: SqlBackend = {
   name: "postgres",
   storage: () =>
     Layer.unwrapScoped(

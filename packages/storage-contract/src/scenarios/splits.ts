@@ -25,11 +25,11 @@ import {
   Transfers
 } from "@cobro/core"
 import { DateTime, Duration, Effect, Option, Schema, TestClock } from "effect"
-import type { Scenario } from "../Scenario.js"
+import type { EngineContext, Scenario } from "../Scenario.js"
 import { ars, expectLedgerOk, seedUser, u1, u2 } from "./fixtures.js"
 
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0)
-const HOLD = Duration.toMillis(Split.holdDuration)
+export const HOLD = Duration.toMillis(Split.holdDuration)
 const at = (ms: number) => DateTime.unsafeMake(ms)
 const asU1 = Principal.Principal.User({ user_id: u1 })
 const p1 = Ids.PartnerId.make("p1")
@@ -114,7 +114,8 @@ const createSplit = (external_id: string, principal: Principal.Principal = asU1)
     )
   )
 
-const read = (id: Ids.SplitPaymentId) => Effect.flatMap(Splits.Splits, (s) => s.get(asU1, id))
+export const read = (id: Ids.SplitPaymentId): Effect.Effect<Split.SplitPaymentView, unknown, EngineContext> =>
+  Effect.flatMap(Splits.Splits, (s) => s.get(asU1, id))
 const runDue = Effect.flatMap(Jobs.Jobs, (j) => j.runDue())
 const sent = Effect.flatMap(SandboxBank.SandboxBank, (b) => b.sentTransfers)
 const events = Effect.map(
@@ -180,7 +181,13 @@ const fund = (cvu: BankAccount.Cvu) =>
   })
 
 /** A funded split and two ACTIVE payout accounts; the split is instructed 500.00 + 400.00. */
-const instructedSplit = (failing?: SandboxBank.TransferFailure) =>
+export const instructedSplit = (
+  failing?: SandboxBank.TransferFailure
+): Effect.Effect<
+  { readonly id: Ids.SplitPaymentId; readonly a: string; readonly b: string },
+  unknown,
+  EngineContext
+> =>
   Effect.gen(function* () {
     yield* TestClock.setTime(T0)
     yield* seedUser()
