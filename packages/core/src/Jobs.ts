@@ -39,15 +39,13 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
     const schedules = yield* Schedules
     const splitPayments = yield* Splits
 
-    /** Closes one payment whose time has come; `none` when another run got there first. */
+    /** Closes one payment whose time has come; `none` when another run has it or got there first. */
     const closePayment = (id: P.Payment["id"], now: DateTime.Utc) =>
       transactor.withTransaction(
         Effect.gen(function* () {
-          const found = yield* payments.findByIdForUpdate(id)
-          if (Option.isNone(found)) return Option.none()
-          const payment = found.value
-          if (payment.cvu_released || DateTime.greaterThan(payment.expiration_timestamp, now))
-            return Option.none()
+          const claimed = yield* payments.claimDue(id, now)
+          if (Option.isNone(claimed)) return Option.none()
+          const payment = claimed.value
           yield* bank.releaseAccount(payment.cvu)
           const expires = payment.payment_status === "PENDING"
           const closed = new P.Payment({

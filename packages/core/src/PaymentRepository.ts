@@ -40,6 +40,12 @@ export class PaymentRepository extends Context.Tag("@cobro/core/PaymentRepositor
       cursor: Option.Option<PaymentCursor>,
       limit: number
     ) => Effect.Effect<ReadonlyArray<Payment>>
+    /**
+     * Inside a transaction: locks the payment if its expiry has come, its CVU is still open and
+     * no other unit of work holds it (Postgres: `FOR UPDATE SKIP LOCKED`); `none` otherwise, at
+     * once, so concurrent workers share due work instead of queueing on it.
+     */
+    readonly claimDue: (id: PaymentId, now: DateTime.Utc) => Effect.Effect<Option.Option<Payment>>
     /** Payments whose expiry has come (`expiration_timestamp <= now`) and whose CVU is still open. */
     readonly findDue: (now: DateTime.Utc, limit: number) => Effect.Effect<ReadonlyArray<Payment>>
   }
@@ -116,6 +122,11 @@ export const makeMemory = Effect.gen(function* () {
       }),
     findById,
     findByIdForUpdate: findById,
+    claimDue: (id, now) =>
+      Effect.map(
+        findById(id),
+        Option.filter((p) => !p.cvu_released && !DateTime.greaterThan(p.expiration_timestamp, now))
+      ),
     findByExternalId: (user, ext) =>
       Effect.map(tables.get, (t) =>
         Option.flatMap(HashMap.get(t.byExternal, externalKey(user, ext)), (id) => HashMap.get(t.byId, id))

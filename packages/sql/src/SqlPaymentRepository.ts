@@ -11,6 +11,7 @@ export const make = Effect.gen(function* () {
   const encode = encodeJson(P.Payment)
   const decode = decodeJson(P.Payment)
   const forUpdate = sql.onDialectOrElse({ pg: () => sql` FOR UPDATE`, orElse: () => sql`` })
+  const skipLocked = sql.onDialectOrElse({ pg: () => sql` FOR UPDATE SKIP LOCKED`, orElse: () => sql`` })
 
   const one = (rows: ReadonlyArray<{ doc: unknown }>) =>
     Option.map(Option.fromNullable(rows[0]), (r) => decode(r.doc))
@@ -57,6 +58,12 @@ export const make = Effect.gen(function* () {
       ),
     findByIdForUpdate: (id) =>
       sql<{ doc: unknown }>`SELECT doc FROM cobro_payments WHERE id = ${id}${forUpdate}`.pipe(
+        Effect.map(one),
+        Effect.orDie
+      ),
+    claimDue: (id, now) =>
+      sql<{ doc: unknown }>`SELECT doc FROM cobro_payments
+        WHERE id = ${id} AND cvu_released = 0 AND expires_ms <= ${millis(now)}${skipLocked}`.pipe(
         Effect.map(one),
         Effect.orDie
       ),
