@@ -13,6 +13,8 @@ import * as EngineConfig from "./EngineConfig.js"
 import * as ExchangeRates from "./ExchangeRates.js"
 import { Faucet } from "./Faucet.js"
 import * as FeePolicy from "./FeePolicy.js"
+import { Idempotency } from "./Idempotency.js"
+import * as IdempotencyRepository from "./IdempotencyRepository.js"
 import * as MemoryDb from "./internal/memoryDb.js"
 import { Jobs } from "./Jobs.js"
 import { Ledger } from "./Ledger.js"
@@ -34,7 +36,7 @@ import { Transfers } from "./Transfers.js"
 import * as UserRepository from "./UserRepository.js"
 
 /** Every service of the engine; needs the ports (storage, bank, fees, rates, config). */
-export const services = Layer.mergeAll(Payments.Default, Jobs.Default).pipe(
+export const services = Layer.mergeAll(Payments.Default, Jobs.Default, Idempotency.Default).pipe(
   Layer.provideMerge(Transfers.Default),
   Layer.provideMerge(Splits.Default),
   Layer.provideMerge(Onboarding.Default),
@@ -59,6 +61,7 @@ export const layerMemoryStorage = Layer.mergeAll(
   LedgerRepository.layerMemory,
   Outbox.layerMemory,
   TransferRepository.layerMemory,
+  IdempotencyRepository.layerMemory,
   Transactor.layerMemory
 ).pipe(Layer.provide(MemoryDb.layer))
 

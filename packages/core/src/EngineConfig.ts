@@ -23,6 +23,11 @@ export interface EngineSettings {
    * sealed under it). Absent: the publicly known `Crypto.sandboxKey`. Services never read it.
    */
   readonly secretKey?: Redacted.Redacted<Uint8Array>
+  /**
+   * How long a request holding an `Idempotency-Key` is presumed alive; past it, a retry with the
+   * same key may run (the first request crashed). Longer than any request should take.
+   */
+  readonly idempotencyLock: Duration.Duration
 }
 
 export const defaults: EngineSettings = {
@@ -30,7 +35,8 @@ export const defaults: EngineSettings = {
   defaultPaymentLifetime: Duration.days(5),
   jobBatchSize: 100,
   userTokenLifetime: Duration.hours(1),
-  partnerTokenLifetime: Duration.infinity
+  partnerTokenLifetime: Duration.infinity,
+  idempotencyLock: Duration.minutes(1)
 }
 
 export class EngineConfig extends Context.Tag("@cobro/core/EngineConfig")<EngineConfig, EngineSettings>() {}

@@ -32,6 +32,12 @@ export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
   message: Schema.String
 }) {}
 
+/** A well-formed request that cannot be processed (an `Idempotency-Key` reused with another request). → 422 */
+export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unprocessable", {
+  key: Schema.String,
+  message: Schema.String
+}) {}
+
 /** The caller is known but may not do this. → 403 */
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
   key: Schema.String,
@@ -57,4 +63,11 @@ export class ProviderFailure extends Schema.TaggedError<ProviderFailure>()("Prov
 }) {}
 
 export type DomainError =
-  NotFound | InvalidInput | Conflict | Forbidden | Unauthorized | Unavailable | ProviderFailure
+  | NotFound
+  | InvalidInput
+  | Conflict
+  | Unprocessable
+  | Forbidden
+  | Unauthorized
+  | Unavailable
+  | ProviderFailure

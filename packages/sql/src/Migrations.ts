@@ -9,13 +9,15 @@ import m0002 from "./migrations/0002_customers.js"
 import m0003 from "./migrations/0003_schedules.js"
 import m0004 from "./migrations/0004_auth.js"
 import m0005 from "./migrations/0005_splits.js"
+import m0006 from "./migrations/0006_idempotency.js"
 
 export const loader = Migrator.fromRecord({
   "0001_payments": m0001,
   "0002_customers": m0002,
   "0003_schedules": m0003,
   "0004_auth": m0004,
-  "0005_splits": m0005
+  "0005_splits": m0005,
+  "0006_idempotency": m0006
 })
 
 /** Brings the database up to date; safe to run at every start and from several instances. */

@@ -8,6 +8,7 @@ import type { Migrator } from "@effect/sql"
 import type {
   CredentialRepository,
   CustomerRepository,
+  IdempotencyRepository,
   LedgerRepository,
   Outbox,
   PartnerRepository,
@@ -22,6 +23,7 @@ import { Layer } from "effect"
 import * as Migrations from "./Migrations.js"
 import * as SqlCredentialRepository from "./SqlCredentialRepository.js"
 import * as SqlCustomerRepository from "./SqlCustomerRepository.js"
+import * as SqlIdempotencyRepository from "./SqlIdempotencyRepository.js"
 import * as SqlLedgerRepository from "./SqlLedgerRepository.js"
 import * as SqlOutbox from "./SqlOutbox.js"
 import * as SqlPartnerRepository from "./SqlPartnerRepository.js"
@@ -44,6 +46,7 @@ export type Storage =
   | CustomerRepository.CustomerRepository
   | ScheduleRepository.ScheduleRepository
   | SplitRepository.SplitRepository
+  | IdempotencyRepository.IdempotencyRepository
 
 /** The repositories alone (the database must already be migrated). */
 export const repositories: Layer.Layer<Storage, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -57,7 +60,8 @@ export const repositories: Layer.Layer<Storage, never, SqlClient.SqlClient> = La
   SqlPartnerRepository.layer,
   SqlCustomerRepository.layer,
   SqlScheduleRepository.layer,
-  SqlSplitRepository.layer
+  SqlSplitRepository.layer,
+  SqlIdempotencyRepository.layer
 )
 
 /** Migrates the database, then provides every repository. */

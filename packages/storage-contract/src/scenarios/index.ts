@@ -1,6 +1,7 @@
 import type { Scenario } from "../Scenario.js"
 import { authScenarios } from "./auth.js"
 import { customerScenarios } from "./customers.js"
+import { idempotencyScenarios } from "./idempotency.js"
 import { paymentScenarios } from "./payments.js"
 import { scheduleScenarios } from "./schedules.js"
 import { splitScenarios } from "./splits.js"
@@ -11,5 +12,6 @@ export const scenarios: ReadonlyArray<Scenario> = [
   ...authScenarios,
   ...customerScenarios,
   ...scheduleScenarios,
-  ...splitScenarios
+  ...splitScenarios,
+  ...idempotencyScenarios
 ]

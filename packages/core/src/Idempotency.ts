@@ -1,0 +1,196 @@
+/**
+ * `Idempotency-Key` for POST requests, with Stripe's semantics: the first request with a key
+ * runs and its response is stored; a retry with the same key and the same request gets that
+ * response again (`replayed: true`) without running anything; the same key with another request
+ * is refused (422), and a retry while the first is still running is refused (409). A key lives
+ * 24 hours. The HTTP layer computes the request's fingerprint and maps the outcome to the wire.
+ *
+ * What is stored is decided by the caller: whatever response its effect returns (a 201 or a
+ * 4xx it wants replayed) is kept; when the effect fails or dies, nothing is kept and a retry runs
+ * again. Call `run` outside any unit of work, so the key is visible to concurrent requests while
+ * the effect runs.
+ */
+import { DateTime, Duration, Effect, Exit, Option } from "effect"
+import { Crypto, toHex } from "./Crypto.js"
+import { EngineConfig } from "./EngineConfig.js"
+import { Conflict, InvalidInput, Unprocessable } from "./Errors.js"
+import { IdempotencyRecord, IdempotencyRepository } from "./IdempotencyRepository.js"
+
+/** What the HTTP layer sends back: a status and the JSON text of the body. */
+export interface Response {
+  readonly status: number
+  readonly body: string
+}
+
+export interface Outcome extends Response {
+  /** `true` when this is the stored response of an earlier request with the same key. */
+  readonly replayed: boolean
+}
+
+/** How long a key is remembered; an older record is ignored (and purged by `purge`). */
+export const retention: Duration.Duration = Duration.hours(24)
+
+const KEY = /^[\x20-\x7e]{1,255}$/
+
+/** Keys are 1 to 255 printable ASCII characters (space included). */
+export const isValidKey = (key: string): boolean => KEY.test(key)
+
+/**
+ * JSON with object keys sorted at every level, so that two bodies that differ only in key order
+ * (or in whitespace) have one fingerprint.
+ */
+export const canonicalJson = (value: unknown): string => {
+  if (Array.isArray(value)) {
+    return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`
+  }
+  if (value !== null && typeof value === "object") {
+    const record = value as Record<string, unknown>
+    const fields = Object.keys(record)
+      .filter((k) => record[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`)
+    return `{${fields.join(",")}}`
+  }
+  return JSON.stringify(value) ?? "null"
+}
+
+const reused = () =>
+  new Unprocessable({
+    key: "idempotency.key.reused",
+    message: "this Idempotency-Key was already used with a different request"
+  })
+
+const inProgress = () =>
+  new Conflict({
+    key: "idempotency.request.in_progress",
+    message: "a request with this Idempotency-Key is still in progress; retry later"
+  })
+
+/** How many times a claim re-reads a key that another request changed under it. */
+const MAX_CLAIM_ATTEMPTS = 3
+
+type Claim =
+  | { readonly _tag: "Owned"; readonly record: IdempotencyRecord }
+  | { readonly _tag: "Replay"; readonly outcome: Outcome }
+
+export class Idempotency extends Effect.Service<Idempotency>()("@cobro/core/Idempotency", {
+  effect: Effect.gen(function* () {
+    const repo = yield* IdempotencyRepository
+    const config = yield* EngineConfig
+    const crypto = yield* Crypto
+
+    const isExpired = (record: IdempotencyRecord, now: DateTime.Utc) =>
+      DateTime.lessThan(record.created_at, DateTime.subtractDuration(now, retention))
+
+    /** Makes this request the owner of (scope, key), or says why it may not run. */
+    const claim = (
+      scope: string,
+      key: string,
+      fingerprint: string,
+      attempt: number
+    ): Effect.Effect<Claim, Conflict | Unprocessable> =>
+      Effect.gen(function* () {
+        const now = yield* DateTime.now
+        const fresh = new IdempotencyRecord({
+          scope,
+          key,
+          fingerprint,
+          state: "in_flight",
+          locked_until: DateTime.addDuration(now, config.idempotencyLock),
+          response_status: null,
+          response_body: null,
+          created_at: now
+        })
+        const found = yield* repo.begin(fresh)
+        if (Option.isNone(found)) return { _tag: "Owned", record: fresh } as const
+        const existing = found.value
+        const takeOver = Effect.flatMap(
+          repo.takeOver(existing, fresh),
+          (taken): Effect.Effect<Claim, Conflict | Unprocessable> =>
+            taken
+              ? Effect.succeed({ _tag: "Owned", record: fresh })
+              : attempt + 1 < MAX_CLAIM_ATTEMPTS
+                ? claim(scope, key, fingerprint, attempt + 1)
+                : Effect.fail(inProgress())
+        )
+        // A record past its retention is as good as absent, whatever request it was.
+        if (isExpired(existing, now)) return yield* takeOver
+        if (existing.fingerprint !== fingerprint) return yield* Effect.fail(reused())
+        if (existing.state === "completed") {
+          if (existing.response_status === null || existing.response_body === null) {
+            return yield* Effect.dieMessage(
+              `idempotency record ${scope}/${key} is completed without a response`
+            )
+          }
+          const outcome = { status: existing.response_status, body: existing.response_body, replayed: true }
+          return { _tag: "Replay", outcome } as const
+        }
+        if (DateTime.greaterThan(existing.locked_until, now)) return yield* Effect.fail(inProgress())
+        // The request that held the key stopped answering: this retry takes its place.
+        return yield* takeOver
+      })
+
+    /**
+     * Runs `effect` at most once per (scope, key) within 24 hours and returns its response, or
+     * replays the response stored by the first request. `scope` is the caller's identity (a
+     * user id, `public:<user_id>`), `fingerprint` identifies the request (see `fingerprint`).
+     * Fails with `InvalidInput` (field `Idempotency-Key`) for a malformed key, `Unprocessable`
+     * `idempotency.key.reused` when the key was used with another fingerprint, and `Conflict`
+     * `idempotency.request.in_progress` while the first request still holds the key.
+     */
+    const run = <E, R>(
+      scope: string,
+      key: string,
+      fingerprint: string,
+      effect: Effect.Effect<Response, E, R>
+    ): Effect.Effect<Outcome, E | InvalidInput | Conflict | Unprocessable, R> =>
+      Effect.gen(function* () {
+        if (!isValidKey(key)) {
+          return yield* InvalidInput.of("Idempotency-Key", "must be 1 to 255 printable ASCII characters")
+        }
+        const claimed = yield* claim(scope, key, fingerprint, 0)
+        if (claimed._tag === "Replay") return claimed.outcome
+        const mine = claimed.record
+        // Once the key is ours, it is completed or released whatever happens to the effect,
+        // interruption included (a crash leaves it to lapse after `idempotencyLock`).
+        return yield* Effect.uninterruptibleMask((restore) =>
+          Effect.gen(function* () {
+            const exit = yield* Effect.exit(restore(effect))
+            if (Exit.isFailure(exit)) {
+              yield* repo.release(mine)
+              return yield* Effect.failCause(exit.cause)
+            }
+            const response = exit.value
+            const stored = yield* repo.complete(mine, response)
+            if (!stored) {
+              yield* Effect.logWarning(
+                "idempotency: the lock lapsed while the request ran; its response is not stored"
+              ).pipe(Effect.annotateLogs({ scope, key }))
+            }
+            return { status: response.status, body: response.body, replayed: false }
+          })
+        )
+      }).pipe(Effect.withSpan("Idempotency.run", { attributes: { scope } }))
+
+    /**
+     * The fingerprint of a request: a SHA-256 over the method, the path and the canonical JSON
+     * of the body, so a retry matches whatever the key order or whitespace of its body.
+     */
+    const fingerprint = Effect.fn("Idempotency.fingerprint")(function* (
+      method: string,
+      path: string,
+      body: unknown
+    ) {
+      const digest = yield* crypto.sha256(`${method.toUpperCase()}\n${path}\n${canonicalJson(body)}`)
+      return toHex(digest)
+    })
+
+    /** Deletes every key older than the retention; returns how many. The server schedules it. */
+    const purge = Effect.fn("Idempotency.purge")(function* () {
+      const now = yield* DateTime.now
+      return yield* repo.purgeBefore(DateTime.subtractDuration(now, retention))
+    })
+
+    return { run, fingerprint, purge }
+  })
+}) {}

@@ -1,0 +1,216 @@
+/**
+ * `Idempotency-Key` records: the port's row operations (insert-if-absent, fenced writes, purge)
+ * and the `Idempotency` service over them, including concurrent requests with one key.
+ */
+import { expect } from "@effect/vitest"
+import { Idempotency, IdempotencyRepository, Payments } from "@cobro/core"
+import { DateTime, Deferred, Duration, Effect, Either, Fiber, Option, Ref, TestClock } from "effect"
+import type { Scenario } from "../Scenario.js"
+import { createRequest, expectLedgerOk, seedUser } from "./fixtures.js"
+
+const record = (
+  fields: Partial<ConstructorParameters<typeof IdempotencyRepository.IdempotencyRecord>[0]> & {
+    readonly at: number
+  }
+) => {
+  const { at, ...rest } = fields
+  return new IdempotencyRepository.IdempotencyRecord({
+    scope: "u1",
+    key: "k",
+    fingerprint: "POST /payments A",
+    state: "in_flight",
+    locked_until: DateTime.unsafeMake(at + 60_000),
+    response_status: null,
+    response_body: null,
+    created_at: DateTime.unsafeMake(at),
+    ...rest
+  })
+}
+
+/** A handler that counts its runs and waits for `gate` before answering. */
+const gated = Effect.gen(function* () {
+  const runs = yield* Ref.make(0)
+  const gate = yield* Deferred.make<void>()
+  const handler = Ref.update(runs, (n) => n + 1).pipe(
+    Effect.zipRight(Deferred.await(gate)),
+    Effect.as({ status: 201, body: '{"id":"VAR-1"}' })
+  )
+  return { runs, gate, handler }
+})
+
+export const idempotencyScenarios: ReadonlyArray<Scenario> = [
+  {
+    name: "idempotency: begin inserts once per (scope, key); find, fenced complete/release/takeOver; purge",
+    run: Effect.gen(function* () {
+      const repo = yield* IdempotencyRepository.IdempotencyRepository
+      const mine = record({ at: 1_000 })
+      expect(yield* repo.begin(mine)).toEqual(Option.none())
+      // A second begin returns the stored record and changes nothing.
+      expect(yield* repo.begin(record({ at: 2_000, fingerprint: "other" }))).toEqual(Option.some(mine))
+      expect(yield* repo.begin(record({ at: 2_000, scope: "public:u1" }))).toEqual(Option.none())
+      expect(yield* repo.find("u1", "k")).toEqual(Option.some(mine))
+      expect(yield* repo.find("u1", "nope")).toEqual(Option.none())
+
+      // Another request takes the key over: the first one can no longer complete or release it.
+      const taker = record({ at: 61_000 })
+      expect(yield* repo.takeOver(mine, taker)).toBe(true)
+      expect(yield* repo.takeOver(mine, record({ at: 61_001 }))).toBe(false)
+      expect(yield* repo.complete(mine, { status: 201, body: "late" })).toBe(false)
+      expect(yield* repo.release(mine)).toBe(false)
+      expect(yield* repo.find("u1", "k")).toEqual(Option.some(taker))
+
+      expect(yield* repo.complete(taker, { status: 400, body: '{"message":"x"}' })).toBe(true)
+      const done = new IdempotencyRepository.IdempotencyRecord({
+        ...taker,
+        state: "completed",
+        response_status: 400,
+        response_body: '{"message":"x"}'
+      })
+      expect(yield* repo.find("u1", "k")).toEqual(Option.some(done))
+      // A completed record is never released nor completed again.
+      expect(yield* repo.complete(taker, { status: 201, body: "again" })).toBe(false)
+      expect(yield* repo.release(taker)).toBe(false)
+      expect(yield* repo.release(done)).toBe(false)
+
+      const other = record({ at: 3_000, key: "k2" })
+      yield* repo.begin(other)
+      expect(yield* repo.release(other)).toBe(true)
+      expect(yield* repo.find("u1", "k2")).toEqual(Option.none())
+
+      // created_at: "u1"/"k" 61_000, "public:u1"/"k" 2_000.
+      expect(yield* repo.purgeBefore(DateTime.unsafeMake(2_000))).toBe(0)
+      expect(yield* repo.purgeBefore(DateTime.unsafeMake(61_000))).toBe(1)
+      expect(yield* repo.find("public:u1", "k")).toEqual(Option.none())
+      expect(yield* repo.find("u1", "k")).toEqual(Option.some(done))
+    })
+  },
+  {
+    name: "idempotency: run replays the stored response, refuses a reused key and an in-flight duplicate",
+    run: Effect.gen(function* () {
+      const idem = yield* Idempotency.Idempotency
+      const { gate, handler, runs } = yield* gated
+      const first = yield* Effect.fork(idem.run("u1", "k", "A", handler))
+      yield* Effect.yieldNow()
+      while ((yield* Ref.get(runs)) === 0) yield* Effect.yieldNow()
+      expect((yield* Effect.flip(idem.run("u1", "k", "A", handler))).key).toBe(
+        "idempotency.request.in_progress"
+      )
+      yield* Deferred.succeed(gate, undefined)
+      expect(yield* Fiber.join(first)).toEqual({ status: 201, body: '{"id":"VAR-1"}', replayed: false })
+      expect(yield* idem.run("u1", "k", "A", handler)).toEqual({
+        status: 201,
+        body: '{"id":"VAR-1"}',
+        replayed: true
+      })
+      const reused = yield* Effect.flip(idem.run("u1", "k", "B", handler))
+      expect(reused).toMatchObject({ _tag: "Unprocessable", key: "idempotency.key.reused" })
+      expect(yield* Ref.get(runs)).toBe(1)
+      // A failing handler leaves nothing behind.
+      expect(yield* Effect.flip(idem.run("u1", "k-fail", "A", Effect.fail("down" as const)))).toBe("down")
+      expect((yield* idem.run("u1", "k-fail", "B", handler)).replayed).toBe(false)
+    })
+  },
+  {
+    name: "idempotency: two concurrent runs with one key execute once; the other is in progress or a replay",
+    run: Effect.gen(function* () {
+      const idem = yield* Idempotency.Idempotency
+      // Held open: the one that runs is still running when the other looks at the key.
+      {
+        const { gate, handler, runs } = yield* gated
+        const a = yield* Effect.fork(Effect.either(idem.run("u1", "held", "A", handler)))
+        const b = yield* Effect.fork(Effect.either(idem.run("u1", "held", "A", handler)))
+        const loser = yield* Effect.race(Fiber.join(a), Fiber.join(b))
+        expect(Either.isLeft(loser) && loser.left.key).toBe("idempotency.request.in_progress")
+        yield* Deferred.succeed(gate, undefined)
+        const results = [yield* Fiber.join(a), yield* Fiber.join(b)]
+        expect(results.filter(Either.isRight).map((r) => r.right.replayed)).toEqual([false])
+        expect(yield* Ref.get(runs)).toBe(1)
+      }
+      // Free-running: whichever order the storage serializes them in.
+      for (let i = 0; i < 5; i++) {
+        const runs = yield* Ref.make(0)
+        const handler = Effect.as(
+          Ref.update(runs, (n) => n + 1),
+          { status: 201, body: `{"n":${i}}` }
+        )
+        const results = yield* Effect.all(
+          [0, 1, 2].map(() => Effect.either(idem.run("u1", `free-${i}`, "A", handler))),
+          { concurrency: "unbounded" }
+        )
+        expect(yield* Ref.get(runs)).toBe(1)
+        const fresh = results.filter((r) => Either.isRight(r) && !r.right.replayed)
+        expect(fresh).toHaveLength(1)
+        for (const r of results) {
+          if (Either.isLeft(r)) expect(r.left.key).toBe("idempotency.request.in_progress")
+          else expect(r.right.body).toBe(`{"n":${i}}`)
+        }
+      }
+    })
+  },
+  {
+    name: "idempotency: a lapsed lock is taken over by one retry; keys expire after 24 h and are purged",
+    run: Effect.gen(function* () {
+      const idem = yield* Idempotency.Idempotency
+      const repo = yield* IdempotencyRepository.IdempotencyRepository
+      yield* TestClock.setTime(Date.UTC(2026, 0, 1))
+      const now = yield* DateTime.now
+      // A request that crashed while holding the key.
+      yield* repo.begin(record({ at: DateTime.toEpochMillis(now), key: "crashed", fingerprint: "A" }))
+      const runs = yield* Ref.make(0)
+      const handler = Effect.as(
+        Ref.update(runs, (n) => n + 1),
+        { status: 201, body: "{}" }
+      )
+      expect((yield* Effect.flip(idem.run("u1", "crashed", "A", handler))).key).toBe(
+        "idempotency.request.in_progress"
+      )
+      yield* TestClock.adjust("1 minute")
+      const retries = yield* Effect.all(
+        [0, 1, 2].map(() => Effect.either(idem.run("u1", "crashed", "A", handler))),
+        { concurrency: "unbounded" }
+      )
+      expect(yield* Ref.get(runs)).toBe(1)
+      expect(retries.filter((r) => Either.isRight(r) && !r.right.replayed)).toHaveLength(1)
+
+      yield* TestClock.adjust(Duration.sum(Duration.hours(24), Duration.millis(1)))
+      yield* idem.run("u1", "recent", "A", handler)
+      // Past 24 h the old key is free again, even for another request.
+      expect((yield* idem.run("u1", "crashed", "B", handler)).replayed).toBe(false)
+      yield* TestClock.adjust(Duration.sum(Duration.hours(24), Duration.millis(1)))
+      yield* idem.run("u1", "newest", "A", handler)
+      expect(yield* idem.purge()).toBe(2)
+      expect(yield* repo.find("u1", "crashed")).toEqual(Option.none())
+      expect(Option.map(yield* repo.find("u1", "newest"), (r) => r.state)).toEqual(Option.some("completed"))
+    })
+  },
+  {
+    name: "idempotency: a retried payment creation replays the first payment",
+    run: Effect.gen(function* () {
+      yield* seedUser()
+      const idem = yield* Idempotency.Idempotency
+      const payments = yield* Payments.Payments
+      const body = {
+        user_id: "u1",
+        external_id: "o-1",
+        price: { amount: 1500, currency: "ARS" },
+        payment_options: ["transfer"]
+      }
+      const create = Effect.map(payments.create(createRequest(body)), (p) => ({
+        status: 201,
+        body: JSON.stringify({ id: p.id })
+      }))
+      const fp = yield* idem.fingerprint("POST", "/payments", body)
+      const results = yield* Effect.all(
+        [0, 1].map(() => Effect.either(idem.run("u1", "create", fp, create))),
+        { concurrency: "unbounded" }
+      )
+      const winner = results.find((r) => Either.isRight(r) && !r.right.replayed)
+      expect(winner).toBeDefined()
+      expect(yield* idem.run("u1", "create", fp, create)).toEqual({
+        ...(winner as Either.Right<never, Idempotency.Outcome>).right,
+        replayed: true
+      })
+      yield* expectLedgerOk
+    })
+  }
+]
