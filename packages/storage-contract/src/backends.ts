@@ -7,7 +7,7 @@ import { PgStorage } from "@cobro/sql-pg"
 import { SqliteStorage } from "@cobro/sql-sqlite"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
+import { Config, Effect, Layer, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -40,7 +40,9 @@ export const sqlite: SqlBackend = {
 }
 
 /** The server to create test databases on (trust auth on this machine and in CI). */
-export const pgAdminUrl = process.env["COBRO_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
+export const pgAdminUrl: string = Effect.runSync(
+  Config.string("COBRO_TEST_PG_URL").pipe(Config.withDefault("postgres://postgres@127.0.0.1:5432/postgres"))
+)
 
 const withDatabase = (url: string, name: string) => {
   const u = new URL(url)
