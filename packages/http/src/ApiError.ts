@@ -1,0 +1,103 @@
+/**
+ * The one error type of the HTTP API and its two wire forms. Every failure, whatever its source
+ * (a domain error, a body that does not decode, an unknown route, a rate limit, a defect), leaves
+ * the server as an `ApiError` encoded in the route's envelope:
+ *
+ * - `{message, error: true, code, data}` on most routes (`message` is the dotted key);
+ * - `{status: "error", error: true, message, data}` on partner and account routes.
+ *
+ * `data` is `{detail, field?, retry_after?}`: a human sentence, the offending field for
+ * validation errors, and the seconds to wait for a 429. The catalogue of keys is `docs/errors.md`.
+ */
+import { HttpApiSchema } from "@effect/platform"
+import { Errors } from "@cobro/core"
+import { Match, Schema } from "effect"
+
+export const statuses = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 502, 503] as const
+export const Status = Schema.Literal(...statuses)
+export type Status = typeof Status.Type
+
+export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
+  status: Status,
+  /** The dotted key sent as `message`, e.g. `payment.not.found`. */
+  key: Schema.String,
+  detail: Schema.String,
+  field: Schema.optional(Schema.String),
+  /** Seconds a client should wait before retrying (429). */
+  retry_after: Schema.optional(Schema.Number)
+}) {
+  static of(status: Status, key: string, detail: string, field?: string): ApiError {
+    return new ApiError(field === undefined ? { status, key, detail } : { status, key, detail, field })
+  }
+}
+
+/** The status each domain error answers with. */
+export const fromDomain: (error: Errors.DomainError) => ApiError = Match.type<Errors.DomainError>().pipe(
+  Match.tagsExhaustive({
+    InvalidInput: (e) => ApiError.of(400, e.key, e.message, e.field),
+    Unauthorized: (e) => ApiError.of(401, e.key, e.message),
+    Forbidden: (e) => ApiError.of(403, e.key, e.message),
+    NotFound: (e) => ApiError.of(404, e.key, e.message),
+    Conflict: (e) => ApiError.of(409, e.key, e.message),
+    Unprocessable: (e) => ApiError.of(422, e.key, e.message),
+    ProviderFailure: (e) => ApiError.of(502, e.key, e.message),
+    Unavailable: (e) => ApiError.of(503, e.key, e.message)
+  })
+)
+
+export const ErrorData = Schema.Struct({
+  detail: Schema.String,
+  field: Schema.optional(Schema.String),
+  retry_after: Schema.optional(Schema.Number)
+})
+
+const toData = (e: ApiError): typeof ErrorData.Type => ({
+  detail: e.detail,
+  ...(e.field === undefined ? {} : { field: e.field }),
+  ...(e.retry_after === undefined ? {} : { retry_after: e.retry_after })
+})
+
+const fromData = (status: Status, key: string, data: typeof ErrorData.Type): ApiError =>
+  new ApiError({ status, key, ...data })
+
+/** `{message, error: true, code, data}` with status `status`. */
+export const envelopeError = (status: Status) =>
+  Schema.transform(
+    Schema.Struct({
+      message: Schema.String,
+      error: Schema.Literal(true),
+      code: Schema.Literal(status),
+      data: ErrorData
+    }),
+    Schema.typeSchema(ApiError),
+    {
+      strict: true,
+      decode: (wire) => fromData(status, wire.message, wire.data),
+      encode: (e) => ({ message: e.key, error: true as const, code: status, data: toData(e) })
+    }
+  ).annotations(HttpApiSchema.annotations({ status }))
+
+/** `{status: "error", error: true, message, data}` with status `status` (partner and account routes). */
+export const statusError = (status: Status) =>
+  Schema.transform(
+    Schema.Struct({
+      status: Schema.Literal("error"),
+      error: Schema.Literal(true),
+      message: Schema.String,
+      data: ErrorData
+    }),
+    Schema.typeSchema(ApiError),
+    {
+      strict: true,
+      decode: (wire) => fromData(status, wire.message, wire.data),
+      encode: (e) => ({ status: "error" as const, error: true as const, message: e.key, data: toData(e) })
+    }
+  ).annotations(HttpApiSchema.annotations({ status }))
+
+export type Style = "envelope" | "status"
+
+/** The JSON body of `error` in `style`. */
+export const toWire = (error: ApiError, style: Style): unknown =>
+  style === "envelope"
+    ? { message: error.key, error: true, code: error.status, data: toData(error) }
+    : { status: "error", error: true, message: error.key, data: toData(error) }

@@ -1,0 +1,41 @@
+/**
+ * The typed client: every route of `CobroApi` as a method, requests and responses decoded with
+ * the same schemas the server uses. Failures arrive as `ApiError` (status, key, detail, field).
+ *
+ * ```ts
+ * const client = yield* Client.make({ baseUrl: "http://localhost:3000", token })
+ * const { data } = yield* client.publicPayments.create({ payload: { ... }, headers: {} })
+ * ```
+ */
+import {
+  FetchHttpClient,
+  type HttpApi,
+  HttpApiClient,
+  type HttpApiError,
+  HttpClient,
+  HttpClientRequest
+} from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { CobroApi } from "./Api.js"
+
+export interface Options {
+  readonly baseUrl: string
+  /** Sent as `Authorization: Bearer <token>` on every request. */
+  readonly token?: string
+}
+
+type Groups = typeof CobroApi extends HttpApi.HttpApi<string, infer G, unknown, unknown> ? G : never
+
+export type Client = HttpApiClient.Client<Groups, HttpApiError.HttpApiDecodeError, never>
+
+export const make = (options: Options): Effect.Effect<Client, never, HttpClient.HttpClient> =>
+  HttpApiClient.make(CobroApi, {
+    baseUrl: options.baseUrl,
+    transformClient: (client) =>
+      options.token === undefined
+        ? client
+        : HttpClient.mapRequest(client, HttpClientRequest.bearerToken(options.token))
+  })
+
+/** `fetch` as the transport, for hosts without another `HttpClient`. */
+export const layerFetch: Layer.Layer<HttpClient.HttpClient> = FetchHttpClient.layer

@@ -1,0 +1,93 @@
+/**
+ * Mounting the API. Three ways, one behaviour:
+ *
+ * - `layer(settings)`: the API as a Layer for Effect hosts (serve it with `HttpApiBuilder.serve`
+ *   on any `HttpServer`, e.g. `NodeHttpServer.layer`);
+ * - `toWebHandler(engine, settings)`: a `(Request) => Promise<Response>` for any fetch-style host;
+ * - `toNodeListener(engine, settings)`: a `(req, res)` listener for node:http or Express.
+ *
+ * The engine (services and storage) comes from the host: `Engine.layerMemory`, or the services
+ * over `SqlStorage`. The faucet route works only when the engine has the sandbox's `Faucet`.
+ */
+import * as RateLimiter from "@effect/experimental/RateLimiter"
+import { type HttpApi, HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import type * as Http from "node:http"
+import { CobroApi } from "./Api.js"
+import { handlers, type Requirements } from "./Http.js"
+import { HttpConfig, type Settings } from "./HttpConfig.js"
+import { boundary } from "./internal/boundary.js"
+import { layerAuthentication, layerPartnerAuthentication } from "./Security.js"
+
+/** The engine services the API calls; `Faucet` is optional (sandbox). */
+export type EngineServices = Exclude<Requirements, HttpConfig | RateLimiter.RateLimiter>
+
+const rateLimiter = RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory))
+
+/** The API with its handlers, auth, limits, error envelopes, `/openapi.json` and `/docs`. */
+export const layer = (settings: Partial<Settings> = {}): Layer.Layer<HttpApi.Api, never, EngineServices> => {
+  const api = HttpApiBuilder.api(CobroApi).pipe(
+    Layer.provide(handlers),
+    Layer.provide(Layer.mergeAll(layerAuthentication, layerPartnerAuthentication))
+  )
+  const docs =
+    settings.docs === false
+      ? Layer.empty
+      : Layer.mergeAll(
+          HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
+          HttpApiScalar.layer({ path: "/docs" })
+        )
+  return Layer.mergeAll(docs, HttpApiBuilder.middleware(boundary, { withContext: true })).pipe(
+    Layer.provideMerge(api),
+    Layer.provide(Layer.mergeAll(HttpConfig.layer(settings), rateLimiter))
+  )
+}
+
+/**
+ * A fetch-style handler over `engine`: `(Request) => Promise<Response>`. Call `dispose` on
+ * shutdown to release the engine's resources (database pools).
+ */
+export const toWebHandler = <E>(
+  engine: Layer.Layer<EngineServices, E>,
+  settings: Partial<Settings> = {}
+): {
+  readonly handler: (request: Request) => Promise<Response>
+  readonly dispose: () => Promise<void>
+} =>
+  HttpApiBuilder.toWebHandler(
+    Layer.mergeAll(layer(settings), HttpServer.layerContext).pipe(Layer.provide(engine)) as Layer.Layer<
+      HttpApi.Api | HttpRouterDefaultServices
+    >
+  )
+
+type HttpRouterDefaultServices = Layer.Layer.Success<typeof HttpServer.layerContext>
+
+/**
+ * A node:http (or Express) request listener over `engine`. `prefix` is stripped from the URL
+ * first, so the API can be mounted under a path such as `/api/cobro` in a host's own server.
+ */
+export const toNodeListener = async <E>(
+  engine: Layer.Layer<EngineServices, E>,
+  settings: Partial<Settings> & { readonly prefix?: string } = {}
+): Promise<{
+  readonly listener: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
+  readonly dispose: () => Promise<void>
+}> => {
+  const runtime = ManagedRuntime.make(
+    Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer, HttpServer.layerContext).pipe(
+      Layer.provideMerge(layer(settings).pipe(Layer.provide(engine)))
+    )
+  )
+  const handle = await runtime.runPromise(
+    Effect.flatMap(HttpApiBuilder.httpApp, (app) => NodeHttpServer.makeHandler(app))
+  )
+  const prefix = settings.prefix?.replace(/\/+$/, "") ?? ""
+  const listener = (request: Http.IncomingMessage, response: Http.ServerResponse) => {
+    if (prefix !== "" && request.url !== undefined && request.url.startsWith(prefix)) {
+      request.url = request.url.slice(prefix.length) || "/"
+    }
+    handle(request, response)
+  }
+  return { listener, dispose: () => runtime.dispose() }
+}

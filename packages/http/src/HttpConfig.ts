@@ -1,0 +1,57 @@
+/**
+ * What a host can tune about the HTTP layer. Every field has a default that suits a single
+ * server on the public internet.
+ */
+import type { HttpServerRequest } from "@effect/platform"
+import { Context, Duration, Layer, Option } from "effect"
+
+export interface Limit {
+  /** Requests allowed per window. */
+  readonly limit: number
+  readonly window: Duration.DurationInput
+}
+
+export interface RateLimits {
+  /** POST /payments/ and GET /payments/{id}/public, per client address. */
+  readonly publicPerAddress: Limit
+  /** POST /payments/ per merchant (`user_id` of the body). */
+  readonly publicPerUser: Limit
+  /** POST /users/{id}/tokens and POST /auth/tokens, per client address. */
+  readonly tokensPerAddress: Limit
+  /** POST /users/{id}/tokens per user id, POST /auth/tokens per client id. */
+  readonly tokensPerUser: Limit
+}
+
+export interface Settings {
+  /** Largest request body accepted, in bytes (413 above). */
+  readonly maxBodyBytes: number
+  /** `false` turns rate limiting off (for a host that limits in front of cobro). */
+  readonly rateLimits: RateLimits | false
+  /**
+   * The address a request comes from, for per-address limits. The default is the socket's
+   * peer; behind a trusted proxy, read its forwarding header here.
+   */
+  readonly clientAddress: (request: HttpServerRequest.HttpServerRequest) => string
+  /** Serve `/openapi.json` and the interactive reference at `/docs`. */
+  readonly docs: boolean
+}
+
+export const defaultRateLimits: RateLimits = {
+  publicPerAddress: { limit: 300, window: Duration.minutes(1) },
+  publicPerUser: { limit: 1200, window: Duration.minutes(1) },
+  tokensPerAddress: { limit: 30, window: Duration.minutes(1) },
+  tokensPerUser: { limit: 10, window: Duration.minutes(1) }
+}
+
+export const defaults: Settings = {
+  maxBodyBytes: 1024 * 1024,
+  rateLimits: defaultRateLimits,
+  clientAddress: (request) => Option.getOrElse(request.remoteAddress, () => "unknown"),
+  docs: true
+}
+
+export class HttpConfig extends Context.Tag("@cobro/http/HttpConfig")<HttpConfig, Settings>() {
+  static layer(settings: Partial<Settings> = {}): Layer.Layer<HttpConfig> {
+    return Layer.succeed(HttpConfig, { ...defaults, ...settings })
+  }
+}

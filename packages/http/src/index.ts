@@ -1,0 +1,8 @@
+export * as Api from "./Api.js"
+export * as ApiError from "./ApiError.js"
+export * as Client from "./Client.js"
+export * as CobroHttp from "./CobroHttp.js"
+export * as Envelope from "./Envelope.js"
+export * as Http from "./Http.js"
+export * as HttpConfig from "./HttpConfig.js"
+export * as Security from "./Security.js"
