@@ -21,6 +21,7 @@ import type { Money } from "@cobro/core"
 import { Schema, Struct } from "effect"
 import { envelopeError, statusError, statuses } from "./ApiError.js"
 import { Envelope, StatusEnvelope } from "./Envelope.js"
+import * as OpenApiFix from "./internal/openApi.js"
 import { Authentication, PartnerAuthentication } from "./Security.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -332,6 +333,8 @@ export class CobroApi extends HttpApi.make("cobro")
   .add(Sandbox)
   .annotate(OpenApi.Title, "cobro")
   .annotate(OpenApi.Version, "1.0.0")
+  // Every error leaves as an `ApiError` envelope: drop HttpApi's default decode-error body.
+  .annotate(OpenApi.Transform, OpenApiFix.transform)
   .annotate(
     OpenApi.Description,
     "Bank-transfer payments for Argentina: one-off payments with their own CVU and alias, fixed customers, partner onboarding, payout schedules and split payments."

@@ -60,6 +60,26 @@ const toData = (e: ApiError): typeof ErrorData.Type => ({
 const fromData = (status: Status, key: string, data: typeof ErrorData.Type): ApiError =>
   new ApiError({ status, key, ...data })
 
+/**
+ * What each status means, for the OpenAPI document. Each status gets its own named schema
+ * (`Error401`, `StatusError401`): sharing the class's identifier would collapse them all into one.
+ */
+const meanings: Record<Status, string> = {
+  400: "The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation",
+  401: "Missing, malformed, unknown, revoked or expired token, or invalid credentials or code",
+  403: "The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule)",
+  404: "No such resource for this caller (another account's resources are not found), or no such route",
+  405: "Method not allowed",
+  409: "The request conflicts with the resource's state or with another resource",
+  413: "The body is larger than the server accepts",
+  415: "The body is not JSON",
+  422: "An Idempotency-Key reused with another request",
+  429: "Too many requests: wait `data.retry_after` seconds (also in the Retry-After header)",
+  500: "Unexpected server error (logged; no details are sent)",
+  502: "The bank or another provider failed",
+  503: "The capability is deprecated or unavailable"
+}
+
 /** `{message, error: true, code, data}` with status `status`. */
 export const envelopeError = (status: Status) =>
   Schema.transform(
@@ -75,7 +95,11 @@ export const envelopeError = (status: Status) =>
       decode: (wire) => fromData(status, wire.message, wire.data),
       encode: (e) => ({ message: e.key, error: true as const, code: status, data: toData(e) })
     }
-  ).annotations(HttpApiSchema.annotations({ status }))
+  ).annotations({
+    ...HttpApiSchema.annotations({ status }),
+    identifier: `Error${status}`,
+    description: meanings[status]
+  })
 
 /** `{status: "error", error: true, message, data}` with status `status` (partner and account routes). */
 export const statusError = (status: Status) =>
@@ -92,7 +116,11 @@ export const statusError = (status: Status) =>
       decode: (wire) => fromData(status, wire.message, wire.data),
       encode: (e) => ({ status: "error" as const, error: true as const, message: e.key, data: toData(e) })
     }
-  ).annotations(HttpApiSchema.annotations({ status }))
+  ).annotations({
+    ...HttpApiSchema.annotations({ status }),
+    identifier: `StatusError${status}`,
+    description: meanings[status]
+  })
 
 export type Style = "envelope" | "status"
 

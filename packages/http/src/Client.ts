@@ -24,7 +24,7 @@ export interface Options {
   readonly token?: string
 }
 
-type Groups = typeof CobroApi extends HttpApi.HttpApi<string, infer G, unknown, unknown> ? G : never
+type Groups = typeof CobroApi extends HttpApi.HttpApi<infer _Id, infer G, infer _E, infer _R> ? G : never
 
 export type Client = HttpApiClient.Client<Groups, HttpApiError.HttpApiDecodeError, never>
 

@@ -18,14 +18,18 @@ import { CobroApi } from "./Api.js"
 import { handlers, type Requirements } from "./Http.js"
 import { HttpConfig, type Settings } from "./HttpConfig.js"
 import { boundary } from "./internal/boundary.js"
+import * as Pages from "./Pages.js"
 import { layerAuthentication, layerPartnerAuthentication } from "./Security.js"
 
-/** The engine services the API calls; `Faucet` is optional (sandbox). */
-export type EngineServices = Exclude<Requirements, HttpConfig | RateLimiter.RateLimiter>
+/** The engine services the API and the hosted pages call; `Faucet` is optional (sandbox). */
+export type EngineServices = Exclude<Requirements | Pages.Requirements, HttpConfig | RateLimiter.RateLimiter>
 
 const rateLimiter = RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory))
 
-/** The API with its handlers, auth, limits, error envelopes, `/openapi.json` and `/docs`. */
+/**
+ * The API with its handlers, auth, limits, error envelopes, `/openapi.json` and `/docs`, and the
+ * hosted pages (`/pay/{id}`, `/authorize`) unless `settings.pages` is false.
+ */
 export const layer = (settings: Partial<Settings> = {}): Layer.Layer<HttpApi.Api, never, EngineServices> => {
   const api = HttpApiBuilder.api(CobroApi).pipe(
     Layer.provide(handlers),
@@ -38,7 +42,8 @@ export const layer = (settings: Partial<Settings> = {}): Layer.Layer<HttpApi.Api
           HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
           HttpApiScalar.layer({ path: "/docs" })
         )
-  return Layer.mergeAll(docs, HttpApiBuilder.middleware(boundary, { withContext: true })).pipe(
+  const pages = settings.pages === false ? Layer.empty : Pages.layer
+  return Layer.mergeAll(docs, pages, HttpApiBuilder.middleware(boundary, { withContext: true })).pipe(
     Layer.provideMerge(api),
     Layer.provide(Layer.mergeAll(HttpConfig.layer(settings), rateLimiter))
   )
@@ -84,8 +89,11 @@ export const toNodeListener = async <E>(
   )
   const prefix = settings.prefix?.replace(/\/+$/, "") ?? ""
   const listener = (request: Http.IncomingMessage, response: Http.ServerResponse) => {
+    // Only a whole path segment is the prefix: `/api/cobro/x` and `/api/cobro?x`, not `/api/cobrox`.
     if (prefix !== "" && request.url !== undefined && request.url.startsWith(prefix)) {
-      request.url = request.url.slice(prefix.length) || "/"
+      const rest = request.url.slice(prefix.length)
+      if (rest === "" || rest.startsWith("?")) request.url = `/${rest}`
+      else if (rest.startsWith("/")) request.url = rest
     }
     handle(request, response)
   }

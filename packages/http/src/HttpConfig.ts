@@ -3,7 +3,7 @@
  * server on the public internet.
  */
 import type { HttpServerRequest } from "@effect/platform"
-import { Context, Duration, Layer, Option } from "effect"
+import { Context, Duration, Layer, Option, type Redacted } from "effect"
 
 export interface Limit {
   /** Requests allowed per window. */
@@ -34,6 +34,17 @@ export interface Settings {
   readonly clientAddress: (request: HttpServerRequest.HttpServerRequest) => string
   /** Serve `/openapi.json` and the interactive reference at `/docs`. */
   readonly docs: boolean
+  /**
+   * Serve the hosted pages: the payment page at `/pay/{id}` (where `payment_url` points) and
+   * partner onboarding at `/authorize`.
+   */
+  readonly pages: boolean
+  /**
+   * Signs the onboarding form's CSRF tokens (any length; 32 random bytes is plenty). Instances
+   * that serve one address must share it, or a form rendered by one is refused by another.
+   * Absent: a random key per process (right for a single instance).
+   */
+  readonly csrfKey?: Redacted.Redacted<Uint8Array>
 }
 
 export const defaultRateLimits: RateLimits = {
@@ -47,7 +58,8 @@ export const defaults: Settings = {
   maxBodyBytes: 1024 * 1024,
   rateLimits: defaultRateLimits,
   clientAddress: (request) => Option.getOrElse(request.remoteAddress, () => "unknown"),
-  docs: true
+  docs: true,
+  pages: true
 }
 
 export class HttpConfig extends Context.Tag("@cobro/http/HttpConfig")<HttpConfig, Settings>() {

@@ -4,11 +4,32 @@
  */
 import { HttpApiBuilder, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Accounts, Auth, BankAccount, Engine, Ids, Principal } from "@cobro/core"
-import { Effect, Layer, Schema } from "effect"
-import { Api, CobroHttp, type HttpConfig } from "../src/index.js"
+import {
+  Accounts,
+  Auth,
+  BankAccount,
+  Engine,
+  type Errors,
+  Ids,
+  Principal,
+  SandboxBank,
+  SecondFactor
+} from "@cobro/core"
+import { Effect, Layer, Option, Schema } from "effect"
+import { Api, type Client, CobroHttp, type HttpConfig } from "../src/index.js"
 
-export const serverLayer = (settings: Partial<HttpConfig.Settings> = {}) =>
+// Exported helpers carry explicit types: declarations are emitted for tests too, and the
+// inferred types would name core's internal modules.
+type EngineLayer = ReturnType<typeof Engine.layerMemory>
+type TestServerLayer = typeof NodeHttpServer.layerTest
+
+/** The engine's services, the test server and an `HttpClient` pointed at it. */
+export type ServerLayer = Layer.Layer<
+  Layer.Layer.Success<EngineLayer> | Layer.Layer.Success<TestServerLayer>,
+  Layer.Layer.Error<EngineLayer> | Layer.Layer.Error<TestServerLayer>
+>
+
+export const serverLayer = (settings: Partial<HttpConfig.Settings> = {}): ServerLayer =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(CobroHttp.layer(settings)),
     Layer.provideMerge(Engine.layerMemory()),
@@ -16,7 +37,10 @@ export const serverLayer = (settings: Partial<HttpConfig.Settings> = {}) =>
   )
 
 /** An ACTIVE merchant with its credentials. */
-export const merchant = (user_id: string, fields: { alias_prefix?: string } = {}) =>
+export const merchant = (
+  user_id: string,
+  fields: { alias_prefix?: string } = {}
+): Effect.Effect<Accounts.CreatedUser, Errors.DomainError, Accounts.Accounts> =>
   Effect.gen(function* () {
     const accounts = yield* Accounts.Accounts
     const created = yield* accounts.createUser(
@@ -39,7 +63,11 @@ export const merchant = (user_id: string, fields: { alias_prefix?: string } = {}
   })
 
 /** A user token for `user_id`, issued through the engine. */
-export const tokenFor = (user_id: string, client_id: string, client_secret: string) =>
+export const tokenFor = (
+  user_id: string,
+  client_id: string,
+  client_secret: string
+): Effect.Effect<string, Errors.DomainError, Auth.Auth> =>
   Effect.map(
     Effect.flatMap(Auth.Auth, (auth) =>
       auth.issueUserToken(Ids.UserId.make(user_id), new Auth.TokenRequest({ client_id, client_secret }))
@@ -48,7 +76,7 @@ export const tokenFor = (user_id: string, client_id: string, client_secret: stri
   )
 
 /** The typed client against the test server, optionally with a bearer token. */
-export const client = (token?: string) =>
+export const client = (token?: string): Effect.Effect<Client.Client, never, HttpClient.HttpClient> =>
   HttpApiClient.make(Api.CobroApi, {
     transformClient: (c) =>
       token === undefined ? c : HttpClient.mapRequest(c, HttpClientRequest.bearerToken(token))
@@ -68,3 +96,97 @@ export const raw = (request: HttpClientRequest.HttpClientRequest) =>
     }
     return { status: response.status, headers: response.headers, body, text }
   })
+
+// ---------------------------------------------------------------------------------------------
+// Route-test helpers
+
+/** A parsed JSON body, for reading fields in assertions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any
+
+/** The CUIT every `merchant(...)` is created with (a payout schedule's address must match it). */
+export const merchantCuit = BankAccount.makeCuit("30", "71234567")
+
+/** A raw request with an optional JSON body, bearer token and extra headers. */
+export const call = (
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+  path: string,
+  options: {
+    readonly body?: unknown
+    readonly token?: string
+    readonly headers?: Record<string, string>
+  } = {}
+) => {
+  let request = HttpClientRequest.make(method)(path)
+  if (options.token !== undefined) request = HttpClientRequest.bearerToken(request, options.token)
+  if (options.headers !== undefined) request = HttpClientRequest.setHeaders(request, options.headers)
+  if (options.body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, options.body)
+  return raw(request)
+}
+
+/** A partner registered "with support" (its `client_id` and `client_secret` are shown once). */
+export const partner = (
+  name: string
+): Effect.Effect<
+  Effect.Effect.Success<ReturnType<Auth.Auth["registerPartner"]>>,
+  Errors.DomainError,
+  Auth.Auth
+> =>
+  Effect.flatMap(Auth.Auth, (auth) =>
+    auth.registerPartner(
+      Schema.decodeUnknownSync(Auth.RegisterPartnerRequest)({
+        name,
+        redirect_url: "https://partner.example.com/callback",
+        webhook_url: "https://partner.example.com/hooks"
+      })
+    )
+  )
+
+/** A `PAR-` token of `registered` for `user_id`: a code issued by the engine and exchanged. */
+export const partnerTokenFor = (
+  registered: {
+    readonly partner: { readonly partner_id: Ids.PartnerId }
+    readonly client_id: string
+    readonly client_secret: string
+  },
+  user_id: string
+): Effect.Effect<string, Errors.DomainError, Auth.Auth> =>
+  Effect.gen(function* () {
+    const auth = yield* Auth.Auth
+    const { code } = yield* auth.issueCode(registered.partner.partner_id, Ids.UserId.make(user_id))
+    const grant = yield* auth.exchangeCode(
+      new Auth.CodeExchangeRequest({
+        code,
+        client_id: registered.client_id,
+        client_secret: registered.client_secret
+      })
+    )
+    return grant.access_token
+  })
+
+let nextHolder = 1
+
+/**
+ * An external bank account (a CBU) the sandbox bank knows, so its holder can be looked up;
+ * `cuit` defaults to a fresh person's CUIT (use `merchantCuit` for the merchant's own account).
+ */
+export const bankHolder = (name: string, cuit?: string) =>
+  Effect.gen(function* () {
+    const n = nextHolder++
+    const account = BankAccount.makeCbu("0170099", n.toString().padStart(13, "0"))
+    yield* (yield* SandboxBank.SandboxBank).registerHolder({
+      account,
+      cuit:
+        cuit === undefined
+          ? BankAccount.makeCuit("20", (40000000 + n).toString())
+          : BankAccount.Cuit.make(cuit),
+      name
+    })
+    return account as string
+  })
+
+/** The 2FA code the sandbox "delivered" for a payout-account verification request. */
+export const secondFactorCode = (request_id: string) =>
+  Effect.flatMap(SecondFactor.SandboxSecondFactor, (s) =>
+    s.codeFor(Ids.VerificationRequestId.make(request_id))
+  ).pipe(Effect.map(Option.getOrThrow))

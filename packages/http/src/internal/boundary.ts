@@ -11,9 +11,10 @@ import {
   type HttpApp,
   HttpServerError,
   HttpServerRequest,
-  HttpServerResponse
+  HttpServerResponse,
+  UrlParams
 } from "@effect/platform"
-import { Cause, Effect, Option, Predicate } from "effect"
+import { Cause, Effect, Option, Predicate, Stream } from "effect"
 import { ApiError, type Style, toWire } from "../ApiError.js"
 import { HttpConfig } from "../HttpConfig.js"
 
@@ -38,11 +39,45 @@ export const errorResponse = (error: ApiError, style: Style): HttpServerResponse
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i
+/**
+ * The hosted onboarding form posts `application/x-www-form-urlencoded` to `/authorize`
+ * (`Pages.ts`), which checks its own content type and answers in HTML: not refused here.
+ */
+const FORM_ROUTE = /^\/authorize(?:\/[^/]+)?\/?$/
+
+/** Longest `detail` of a decode error: its message quotes the offending value, whatever its size. */
+const MAX_DETAIL = 300
 
 const decodeError = (error: HttpApiError.HttpApiDecodeError): ApiError => {
   const issue = error.issues[0]
   const field = issue === undefined || issue.path.length === 0 ? "body" : issue.path.map(String).join(".")
-  return ApiError.of(400, "request.invalid", issue?.message ?? "the request is invalid", field)
+  const message = issue?.message ?? "the request is invalid"
+  const detail = message.length > MAX_DETAIL ? `${message.slice(0, MAX_DETAIL)}…` : message
+  return ApiError.of(400, "request.invalid", detail, field)
+}
+
+/**
+ * Deepest nesting a JSON body may have. No request nests more than 4 levels; a much deeper
+ * value makes Effect's parse-error formatter overflow the stack (a 500) when it fails to decode.
+ */
+const MAX_JSON_DEPTH = 64
+
+/** Whether the JSON text nests arrays/objects deeper than `max` (strings are skipped). */
+export const nestsDeeperThan = (text: string, max: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c)
+        i++ // backslash: skip the escaped character
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
 }
 
 /** What a failure of the routed app means for the client. */
@@ -61,7 +96,7 @@ export const toApiError = (cause: Cause.Cause<unknown>, maxBodyBytes: number): O
     const error = defect.value
     if (error.reason === "Decode") {
       return Option.some(
-        Predicate.hasProperty(error.cause, "_tag") && error.cause._tag === "MaxBytesExceeded"
+        isMaxBytesExceeded(error.cause)
           ? tooLarge(maxBodyBytes)
           : ApiError.of(400, "request.body.malformed", "the body is not valid JSON", "body")
       )
@@ -73,6 +108,76 @@ export const toApiError = (cause: Cause.Cause<unknown>, maxBodyBytes: number): O
   )
 }
 
+/** The body outgrew `withMaxBodySize` (platform-node reports it as a plain `Error`). */
+const isMaxBytesExceeded = (cause: unknown) =>
+  (Predicate.hasProperty(cause, "_tag") && cause._tag === "MaxBytesExceeded") ||
+  (cause instanceof Error && cause.message === "maxBytes exceeded")
+
+/**
+ * Reads a body of undeclared length (chunked) keeping at most `max` bytes; `None` when it is
+ * larger. A larger body is still read to its end and dropped: abandoning it would make node reset
+ * the connection before the 413 is sent (platform-node destroys an unfinished request), and the
+ * web platform has no size limit of its own on such a body.
+ */
+const readBounded = (
+  request: HttpServerRequest.HttpServerRequest,
+  max: number
+): Effect.Effect<Option.Option<Uint8Array>> =>
+  Effect.suspend(() => {
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    return request.stream.pipe(
+      Stream.runForEach((chunk) =>
+        Effect.sync(() => {
+          size += chunk.length
+          if (size <= max) chunks.push(chunk)
+        })
+      ),
+      Effect.orDie,
+      Effect.map(() => {
+        if (size > max) return Option.none()
+        const body = new Uint8Array(size)
+        let offset = 0
+        for (const chunk of chunks) {
+          body.set(chunk, offset)
+          offset += chunk.length
+        }
+        return Option.some(body)
+      })
+    )
+  })
+
+/**
+ * A body without `Content-Length`: chunked on node, or a streamed `Request` on fetch-style hosts
+ * (whose headers never show `Transfer-Encoding`).
+ */
+const hasUndeclaredBody = (request: HttpServerRequest.HttpServerRequest): boolean =>
+  request.headers["content-length"] === undefined &&
+  (request.headers["transfer-encoding"] !== undefined ||
+    (typeof Request !== "undefined" && request.source instanceof Request && request.source.body !== null))
+
+/** `request` with its body replaced by `body`, already read. */
+const withBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  body: Uint8Array
+): HttpServerRequest.HttpServerRequest => {
+  const text = new TextDecoder().decode(body)
+  const decodeError = (cause: unknown) =>
+    new HttpServerError.RequestError({ request, reason: "Decode", cause })
+  return Object.create(request, {
+    text: { get: () => Effect.succeed(text) },
+    json: {
+      get: () =>
+        Effect.try({ try: (): unknown => (text === "" ? null : JSON.parse(text)), catch: decodeError })
+    },
+    urlParamsBody: {
+      get: () => Effect.try({ try: () => UrlParams.fromInput(new URLSearchParams(text)), catch: decodeError })
+    },
+    arrayBuffer: { get: () => Effect.succeed(body.slice().buffer) },
+    stream: { get: () => Stream.succeed(body) }
+  }) as HttpServerRequest.HttpServerRequest
+}
+
 const tooLarge = (max: number) =>
   ApiError.of(413, "request.body.too_large", `the body is larger than ${max} bytes`, "body")
 
@@ -82,14 +187,17 @@ export const boundary = (app: HttpApp.Default): HttpApp.Default<never, HttpConfi
     const request = yield* HttpServerRequest.HttpServerRequest
     const config = yield* HttpConfig
     const style = styleOf(request.url)
+    let routed = app
     if (BODY_METHODS.has(request.method)) {
       const length = Number(request.headers["content-length"] ?? "0")
       if (Number.isFinite(length) && length > config.maxBodyBytes) {
         return errorResponse(tooLarge(config.maxBodyBytes), style)
       }
       const type = request.headers["content-type"]
-      const hasBody = length > 0 || request.headers["transfer-encoding"] !== undefined
-      if (type !== undefined && hasBody && !JSON_TYPE.test(type)) {
+      const undeclared = hasUndeclaredBody(request)
+      const hasBody = length > 0 || undeclared
+      const formRoute = request.method === "POST" && FORM_ROUTE.test(request.url.split("?")[0] ?? "")
+      if (type !== undefined && hasBody && !JSON_TYPE.test(type) && !formRoute) {
         return errorResponse(
           ApiError.of(
             415,
@@ -100,8 +208,33 @@ export const boundary = (app: HttpApp.Default): HttpApp.Default<never, HttpConfi
           style
         )
       }
+      let read = request
+      if (undeclared) {
+        const body = yield* readBounded(request, config.maxBodyBytes)
+        if (Option.isNone(body)) return errorResponse(tooLarge(config.maxBodyBytes), style)
+        read = withBody(request, body.value)
+        routed = Effect.provideService(app, HttpServerRequest.HttpServerRequest, read)
+      }
+      if (hasBody && !formRoute) {
+        // The text is cached by the request: the route reads it again without a second read.
+        const text = yield* read.text.pipe(
+          HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes)),
+          Effect.option
+        )
+        if (Option.isSome(text) && nestsDeeperThan(text.value, MAX_JSON_DEPTH)) {
+          return errorResponse(
+            ApiError.of(
+              400,
+              "request.body.malformed",
+              `the body nests deeper than ${MAX_JSON_DEPTH} levels`,
+              "body"
+            ),
+            style
+          )
+        }
+      }
     }
-    return yield* app.pipe(
+    return yield* routed.pipe(
       HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes)),
       Effect.catchAllCause((cause) =>
         Option.match(toApiError(cause, config.maxBodyBytes), {

@@ -1,0 +1,89 @@
+/**
+ * Corrections to the OpenAPI document `HttpApi` generates, so it describes what the server sends.
+ *
+ * `HttpApi` documents its default `HttpApiDecodeError` body on every 400, but this server never
+ * sends it: the boundary turns every decode failure into the route's `ApiError` envelope. The
+ * document is rewritten to drop it (and the components only it used), to merge the identical
+ * schemas a status gets from both the route and its authentication middleware, and to describe
+ * each error response with its own schema's description.
+ */
+
+type Json = Record<string, unknown>
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const DECODE_ERROR = "#/components/schemas/HttpApiDecodeError"
+const COMPONENT = /"#\/components\/schemas\/([^"]+)"/g
+
+const refsIn = (value: unknown): Array<string> =>
+  [...JSON.stringify(value).matchAll(COMPONENT)].map((m) => decodeURIComponent(m[1]!))
+
+/** A response schema without the decode error and without repeated members. */
+const cleanSchema = (schema: unknown): unknown => {
+  if (!isObject(schema) || !Array.isArray(schema["anyOf"])) return schema
+  const seen = new Set<string>()
+  const members = (schema["anyOf"] as Array<unknown>).filter((member) => {
+    if (isObject(member) && member["$ref"] === DECODE_ERROR) return false
+    const key = JSON.stringify(member)
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+  return members.length === 1 ? members[0] : { ...schema, anyOf: members }
+}
+
+/** The description of the component a schema refers to, if it is a single reference. */
+const describedBy = (schema: unknown, components: Json): string | undefined => {
+  if (!isObject(schema) || typeof schema["$ref"] !== "string") return undefined
+  const name = schema["$ref"].split("/").pop()!
+  const component = components[name]
+  return isObject(component) && typeof component["description"] === "string"
+    ? component["description"]
+    : undefined
+}
+
+export const transform = (spec: Record<string, unknown>): Record<string, unknown> => {
+  const components = isObject(spec["components"]) ? spec["components"] : {}
+  const schemas: Json = isObject(components["schemas"]) ? { ...components["schemas"] } : {}
+  const paths: Json = {}
+  for (const [path, item] of Object.entries(isObject(spec["paths"]) ? spec["paths"] : {})) {
+    const operations: Json = {}
+    for (const [method, operation] of Object.entries(isObject(item) ? item : {})) {
+      if (!isObject(operation) || !isObject(operation["responses"])) {
+        operations[method] = operation
+        continue
+      }
+      const responses: Json = {}
+      for (const [status, response] of Object.entries(operation["responses"])) {
+        const json = isObject(response) && isObject(response["content"]) ? response["content"] : undefined
+        const media =
+          json !== undefined && isObject(json["application/json"]) ? json["application/json"] : undefined
+        if (!isObject(response) || media === undefined || Number(status) < 400) {
+          responses[status] = response
+          continue
+        }
+        const schema = cleanSchema(media["schema"])
+        const description = describedBy(schema, schemas) ?? response["description"]
+        responses[status] = {
+          ...response,
+          description,
+          content: { ...json, "application/json": { ...media, schema } }
+        }
+      }
+      operations[method] = { ...operation, responses }
+    }
+    paths[path] = operations
+  }
+  // Keep only the components something still refers to.
+  const reachable = new Set<string>()
+  const queue = refsIn(paths)
+  while (queue.length > 0) {
+    const name = queue.pop()!
+    if (reachable.has(name)) continue
+    reachable.add(name)
+    queue.push(...refsIn(schemas[name]))
+  }
+  for (const name of Object.keys(schemas)) if (!reachable.has(name)) delete schemas[name]
+  return { ...spec, paths, components: { ...components, schemas } }
+}

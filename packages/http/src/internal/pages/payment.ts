@@ -1,0 +1,319 @@
+/**
+ * The payer's page at `payment_url`: what to transfer and where (amount, CVU and alias with copy
+ * buttons), how long is left, and the payment's state, kept live by polling the public endpoint.
+ * Once paid the payer is sent back to the merchant's `redirect_url`.
+ *
+ * Everything is rendered on the server, so the page is complete without JavaScript (a meta
+ * refresh keeps it current); the script adds copying, the countdown, polling and the redirect.
+ */
+import { Money, type Payment, Wire } from "@cobro/core"
+import { DateTime, Duration, Schema } from "effect"
+import * as Format from "./format.js"
+import { html, type Html, safeHttpUrl } from "./html.js"
+import type { Page } from "./layout.js"
+
+export interface PaymentPageModel {
+  readonly view: Payment.PublicPayment
+  /** The state to show: a PENDING payment past its expiry is shown EXPIRED. */
+  readonly shown: Payment.PaymentStatus
+  /** Gross ARS received so far. */
+  readonly received: Money.Money
+  readonly now: DateTime.Utc
+  /** The public endpoint, relative to the page (works under any mount prefix). */
+  readonly publicUrl: string
+  readonly nonce: string
+}
+
+/** How often the page asks for the state, and how long it shows "paid" before redirecting. */
+export const POLL_MS = 3000
+const REDIRECT_DELAY_MS: Partial<Record<Payment.PaymentStatus, number>> = { SUCCESS: 2000, OVERPAID: 8000 }
+
+/** `4 d 23 h 59 min` above a day, `23:59:59` below. */
+export const remaining = (ms: number): string => {
+  const total = Math.max(0, Math.floor(ms / 1000))
+  const days = Math.floor(total / 86400)
+  const hours = Math.floor((total % 86400) / 3600)
+  const minutes = Math.floor((total % 3600) / 60)
+  const seconds = total % 60
+  const two = (n: number) => String(n).padStart(2, "0")
+  return days > 0 ? `${days} d ${hours} h ${minutes} min` : `${two(hours)}:${two(minutes)}:${two(seconds)}`
+}
+
+const minus = (a: Money.Money, b: Money.Money): Money.Money => Money.make(a.minor - b.minor, a.currency)
+
+const encodeTimestamp = Schema.encodeSync(Wire.Timestamp)
+
+interface StateText {
+  readonly tone: "info" | "ok" | "warn" | "err"
+  readonly title: string
+  readonly text: string
+}
+
+const stateText = (model: PaymentPageModel, merchant: string, redirect: string | null): StateText => {
+  const quote = model.view.quotes[0]!.amount
+  const back = redirect === null ? "Ya podés cerrar esta página." : `Te llevamos de vuelta a ${merchant}.`
+  switch (model.shown) {
+    case "PENDING":
+      return {
+        tone: "info",
+        title: "Esperando tu transferencia",
+        text: "Cuando llegue, esta página se actualiza sola. La acreditación puede tardar unos minutos."
+      }
+    case "UNDERPAID":
+      return {
+        tone: "warn",
+        title: "Pago incompleto",
+        text: `Recibimos ${Format.money(model.received)} de ${Format.money(quote)}. Transferí los ${Format.money(
+          minus(quote, model.received)
+        )} que faltan a los mismos datos antes del vencimiento, o comunicate con ${merchant}.`
+      }
+    case "SUCCESS":
+      return {
+        tone: "ok",
+        title: "¡Pago recibido!",
+        text: `Recibimos ${Format.money(model.received)}. ${back}`
+      }
+    case "OVERPAID":
+      return {
+        tone: "warn",
+        title: "Pago recibido, con un excedente",
+        text: `Recibimos ${Format.money(model.received)}, más que los ${Format.money(quote)} pedidos. ${merchant} se va a comunicar con vos para devolverte la diferencia de ${Format.money(
+          minus(model.received, quote)
+        )}. ${back}`
+      }
+    case "EXPIRED":
+      return {
+        tone: "err",
+        title: "Este cobro venció",
+        text: `Ya no se puede pagar: no transfieras a estos datos, la transferencia sería devuelta. Pedile a ${merchant} un nuevo link de pago.`
+      }
+  }
+}
+
+const copyField = (id: string, label: string, noun: string, value: string): Html =>
+  html`<div class="field">
+    <dt id="${id}-label">${label}</dt>
+    <dd id="${id}">${value}</dd>
+    <button type="button" data-copy="${value}" data-copied="${label} copiado" aria-describedby="${id}-label">
+      Copiar ${noun}
+    </button>
+  </div>`
+
+export const page = (model: PaymentPageModel): Page => {
+  const { view } = model
+  const quote = view.quotes[0]!
+  const merchant = view.merchant_name.trim() === "" ? "el comercio" : view.merchant_name
+  const redirect = safeHttpUrl(view.redirect_url)
+  const open = model.shown === "PENDING" || model.shown === "UNDERPAID"
+  const paid = model.shown === "SUCCESS" || model.shown === "OVERPAID"
+  const leftMs = Duration.toMillis(DateTime.distanceDuration(model.now, view.expiration_timestamp))
+  const msLeft = DateTime.lessThan(model.now, view.expiration_timestamp) ? leftMs : 0
+  const state = stateText(model, merchant, redirect)
+  const redirectDelay = paid && redirect !== null ? (REDIRECT_DELAY_MS[model.shown] ?? 0) : 0
+  const due = model.shown === "UNDERPAID" ? minus(quote.amount, model.received) : quote.amount
+
+  const body = html`<section
+      class="card"
+      id="cobro-pay"
+      aria-labelledby="title"
+      data-status="${view.payment_status}"
+      data-amount="${Money.format(quote.amount)}"
+      data-expires="${encodeTimestamp(view.expiration_timestamp)}"
+      data-expires-in="${String(msLeft)}"
+      data-public-url="${model.publicUrl}"
+      data-poll-ms="${String(open ? POLL_MS : 0)}"
+      data-redirect="${redirect ?? ""}"
+      data-redirect-delay="${String(redirectDelay)}"
+      data-paid-message="${`¡Pago recibido! Te llevamos de vuelta a ${merchant}.`}"
+      data-expired-message="${`Este cobro venció. No transfieras a estos datos: pedile a ${merchant} un nuevo link de pago.`}"
+    >
+      <p class="eyebrow">Pago a</p>
+      <h1 id="title">${merchant}</h1>
+      ${view.motive === null || view.motive === "" ? "" : html`<p class="motive">${view.motive}</p>`}
+      <p class="eyebrow" id="amount-label">
+        ${model.shown === "UNDERPAID" ? "Falta transferir" : open ? "Monto a transferir" : "Monto del cobro"}
+      </p>
+      <p class="amount" aria-describedby="amount-label">${Format.money(due)}</p>
+      ${view.price.currency === "ARS" ? "" : html`<p class="muted">Equivale a ${Format.money(view.price)}.</p>`}
+      <div id="payment-state" class="state ${state.tone}" role="status" aria-live="polite" aria-atomic="true">
+        <strong>${state.title}</strong>
+        <p>${state.text}</p>
+      </div>
+      ${
+        open
+          ? html`<p id="expiry">
+              Vence en
+              <span class="countdown" id="countdown" role="timer" aria-live="off">${remaining(msLeft)}</span>
+              <span class="muted">(${Format.when(view.expiration_timestamp)}, hora de Buenos Aires)</span>
+            </p>`
+          : ""
+      }
+      ${
+        paid && redirect !== null
+          ? html`<p><a class="button primary" id="back" href="${redirect}">Volver a ${merchant}</a></p>`
+          : ""
+      }
+    </section>
+    ${
+      open
+        ? html`<section class="card" id="transfer" aria-labelledby="transfer-title">
+            <h2 id="transfer-title">Datos para transferir</h2>
+            <dl>
+              ${copyField("cvu", "CVU", "CVU", quote.address)}
+              ${copyField("alias", "Alias", "alias", quote.alias)}
+            </dl>
+            <p class="visually-hidden" id="copy-status" aria-live="polite"></p>
+            <ol>
+              <li>Abrí la app de tu banco o billetera virtual.</li>
+              <li>Elegí transferir a un CBU/CVU o alias y pegá uno de estos datos.</li>
+              <li>Transferí exactamente ${Format.money(due)}. Te avisamos acá cuando llegue.</li>
+            </ol>
+          </section>`
+        : ""
+    }`
+
+  // Without JavaScript: refresh while waiting, and go back to the merchant once paid.
+  const head =
+    redirectDelay > 0
+      ? html`<noscript
+          ><meta http-equiv="refresh" content="${`${Math.ceil(redirectDelay / 1000)};url=${redirect}`}"
+        /></noscript>`
+      : open
+        ? html`<noscript><meta http-equiv="refresh" content="30" /></noscript>`
+        : undefined
+
+  return {
+    title: `Pagar ${Format.money(quote.amount)} a ${merchant} · cobro`,
+    nonce: model.nonce,
+    body,
+    ...(head === undefined ? {} : { head }),
+    script: SCRIPT
+  }
+}
+
+/**
+ * The page's behaviour. A constant: everything it needs comes from `data-*` attributes, which
+ * the template escapes, so no request data is ever written into script text.
+ */
+const SCRIPT = `(() => {
+  "use strict"
+  const root = document.getElementById("cobro-pay")
+  if (!root) return
+  const d = root.dataset
+  const state = document.getElementById("payment-state")
+  const say = (title, text, tone) => {
+    state.className = "state " + tone
+    state.replaceChildren()
+    const strong = document.createElement("strong")
+    strong.textContent = title
+    state.append(strong)
+    if (text) {
+      const p = document.createElement("p")
+      p.textContent = text
+      state.append(p)
+    }
+  }
+
+  // Copy buttons: the Clipboard API, or a hidden textarea where it is unavailable.
+  const copyStatus = document.getElementById("copy-status")
+  for (const button of document.querySelectorAll("button[data-copy]")) {
+    const label = button.textContent
+    button.addEventListener("click", async () => {
+      const text = button.dataset.copy
+      let ok = false
+      try {
+        await navigator.clipboard.writeText(text)
+        ok = true
+      } catch {
+        const area = document.createElement("textarea")
+        area.value = text
+        area.setAttribute("readonly", "")
+        area.className = "visually-hidden"
+        document.body.append(area)
+        area.select()
+        try { ok = document.execCommand("copy") } catch { ok = false }
+        area.remove()
+      }
+      if (copyStatus) copyStatus.textContent = ok ? button.dataset.copied : "No pudimos copiar: seleccioná el texto y copialo."
+      if (ok) {
+        button.textContent = "¡Copiado!"
+        setTimeout(() => { button.textContent = label }, 2000)
+      }
+    })
+  }
+
+  const redirectTo = (delay) => {
+    if (!d.redirect) return
+    setTimeout(() => { location.assign(d.redirect) }, delay)
+  }
+  const redirectDelay = Number(d.redirectDelay)
+  if (redirectDelay > 0) redirectTo(redirectDelay)
+
+  let stopped = Number(d.pollMs) <= 0
+  let timer
+
+  // Countdown against the server's clock: the time left at rendering, minus the time elapsed here.
+  const countdown = document.getElementById("countdown")
+  const started = performance.now()
+  const left0 = Number(d.expiresIn)
+  const two = (n) => String(n).padStart(2, "0")
+  const format = (ms) => {
+    const total = Math.max(0, Math.floor(ms / 1000))
+    const days = Math.floor(total / 86400)
+    const hours = Math.floor((total % 86400) / 3600)
+    const minutes = Math.floor((total % 3600) / 60)
+    return days > 0 ? days + " d " + hours + " h " + minutes + " min" : two(hours) + ":" + two(minutes) + ":" + two(total % 60)
+  }
+  const expire = () => {
+    stopped = true
+    clearTimeout(timer)
+    say(d.expiredMessage, "", "err")
+    const transfer = document.getElementById("transfer")
+    if (transfer) transfer.hidden = true
+    const expiry = document.getElementById("expiry")
+    if (expiry) expiry.hidden = true
+  }
+  const tick = () => {
+    const left = left0 - (performance.now() - started)
+    if (left <= 0) return expire()
+    countdown.textContent = format(left)
+    setTimeout(tick, (left % 1000) + 20)
+  }
+  if (countdown) tick()
+
+  // Live state: poll the public endpoint; a change of state, amount or expiry re-renders the page.
+  const schedule = (wait) => {
+    clearTimeout(timer)
+    if (!stopped) timer = setTimeout(poll, wait)
+  }
+  const poll = async () => {
+    if (stopped) return
+    let wait = Number(d.pollMs)
+    if (document.visibilityState !== "hidden") {
+      try {
+        const response = await fetch(d.publicUrl, { headers: { accept: "application/json" }, cache: "no-store", credentials: "omit" })
+        if (response.status === 429) wait = Math.max(wait, 1000 * Number(response.headers.get("retry-after") || 10))
+        if (response.ok) {
+          const p = (await response.json()).data
+          const amount = p.quotes && p.quotes[0] ? p.quotes[0].amount : d.amount
+          if (p.payment_status === "SUCCESS" && d.redirect) {
+            stopped = true
+            say(d.paidMessage, "", "ok")
+            return redirectTo(1500)
+          }
+          if (p.payment_status !== d.status || amount !== d.amount || p.expiration_timestamp !== d.expires) {
+            stopped = true
+            return location.reload()
+          }
+        }
+      } catch {
+        // Offline for a moment: try again at the next tick.
+      }
+    }
+    schedule(wait)
+  }
+  // Hidden tabs skip their polls; coming back asks at once.
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") schedule(0) })
+  schedule(Number(d.pollMs))
+})()
+`
