@@ -34,6 +34,7 @@ import * as Transactor from "./Transactor.js"
 import * as TransferRepository from "./TransferRepository.js"
 import { Transfers } from "./Transfers.js"
 import * as UserRepository from "./UserRepository.js"
+import * as WebhookDeliveryRepository from "./WebhookDeliveryRepository.js"
 
 /** Every service of the engine; needs the ports (storage, bank, fees, rates, config). */
 export const services = Layer.mergeAll(Payments.Default, Jobs.Default, Idempotency.Default).pipe(
@@ -59,7 +60,7 @@ export const layerMemoryStorage = Layer.mergeAll(
   ScheduleRepository.layerMemory,
   SplitRepository.layerMemory,
   LedgerRepository.layerMemory,
-  Outbox.layerMemory,
+  WebhookDeliveryRepository.layerMemory.pipe(Layer.provideMerge(Outbox.layerMemory)),
   TransferRepository.layerMemory,
   IdempotencyRepository.layerMemory,
   Transactor.layerMemory

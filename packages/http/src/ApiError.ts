@@ -13,7 +13,7 @@ import { HttpApiSchema } from "@effect/platform"
 import { Errors } from "@cobro/core"
 import { Match, Schema } from "effect"
 
-export const statuses = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 502, 503] as const
+export const statuses = [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 502, 503] as const
 export const Status = Schema.Literal(...statuses)
 export type Status = typeof Status.Type
 
@@ -69,7 +69,6 @@ const meanings: Record<Status, string> = {
   401: "Missing, malformed, unknown, revoked or expired token, or invalid credentials or code",
   403: "The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule)",
   404: "No such resource for this caller (another account's resources are not found), or no such route",
-  405: "Method not allowed",
   409: "The request conflicts with the resource's state or with another resource",
   413: "The body is larger than the server accepts",
   415: "The body is not JSON",

@@ -1,9 +1,12 @@
 /**
  * `Outbox` over `SqlClient`: events are rows written in the same transaction as their change.
+ * An event with a webhook URL gets its pending delivery row (`cobro_webhook_deliveries`) in the
+ * same transaction, so an event is never written without the work of delivering it.
  */
 import { SqlClient } from "@effect/sql"
 import { Outbox as Port } from "@cobro/core"
 import { Effect, Layer, Option } from "effect"
+import { insertPending } from "./internal/deliveries.js"
 import { decodeJson, encodeJson, millis } from "./internal/sql.js"
 
 export const make = Effect.gen(function* () {
@@ -11,14 +14,21 @@ export const make = Effect.gen(function* () {
   const encode = encodeJson(Port.OutboxEvent)
   const decode = decodeJson(Port.OutboxEvent)
   return Port.Outbox.of({
-    append: (event) =>
-      sql`INSERT INTO cobro_outbox ${sql.insert({
+    append: (event) => {
+      const insert = sql`INSERT INTO cobro_outbox ${sql.insert({
         event_id: event.event_id,
         type: event.type,
         user_id: event.user_id,
         doc: encode(event),
         created_ms: millis(event.created_at)
-      })}`.pipe(Effect.asVoid, Effect.orDie),
+      })}`
+      // Both rows or neither, also when called outside a unit of work (inside one: a savepoint).
+      return (
+        event.webhook_url === null
+          ? Effect.asVoid(insert)
+          : sql.withTransaction(Effect.zipRight(insert, insertPending(sql, event)))
+      ).pipe(Effect.orDie)
+    },
     findById: (id) =>
       sql<{ doc: unknown }>`SELECT doc FROM cobro_outbox WHERE event_id = ${id}`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (r) => decode(r.doc))),

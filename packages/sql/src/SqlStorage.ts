@@ -17,7 +17,8 @@ import type {
   SplitRepository,
   Transactor,
   TransferRepository,
-  UserRepository
+  UserRepository,
+  WebhookDeliveryRepository
 } from "@cobro/core"
 import { Layer } from "effect"
 import * as Migrations from "./Migrations.js"
@@ -33,6 +34,7 @@ import * as SqlSplitRepository from "./SqlSplitRepository.js"
 import * as SqlTransactor from "./SqlTransactor.js"
 import * as SqlTransferRepository from "./SqlTransferRepository.js"
 import * as SqlUserRepository from "./SqlUserRepository.js"
+import * as SqlWebhookDeliveryRepository from "./SqlWebhookDeliveryRepository.js"
 
 export type Storage =
   | PaymentRepository.PaymentRepository
@@ -47,6 +49,7 @@ export type Storage =
   | ScheduleRepository.ScheduleRepository
   | SplitRepository.SplitRepository
   | IdempotencyRepository.IdempotencyRepository
+  | WebhookDeliveryRepository.WebhookDeliveryRepository
 
 /** The repositories alone (the database must already be migrated). */
 export const repositories: Layer.Layer<Storage, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -61,7 +64,8 @@ export const repositories: Layer.Layer<Storage, never, SqlClient.SqlClient> = La
   SqlCustomerRepository.layer,
   SqlScheduleRepository.layer,
   SqlSplitRepository.layer,
-  SqlIdempotencyRepository.layer
+  SqlIdempotencyRepository.layer,
+  SqlWebhookDeliveryRepository.layer
 )
 
 /** Migrates the database, then provides every repository. */

@@ -1,8 +1,8 @@
 /**
  * The edge of the API: every request passes here before routing and every failure leaves here as
- * an envelope. Body limits and content types are checked first; afterwards whatever failed (a
- * typed error, a body that does not decode, malformed JSON, an unknown route, a defect) becomes
- * an `ApiError` in the route's envelope. A defect is logged with its cause and answered with a
+ * an envelope. Body limits, content types and JSON nesting are checked first; afterwards whatever
+ * failed (a typed error, a body that does not decode, malformed JSON, an unknown route, a defect)
+ * becomes an `ApiError` in the route's envelope. A defect is logged with its cause and answered with a
  * bare 500: no stack trace or internal text reaches the wire.
  */
 import {
@@ -63,7 +63,7 @@ const decodeError = (error: HttpApiError.HttpApiDecodeError): ApiError => {
 const MAX_JSON_DEPTH = 64
 
 /** Whether the JSON text nests arrays/objects deeper than `max` (strings are skipped). */
-export const nestsDeeperThan = (text: string, max: number): boolean => {
+const nestsDeeperThan = (text: string, max: number): boolean => {
   let depth = 0
   let inString = false
   for (let i = 0; i < text.length; i++) {

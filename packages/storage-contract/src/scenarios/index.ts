@@ -5,6 +5,7 @@ import { idempotencyScenarios } from "./idempotency.js"
 import { paymentScenarios } from "./payments.js"
 import { scheduleScenarios } from "./schedules.js"
 import { splitScenarios } from "./splits.js"
+import { webhookScenarios } from "./webhooks.js"
 
 /** Every scenario of the contract; each storage area adds its own list here. */
 export const scenarios: ReadonlyArray<Scenario> = [
@@ -13,5 +14,6 @@ export const scenarios: ReadonlyArray<Scenario> = [
   ...customerScenarios,
   ...scheduleScenarios,
   ...splitScenarios,
-  ...idempotencyScenarios
+  ...idempotencyScenarios,
+  ...webhookScenarios
 ]

@@ -1,0 +1,255 @@
+/**
+ * What an operator does to a cobro database, over the engine's services: create merchants and
+ * partners, set an account's status, verify the ledger, inspect and replay webhook deliveries,
+ * read the sandbox's 2FA codes. The CLI prints these; the server uses `ensureDemo` at start.
+ */
+import {
+  Accounts,
+  Auth,
+  BankAccount,
+  CredentialRepository,
+  Errors,
+  Ids,
+  Principal,
+  SandboxBank,
+  SecondFactor,
+  Transactor,
+  User,
+  UserRepository,
+  WebhookDeliveryRepository
+} from "@cobro/core"
+import { Webhooks } from "@cobro/webhooks"
+import { SqlClient } from "@effect/sql"
+import { DateTime, Effect, Option, Schema } from "effect"
+
+export interface CreateUserInput {
+  readonly name: string
+  readonly email: string
+  readonly cuit: string
+  readonly user_id?: string | undefined
+  readonly alias_prefix?: string | undefined
+  readonly status?: string | undefined
+  /** The partner that onboards the user (its webhook gets the account's events). */
+  readonly partner_id?: string | undefined
+}
+
+export interface CreatedCredentials {
+  readonly user_id: string
+  readonly client_id: string
+  readonly client_secret: string
+}
+
+const aliasPrefixPatch = Schema.decodeUnknown(Accounts.AccountPatch)
+
+/**
+ * Creates a merchant with an API credential and, when given, its alias prefix, in one unit of
+ * work: a taken prefix leaves nothing behind. The secret is returned once and stored sealed.
+ */
+export const createUser = Effect.fn("Admin.createUser")(function* (input: CreateUserInput) {
+  const accounts = yield* Accounts.Accounts
+  const request = yield* Accounts.decodeCreateUserRequest({
+    name: input.name,
+    email: input.email,
+    cuit: input.cuit,
+    ...(input.user_id === undefined ? {} : { user_id: input.user_id }),
+    ...(input.status === undefined ? {} : { account_status: input.status.toUpperCase() }),
+    ...(input.partner_id === undefined ? {} : { partner_id: input.partner_id })
+  })
+  const patch =
+    input.alias_prefix === undefined
+      ? Option.none()
+      : Option.some(
+          yield* aliasPrefixPatch({ alias_prefix: input.alias_prefix }).pipe(
+            Effect.mapError(() =>
+              Errors.InvalidInput.of(
+                "alias_prefix",
+                "must be 1-8 characters of lowercase letters, digits and underscore"
+              )
+            )
+          )
+        )
+  return yield* Transactor.transactionally(
+    Effect.gen(function* () {
+      const created = yield* accounts.createUser(request)
+      if (Option.isSome(patch)) {
+        yield* accounts.updateAccount(
+          Principal.Principal.User({ user_id: created.user.user_id }),
+          created.user.user_id,
+          patch.value
+        )
+      }
+      return {
+        user_id: created.user.user_id,
+        client_id: created.client_id,
+        client_secret: created.client_secret
+      } satisfies CreatedCredentials
+    })
+  )
+})
+
+export interface CreatePartnerInput {
+  readonly name: string
+  readonly redirect_url: string
+  readonly webhook_url?: string | undefined
+  readonly slug?: string | undefined
+  readonly commission?: number | undefined
+}
+
+/** Registers a partner; its secret is returned once and stored sealed. */
+export const createPartner = Effect.fn("Admin.createPartner")(function* (input: CreatePartnerInput) {
+  const auth = yield* Auth.Auth
+  const request = yield* Auth.decodeRegisterPartnerRequest({
+    name: input.name,
+    redirect_url: input.redirect_url,
+    ...(input.webhook_url === undefined ? {} : { webhook_url: input.webhook_url }),
+    ...(input.slug === undefined ? {} : { slug: input.slug }),
+    ...(input.commission === undefined ? {} : { commission: input.commission })
+  })
+  const registered = yield* auth.registerPartner(request)
+  return {
+    partner_id: registered.partner.partner_id,
+    slug: registered.partner.slug,
+    client_id: registered.client_id,
+    client_secret: registered.client_secret
+  } as const
+})
+
+/** An operator's status change (verification, suspension); the account as it is afterwards. */
+export const setStatus = Effect.fn("Admin.setStatus")(function* (userId: string, status: string) {
+  const accounts = yield* Accounts.Accounts
+  const decoded = yield* Schema.decodeUnknown(User.AccountStatus)(status.toUpperCase()).pipe(
+    Effect.mapError(() =>
+      Errors.InvalidInput.of(
+        "status",
+        `must be one of ${User.AccountStatus.literals.join(", ")}, got "${status}"`
+      )
+    )
+  )
+  const user = yield* accounts.setStatus(Ids.UserId.make(userId), decoded)
+  return { user_id: user.user_id, account_status: user.account_status } as const
+})
+
+export interface ListWebhooksInput {
+  readonly status?: string | undefined
+  readonly user_id?: string | undefined
+  readonly after?: string | undefined
+  readonly limit?: number | undefined
+}
+
+export const listWebhooks = Effect.fn("Admin.listWebhooks")(function* (input: ListWebhooksInput) {
+  const webhooks = yield* Webhooks.Webhooks
+  const status =
+    input.status === undefined
+      ? undefined
+      : yield* Schema.decodeUnknown(WebhookDeliveryRepository.DeliveryStatus)(
+          input.status.toLowerCase()
+        ).pipe(
+          Effect.mapError(() =>
+            Errors.InvalidInput.of(
+              "status",
+              `must be one of ${WebhookDeliveryRepository.DeliveryStatus.literals.join(", ")}, got "${input.status}"`
+            )
+          )
+        )
+  return yield* webhooks.list({
+    ...(status === undefined ? {} : { status }),
+    ...(input.user_id === undefined ? {} : { user_id: Ids.UserId.make(input.user_id) }),
+    ...(input.after === undefined ? {} : { after: Ids.EventId.make(input.after) }),
+    ...(input.limit === undefined ? {} : { limit: input.limit })
+  })
+})
+
+export const replayWebhook = Effect.fn("Admin.replayWebhook")(function* (eventId: string) {
+  const webhooks = yield* Webhooks.Webhooks
+  return yield* webhooks.replay(Ids.EventId.make(eventId))
+})
+
+export interface SandboxCode {
+  readonly request_id: string
+  readonly user_id: string
+  readonly code: string
+  readonly expires_at: string
+}
+
+/**
+ * The 2FA codes of the payout-account verifications still open (pending and not expired),
+ * oldest first. The sandbox's `SecondFactor` derives each code from its request id, so any
+ * process can show them; only a sandbox ever does.
+ */
+export const sandboxCodes = Effect.fn("Admin.sandboxCodes")(function* (userId?: string) {
+  const sql = yield* SqlClient.SqlClient
+  const now = DateTime.toEpochMillis(yield* DateTime.now)
+  const rows = yield* sql<{
+    readonly request_id: string
+    readonly user_id: string
+    readonly exp_ms: unknown
+  }>`SELECT request_id, user_id, exp_ms FROM cobro_verification_requests
+      WHERE status = 'PENDING' AND exp_ms > ${now}
+      ${userId === undefined ? sql`` : sql`AND user_id = ${userId}`}
+      ORDER BY created_ms, request_id`.pipe(Effect.orDie)
+  return rows.map((r): SandboxCode => ({
+    request_id: r.request_id,
+    user_id: r.user_id,
+    code: SecondFactor.sandboxCode(r.request_id),
+    expires_at: DateTime.formatIso(DateTime.unsafeMake(Number(r.exp_ms)))
+  }))
+})
+
+// ---------------------------------------------------------------------------------------------
+// The sandbox's demo merchant
+
+export const demo = {
+  user_id: "demo",
+  name: "Demo Store",
+  email: "demo@example.com",
+  cuit: BankAccount.makeCuit("30", "71234567"),
+  alias_prefix: "demo",
+  /** An account at the sandbox bank held by the demo merchant: a destination for payouts. */
+  payoutAccount: {
+    account: BankAccount.makeCbu("2850590", "0000000000017"),
+    alias: "demo.payouts"
+  }
+} as const
+
+export type DemoMerchant =
+  | ({ readonly _tag: "Created" } & CreatedCredentials)
+  | { readonly _tag: "Existing"; readonly user_id: string; readonly client_id: string | null }
+  | { readonly _tag: "Failed"; readonly reason: string }
+
+/**
+ * Makes sure the sandbox has its demo merchant (ACTIVE, alias prefix `demo`): creates it with
+ * fresh credentials the first time, otherwise reports the existing one (its secret was shown when
+ * it was created and is stored only sealed). Also tells the sandbox bank about the demo's payout
+ * account, which the bank (in memory) forgets at every restart.
+ */
+export const ensureDemo = Effect.fn("Admin.ensureDemo")(function* () {
+  const users = yield* UserRepository.UserRepository
+  const credentials = yield* CredentialRepository.CredentialRepository
+  const bank = yield* SandboxBank.SandboxBank
+  yield* bank.registerHolder({ ...demo.payoutAccount, cuit: demo.cuit, name: demo.name })
+  const existing = (): Effect.Effect<DemoMerchant> =>
+    Effect.map(credentials.findCredential(Ids.UserId.make(demo.user_id)), (c) => ({
+      _tag: "Existing" as const,
+      user_id: demo.user_id,
+      client_id: Option.match(c, { onNone: () => null, onSome: (c) => c.client_id })
+    }))
+  if (Option.isSome(yield* users.findById(Ids.UserId.make(demo.user_id)))) return yield* existing()
+  return yield* createUser({
+    user_id: demo.user_id,
+    name: demo.name,
+    email: demo.email,
+    cuit: demo.cuit,
+    alias_prefix: demo.alias_prefix,
+    status: "ACTIVE"
+  }).pipe(
+    Effect.map((created): DemoMerchant => ({ _tag: "Created", ...created })),
+    // Another instance created it first, or the email or prefix is taken by another user.
+    Effect.catchAll((error) =>
+      Effect.flatMap(users.findById(Ids.UserId.make(demo.user_id)), (found) =>
+        Option.isSome(found)
+          ? existing()
+          : Effect.succeed<DemoMerchant>({ _tag: "Failed", reason: `${error.key}: ${error.message}` })
+      )
+    )
+  )
+})

@@ -1,0 +1,197 @@
+/**
+ * The reference server: the engine over the configured storage, the HTTP API (with `/docs` and
+ * `/openapi.json`), the sandbox routes in sandbox mode, and the background work, on one port.
+ *
+ * Start-up order: storage (opened and migrated), the engine and the background work first, then
+ * the port opens, then the API. Shutdown is the reverse: the port stops accepting and the
+ * requests in flight finish, the workers finish their current run, then the database closes.
+ */
+import { HttpApiBuilder, HttpServer, type HttpServerRequest } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { CobroHttp, type HttpConfig } from "@cobro/http"
+import { Console, Context, Duration, Effect, Layer, Logger, Option } from "effect"
+import * as Http from "node:http"
+import * as Admin from "./Admin.js"
+import * as Background from "./Background.js"
+import * as SandboxClock from "./SandboxClock.js"
+import * as SandboxRoutes from "./SandboxRoutes.js"
+import type { ServerConfig } from "./ServerConfig.js"
+import { describeDatabase } from "./ServerConfig.js"
+import * as Services from "./Services.js"
+
+export const version = "0.1.0"
+
+/** The client address behind one trusted proxy: the last `X-Forwarded-For` entry (the one it added). */
+export const forwardedAddress = (request: HttpServerRequest.HttpServerRequest): string => {
+  const header = request.headers["x-forwarded-for"]
+  const last = header
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+    .at(-1)
+  return last ?? Option.getOrElse(request.remoteAddress, () => "unknown")
+}
+
+const httpSettings = (config: ServerConfig): Partial<HttpConfig.Settings> =>
+  config.trustProxy ? { clientAddress: forwardedAddress } : {}
+
+/** What `NodeHttpServer.layer` (and `layerTest`) provide. */
+export type NodeServer = Layer.Layer.Success<ReturnType<typeof NodeHttpServer.layer>>
+
+const api = (config: ServerConfig) =>
+  HttpApiBuilder.serve().pipe(Layer.provide(CobroHttp.layer(httpSettings(config))))
+
+/**
+ * The whole server of `config.mode` over `http`: storage and the engine first, then the
+ * background work, then `http` (the port), then the API and the sandbox routes. Shutdown runs in
+ * reverse: the API and the port go first (requests in flight finish), then the background runs
+ * finish, then the database closes. `layer` passes node:http on `config.port`; tests pass
+ * `NodeHttpServer.layerTest`.
+ */
+export const layerWith = <HttpError>(
+  config: ServerConfig,
+  http: Layer.Layer<NodeServer, HttpError>
+): Layer.Layer<Services.Services | NodeServer, Services.LayerError | HttpError> => {
+  const background = Background.layer(config.jobInterval)
+  return config.mode === "sandbox"
+    ? Layer.provide(api(config), SandboxRoutes.layer).pipe(
+        Layer.provideMerge(http),
+        Layer.provideMerge(Layer.provideMerge(background, Services.layerSandbox(config)))
+      )
+    : api(config).pipe(
+        Layer.provideMerge(http),
+        Layer.provideMerge(Layer.provideMerge(background, Services.layerProduction(config)))
+      )
+}
+
+/** How long a shutdown waits for the requests in flight before it cuts their connections. */
+export const drainTimeout = Duration.seconds(30)
+
+/**
+ * Stops `server` accepting connections and waits until the requests in flight are answered
+ * (idle keep-alive connections are closed as they become idle), up to `drainTimeout`. It runs
+ * first on shutdown, while the API's handler is still attached.
+ */
+export const drain = (server: Http.Server): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    if (!server.listening) return resume(Effect.void)
+    const idle = setInterval(() => server.closeIdleConnections(), 100)
+    const force = setTimeout(() => server.closeAllConnections(), Duration.toMillis(drainTimeout))
+    server.close(() => {
+      clearInterval(idle)
+      clearTimeout(force)
+      resume(Effect.void)
+    })
+    server.closeIdleConnections()
+  })
+
+/** The server on node:http at `config.port`, drained on shutdown. */
+export const layer = (config: ServerConfig) =>
+  Layer.unwrapEffect(
+    Effect.sync(() => {
+      const server = Http.createServer()
+      return Layer.scopedDiscard(Effect.addFinalizer(() => drain(server))).pipe(
+        Layer.provideMerge(
+          layerWith(
+            config,
+            NodeHttpServer.layer(() => server, { port: config.port })
+          )
+        )
+      )
+    })
+  )
+
+/** `http://localhost:PORT` for a server listening on every interface. */
+export const localUrl = (address: HttpServer.Address): string =>
+  address._tag === "UnixAddress"
+    ? `unix:${address.path}`
+    : `http://${["0.0.0.0", "::", "127.0.0.1", "::1"].includes(address.hostname) ? "localhost" : address.hostname}:${address.port}`
+
+/** The lines printed once the server listens. */
+export const banner = (
+  config: ServerConfig,
+  address: HttpServer.Address,
+  demo: Admin.DemoMerchant | undefined
+): ReadonlyArray<string> => {
+  const url = localUrl(address)
+  const lines = [
+    `cobro ${version} (${config.mode} mode)`,
+    `  Database:   ${describeDatabase(config.database)}`,
+    config.mode === "sandbox"
+      ? "  Bank:       sandbox bank (simulated; no money moves; send test transfers with the faucet)"
+      : "  Bank:       sandbox bank: cobro ships no real bank integration; embed @cobro/core with your BankProvider to move real money",
+    `  Listening on ${url}`,
+    `  Docs:       ${url}/docs  (OpenAPI: ${url}/openapi.json)`
+  ]
+  lines.push(`  Payments:   payment_url is ${config.publicUrl}/pay/{id} (COBRO_PUBLIC_URL)`)
+  if (config.mode === "sandbox") {
+    lines.push(
+      "  Sandbox:    POST /cvu/{cvu}/faucet, GET /sandbox/clock, POST /sandbox/clock/advance {seconds}"
+    )
+  }
+  lines.push(
+    config.sandboxKey
+      ? "  Secrets:    sealed under the public sandbox key (set COBRO_SECRET_KEY to use your own)"
+      : "  Secrets:    sealed under COBRO_SECRET_KEY"
+  )
+  if (demo !== undefined) {
+    switch (demo._tag) {
+      case "Created":
+        lines.push(
+          "  Demo merchant (created now; the secret is shown only this once):",
+          `    user_id:       ${demo.user_id}`,
+          `    client_id:     ${demo.client_id}`,
+          `    client_secret: ${demo.client_secret}`,
+          `    token:         curl -s -X POST ${url}/users/${demo.user_id}/tokens -H 'content-type: application/json' \\`,
+          `                     -d '{"client_id":"${demo.client_id}","client_secret":"${demo.client_secret}"}'`
+        )
+        break
+      case "Existing":
+        lines.push(
+          `  Demo merchant: ${demo.user_id} (exists; client_id ${demo.client_id ?? "unknown"}; its secret was shown when it was created)`,
+          "    new credentials: npx cobro users create --name … --email … --cuit … --status ACTIVE --json"
+        )
+        break
+      case "Failed":
+        lines.push(`  Demo merchant: not created (${demo.reason})`)
+    }
+    lines.push(
+      `  Sandbox bank account for payouts: CBU ${Admin.demo.payoutAccount.account} (alias ${Admin.demo.payoutAccount.alias}), holder CUIT ${Admin.demo.cuit}`
+    )
+  }
+  return lines
+}
+
+/**
+ * Runs the server until interrupted (SIGINT/SIGTERM under `NodeRuntime.runMain`), printing the
+ * banner once it listens and, in sandbox mode, creating the demo merchant on first start.
+ */
+export const run = (config: ServerConfig) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const context = yield* Layer.build(layer(config))
+      const { address } = Context.get(context, HttpServer.HttpServer)
+      const demo = config.mode === "sandbox" ? yield* Effect.provide(Admin.ensureDemo(), context) : undefined
+      const clock = Context.getOption(context, SandboxClock.SandboxClock)
+      if (Option.isSome(clock)) {
+        const reading = yield* clock.value.read
+        if (Duration.toMillis(reading.offset) > 0) {
+          yield* Effect.logInfo("the sandbox clock is ahead of real time").pipe(
+            Effect.annotateLogs({ ...SandboxRoutes.view(reading) })
+          )
+        }
+      } else {
+        yield* Effect.logWarning(
+          "production mode runs on the sandbox bank: no real money moves and 2FA codes are the sandbox's"
+        )
+      }
+      yield* Console.log(banner(config, address, demo).join("\n"))
+      yield* Effect.addFinalizer(() =>
+        Console.log("cobro: stopping: no new requests; finishing requests and background work in flight")
+      )
+      return yield* Effect.never
+    })
+  ).pipe(
+    Logger.withMinimumLogLevel(config.logLevel),
+    Effect.onInterrupt(() => Console.log("cobro: stopped"))
+  )

@@ -1,0 +1,304 @@
+/**
+ * The server's configuration, read from the environment with Effect `Config` (tests pass a
+ * `ConfigProvider.fromMap`). Every variable has a default that runs a sandbox on this machine,
+ * except the secret key of production mode. A missing or bad value fails with a message naming
+ * the variable and what it expects; all problems are reported at once.
+ */
+import { Crypto } from "@cobro/core"
+import { Config, ConfigError, Duration, Effect, Either, LogLevel, Option, Redacted, Schema } from "effect"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+
+export type Mode = "sandbox" | "production"
+
+/** Where the data lives: a SQLite file or a Postgres database. */
+export type Database =
+  | { readonly _tag: "Sqlite"; readonly filename: string }
+  | { readonly _tag: "Postgres"; readonly url: Redacted.Redacted }
+
+export interface ServerConfig {
+  /** `sandbox`: faucet, test clock, loopback webhooks, demo merchant. `production`: none of them. */
+  readonly mode: Mode
+  /** TCP port of the HTTP server; 0 picks a free one. */
+  readonly port: number
+  readonly database: Database
+  /** The key client secrets are sealed under; sandbox without a key uses the public sandbox key. */
+  readonly secretKey: Redacted.Redacted<Uint8Array>
+  /** Whether `secretKey` is the publicly known sandbox key. */
+  readonly sandboxKey: boolean
+  /** Base of `payment_url` and of the URLs the server prints, without a trailing slash. */
+  readonly publicUrl: string
+  /** How often `Jobs.runDue` runs (expiries, payout schedules, split payouts). */
+  readonly jobInterval: Duration.Duration
+  /** Behind one trusted reverse proxy: the client address is the last `X-Forwarded-For` entry. */
+  readonly trustProxy: boolean
+  readonly logLevel: LogLevel.LogLevel
+}
+
+export const DEFAULT_DATABASE_URL = "file:./.cobro/cobro.db"
+
+/** The variables, for messages and docs. */
+export const variables = {
+  port: "PORT",
+  mode: "COBRO_MODE",
+  database: "COBRO_DATABASE_URL",
+  secretKey: "COBRO_SECRET_KEY",
+  publicUrl: "COBRO_PUBLIC_URL",
+  jobInterval: "COBRO_JOB_INTERVAL",
+  trustProxy: "COBRO_TRUST_PROXY",
+  logLevel: "COBRO_LOG_LEVEL"
+} as const
+
+/**
+ * A database URL: `postgres://…` or `postgresql://…` is Postgres; `file:PATH`, `sqlite:PATH`,
+ * `file:///absolute/path` or a plain path is a SQLite file (relative to the working directory).
+ */
+export const parseDatabaseUrl = (text: string): Either.Either<Database, string> => {
+  const value = text.trim()
+  if (value === "") return Either.left("must not be empty")
+  if (/^postgres(?:ql)?:\/\//i.test(value)) {
+    let url: URL
+    try {
+      url = new URL(value)
+    } catch {
+      return Either.left("is not a valid postgres:// URL")
+    }
+    if (url.hostname === "" && !url.searchParams.has("host")) {
+      return Either.left("a postgres:// URL needs a host, e.g. postgres://user:password@localhost:5432/cobro")
+    }
+    return Either.right({ _tag: "Postgres", url: Redacted.make(value) })
+  }
+  if (/^file:\/\//i.test(value)) {
+    try {
+      return Either.right({ _tag: "Sqlite", filename: fileURLToPath(value) })
+    } catch {
+      return Either.left("is not a valid file:// URL")
+    }
+  }
+  const prefixed = /^(?:file|sqlite):(.*)$/i.exec(value)
+  if (prefixed !== null) {
+    const path = prefixed[1]!.replace(/^\/\//, "")
+    return path === "" ? Either.left("names no file") : Either.right({ _tag: "Sqlite", filename: path })
+  }
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)
+  if (scheme !== null) {
+    return Either.left(
+      `uses the unsupported scheme "${scheme[1]}:"; use postgres://…, file:PATH or a plain path to a SQLite file`
+    )
+  }
+  return Either.right({ _tag: "Sqlite", filename: value })
+}
+
+/** The database for logs: the SQLite path, or the Postgres URL without its password. */
+export const describeDatabase = (database: Database): string => {
+  if (database._tag === "Sqlite") return `SQLite ${database.filename}`
+  try {
+    const url = new URL(Redacted.value(database.url))
+    if (url.password !== "") url.password = "***"
+    return `Postgres ${url.toString()}`
+  } catch {
+    return "Postgres"
+  }
+}
+
+/** The absolute path of a SQLite database, for messages. */
+export const sqlitePath = (filename: string): string =>
+  filename === ":memory:" ? filename : Path.resolve(filename)
+
+const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
+
+const mode = Config.string(variables.mode).pipe(
+  Config.withDefault("sandbox"),
+  Config.mapOrFail((value) => {
+    const v = value.trim().toLowerCase()
+    return v === "sandbox" || v === "production"
+      ? Either.right(v as Mode)
+      : Either.left(invalid(variables.mode, `must be "sandbox" or "production", got "${value}"`))
+  })
+)
+
+const port = Config.string(variables.port).pipe(
+  Config.withDefault("3000"),
+  Config.mapOrFail((value) => {
+    const n = Number(value.trim())
+    return /^\d+$/.test(value.trim()) && n >= 0 && n <= 65535
+      ? Either.right(n)
+      : Either.left(
+          invalid(variables.port, `must be a TCP port (an integer from 0 to 65535), got "${value}"`)
+        )
+  })
+)
+
+const database = Config.string(variables.database).pipe(
+  Config.withDefault(DEFAULT_DATABASE_URL),
+  Config.mapOrFail((value) => Either.mapLeft(parseDatabaseUrl(value), (m) => invalid(variables.database, m)))
+)
+
+const secretKeyText = Config.option(Config.redacted(variables.secretKey))
+
+const publicUrlText = Config.option(Config.string(variables.publicUrl))
+
+const parsePublicUrl = (value: string): Either.Either<string, string> => {
+  let url: URL
+  try {
+    url = new URL(value.trim())
+  } catch {
+    return Either.left(`must be an absolute http(s) URL such as https://pay.example.com, got "${value}"`)
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return Either.left(`must be an http or https URL, got "${value}"`)
+  }
+  if (url.search !== "" || url.hash !== "") return Either.left("must not have a query or a fragment")
+  return Either.right(url.toString().replace(/\/+$/, ""))
+}
+
+const jobInterval = Config.string(variables.jobInterval).pipe(
+  Config.withDefault("5 seconds"),
+  Config.mapOrFail((value) =>
+    Option.match(Duration.decodeUnknown(value.trim()), {
+      onNone: () =>
+        Either.left(
+          invalid(
+            variables.jobInterval,
+            `must be a duration such as "5 seconds" or "500 millis", got "${value}"`
+          )
+        ),
+      onSome: (d) =>
+        Duration.isFinite(d) && Duration.greaterThanOrEqualTo(d, Duration.millis(100))
+          ? Either.right(d)
+          : Either.left(
+              invalid(variables.jobInterval, `must be at least 100 millis and finite, got "${value}"`)
+            )
+    })
+  )
+)
+
+const trustProxy = Config.string(variables.trustProxy).pipe(
+  Config.withDefault("false"),
+  Config.mapOrFail((value) => {
+    const v = value.trim().toLowerCase()
+    if (["true", "1", "yes", "on"].includes(v)) return Either.right(true)
+    if (["false", "0", "no", "off", ""].includes(v)) return Either.right(false)
+    return Either.left(invalid(variables.trustProxy, `must be true or false, got "${value}"`))
+  })
+)
+
+const logLevel = Config.string(variables.logLevel).pipe(
+  Config.withDefault("info"),
+  Config.mapOrFail((value) => {
+    const v = value.trim().toLowerCase()
+    const found = LogLevel.allLevels.find((l) => l.label.toLowerCase() === v || l._tag.toLowerCase() === v)
+    return found === undefined
+      ? Either.left(
+          invalid(
+            variables.logLevel,
+            `must be one of ${LogLevel.allLevels.map((l) => l.label.toLowerCase()).join(", ")}, got "${value}"`
+          )
+        )
+      : Either.right(found)
+  })
+)
+
+/** The key: required in production; the public sandbox key in a sandbox without one. */
+const secretKey = Config.all({ mode, text: secretKeyText }).pipe(
+  Config.mapOrFail(({ mode, text }) => resolveKey(mode, text))
+)
+
+const publicUrl = Config.all({ port, text: publicUrlText }).pipe(
+  Config.mapOrFail(({ port, text }) =>
+    Option.match(text, {
+      onNone: () => Either.right(`http://localhost:${port === 0 ? 3000 : port}`),
+      onSome: (value) => Either.mapLeft(parsePublicUrl(value), (m) => invalid(variables.publicUrl, m))
+    })
+  )
+)
+
+/** The whole configuration. */
+export const config: Config.Config<ServerConfig> = Config.all({
+  mode,
+  port,
+  database,
+  secretKey,
+  publicUrl,
+  jobInterval,
+  trustProxy,
+  logLevel
+}).pipe(
+  Config.map(({ secretKey, ...rest }) => ({
+    ...rest,
+    secretKey: secretKey.key,
+    sandboxKey: secretKey.sandbox
+  }))
+)
+
+const resolveKey = (
+  mode: Mode,
+  text: Option.Option<Redacted.Redacted<string>>
+): Either.Either<
+  { readonly key: Redacted.Redacted<Uint8Array>; readonly sandbox: boolean },
+  ConfigError.ConfigError
+> => {
+  if (Option.isNone(text) || Redacted.value(text.value).trim() === "") {
+    return mode === "production"
+      ? Either.left(
+          ConfigError.MissingData(
+            [variables.secretKey],
+            "is required in production mode: 32 random bytes as base64 or 64 hex digits (e.g. `openssl rand -base64 32`)"
+          )
+        )
+      : Either.right({ key: Crypto.sandboxKey, sandbox: true })
+  }
+  return Either.match(Crypto.decodeKey(Redacted.value(text.value)), {
+    onLeft: (message) =>
+      Either.left(
+        invalid(variables.secretKey, `${message.replace(/^the server key /, "")} (32 bytes, base64 or hex)`)
+      ),
+    onRight: (bytes) => {
+      const sandbox = Crypto.sandboxKey.pipe(Redacted.value, (k) => Crypto.timingSafeEqual(k, bytes))
+      return mode === "production" && sandbox
+        ? Either.left(
+            invalid(variables.secretKey, "is the public sandbox key; production needs a secret one")
+          )
+        : Either.right({ key: Redacted.make(bytes), sandbox })
+    }
+  })
+}
+
+/** A configuration that cannot be used, with one line per problem (`VARIABLE: what is wrong`). */
+export class ServerConfigError extends Schema.TaggedError<ServerConfigError>()("ServerConfigError", {
+  problems: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `invalid configuration:\n${this.problems.map((p) => `  ${p}`).join("\n")}`
+  }
+}
+
+/** Each leaf of a `ConfigError` as `NAME: message`. */
+export const problemsOf = (error: ConfigError.ConfigError): ReadonlyArray<string> => {
+  switch (error._op) {
+    case "And":
+    case "Or":
+      return [...problemsOf(error.left), ...problemsOf(error.right)]
+    case "InvalidData":
+    case "MissingData":
+    case "SourceUnavailable":
+    case "Unsupported": {
+      const name = error.path.join("_")
+      const message =
+        error._op === "MissingData" && /^Expected .* to exist/.test(error.message)
+          ? "is required"
+          : error.message
+      return [name === "" ? message : `${name} ${message}`]
+    }
+  }
+}
+
+const uniqueProblems = (error: ConfigError.ConfigError): ReadonlyArray<string> => [
+  ...new Set(problemsOf(error))
+]
+
+/** Reads the configuration from the current `ConfigProvider` (the environment by default). */
+export const load: Effect.Effect<ServerConfig, ServerConfigError> = Effect.mapError(
+  config,
+  (error) => new ServerConfigError({ problems: uniqueProblems(error) })
+)

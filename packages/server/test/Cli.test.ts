@@ -1,0 +1,486 @@
+import { describe, expect, it } from "@effect/vitest"
+import {
+  Auth,
+  BankAccount,
+  Crypto,
+  Faucet,
+  Ids,
+  PartnerRepository,
+  PaymentRequest,
+  Payments,
+  Principal,
+  SandboxBank,
+  Split,
+  Splits,
+  UserRepository
+} from "@cobro/core"
+import { freshPgUrl, pgAdminUrl, pgAvailable } from "@cobro/storage-contract"
+import { SqlClient } from "@effect/sql"
+import { Effect, Exit, Option, Schema } from "effect"
+import { Services } from "../src/index.js"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { cli, cliJson, configOf, failureOf, tempDb, tempDir } from "./support.js"
+
+const cuit = BankAccount.makeCuit("30", "71234567")
+
+const pg = await Effect.runPromise(pgAvailable)
+if (!pg) {
+  if (process.env["CI"] === "true") throw new Error(`CI: Postgres at ${pgAdminUrl} is not reachable`)
+  console.warn(`\n!!! Postgres at ${pgAdminUrl} is not reachable: the CLI's Postgres test is SKIPPED !!!\n`)
+}
+
+/** The services over the database `env` names, for checking what a command did. */
+const withEngine = <A, E>(env: Record<string, string>, effect: Effect.Effect<A, E, Services.Services>) =>
+  Effect.flatMap(configOf(env), (config) => Effect.provide(effect, Services.layer(config)))
+
+const envFor = (file: string) => ({ COBRO_DATABASE_URL: `file:${file}` })
+
+describe("cobro CLI", () => {
+  it.scoped("migrate creates the schema, then finds it up to date", () =>
+    Effect.gen(function* () {
+      const env = envFor(yield* tempDb)
+      const first = yield* cli(["migrate"], env)
+      expect(Exit.isSuccess(first.exit)).toBe(true)
+      expect(first.stdout).toMatch(/applied 0001_payments, .*0008_sandbox_clock/)
+      const second = yield* cli(["migrate"], env)
+      expect(second.stdout).toMatch(/is up to date$/)
+    })
+  )
+
+  it.scoped("users create --json prints credentials that issue a token", () =>
+    Effect.gen(function* () {
+      const env = envFor(yield* tempDb)
+      const created = yield* cliJson(
+        ["users", "create", "--name", "Tienda Uno", "--email", "uno@example.com", "--cuit", "30-71234567-1"],
+        env
+      )
+      expect(Object.keys(created).sort()).toEqual(["client_id", "client_secret", "user_id"])
+      const userId = Ids.UserId.make(String(created["user_id"]))
+      const token = yield* withEngine(
+        env,
+        Effect.flatMap(Auth.Auth, (auth) =>
+          auth.issueUserToken(
+            userId,
+            new Auth.TokenRequest({
+              client_id: String(created["client_id"]),
+              client_secret: String(created["client_secret"])
+            })
+          )
+        )
+      )
+      expect(token.token).toMatch(/^USR-/)
+      const wrong = yield* withEngine(
+        env,
+        Effect.flip(
+          Effect.flatMap(Auth.Auth, (auth) =>
+            auth.issueUserToken(
+              userId,
+              new Auth.TokenRequest({ client_id: String(created["client_id"]), client_secret: "cs_wrong" })
+            )
+          )
+        )
+      )
+      expect(wrong.key).toBe("auth.credentials.invalid")
+      // PENDING by default
+      const user = yield* withEngine(
+        env,
+        Effect.flatMap(UserRepository.UserRepository, (u) => u.findById(userId))
+      )
+      expect(Option.map(user, (u) => u.account_status)).toEqual(Option.some("PENDING"))
+    })
+  )
+
+  it.scoped("users create with a user id, an alias prefix and a status; human output shows the secret", () =>
+    Effect.gen(function* () {
+      const env = envFor(yield* tempDb)
+      const result = yield* cli(
+        [
+          "users",
+          "create",
+          "--name",
+          "Tienda Dos",
+          "--email",
+          "dos@example.com",
+          "--cuit",
+          cuit,
+          "--user-id",
+          "tienda_dos",
+          "--alias-prefix",
+          "dos",
+          "--status",
+          "ACTIVE"
+        ],
+        env
+      )
+      expect(Exit.isSuccess(result.exit)).toBe(true)
+      expect(result.stdout).toMatch(
+        /^created user tienda_dos\n {2}client_id: {5}cli_\w+\n {2}client_secret: cs_/
+      )
+      const user = yield* withEngine(
+        env,
+        Effect.flatMap(UserRepository.UserRepository, (u) => u.findById(Ids.UserId.make("tienda_dos")))
+      )
+      expect(Option.map(user, (u) => [u.account_status, u.alias_prefix])).toEqual(
+        Option.some(["ACTIVE", "dos"])
+      )
+    })
+  )
+
+  it.scoped("users create refuses bad input with the field, and a taken prefix leaves no user behind", () =>
+    Effect.gen(function* () {
+      const env = envFor(yield* tempDb)
+      const bad = yield* cli(
+        ["users", "create", "--name", "X", "--email", "x@example.com", "--cuit", "123"],
+        env
+      )
+      expect(Exit.isFailure(bad.exit)).toBe(true)
+      expect(failureOf(bad)).toMatch(/^request\.invalid \(cuit\): /)
+
+      yield* cliJson(
+        [
+          "users",
+          "create",
+          "--name",
+          "A",
+          "--email",
+          "a@example.com",
+          "--cuit",
+          cuit,
+          "--alias-prefix",
+          "shop"
+        ],
+        env
+      )
+      const taken = yield* cli(
+        [
+          "users",
+          "create",
+          "--name",
+          "B",
+          "--email",
+          "b@example.com",
+          "--cuit",
+          cuit,
+          "--user-id",
+          "user_b",
+          "--alias-prefix",
+          "shop"
+        ],
+        env
+      )
+      expect(Exit.isFailure(taken.exit)).toBe(true)
+      expect(failureOf(taken)).toMatch(/^user\.alias_prefix\.taken: /)
+      const userB = yield* withEngine(
+        env,
+        Effect.flatMap(UserRepository.UserRepository, (u) => u.findById(Ids.UserId.make("user_b")))
+      )
+      expect(Option.isNone(userB)).toBe(true)
+    })
+  )
+
+  it.scoped("partners create --json prints the partner's id and credentials", () =>
+    Effect.gen(function* () {
+      const env = envFor(yield* tempDb)
+      const created = yield* cliJson(
+        [
+          "partners",
+          "create",
+          "--name",
+          "Socio SA",
+          "--redirect-url",
+          "https://socio.example.com/callback",
+          "--webhook-url",
+          "https://socio.example.com/hooks"
+        ],
+        env
+      )
+      expect(Object.keys(created).sort()).toEqual(["client_id", "client_secret", "partner_id"])
+      const stored = yield* withEngine(
+        env,
+        Effect.gen(function* () {
+          const partners = yield* PartnerRepository.PartnerRepository
+          const crypto = yield* Crypto.Crypto
+          const partner = yield* partners.findById(Ids.PartnerId.make(String(created["partner_id"])))
+          if (Option.isNone(partner)) return Option.none()
+          const secret = yield* crypto.decrypt(partner.value.client_secret_sealed, partner.value.client_id)
+          return Option.some({ ...partner.value, secret })
+        })
+      )
+      expect(Option.isSome(stored)).toBe(true)
+      const partner = Option.getOrThrow(stored)
+      expect(partner.client_id).toBe(created["client_id"])
+      expect(partner.secret).toBe(created["client_secret"])
+      expect(partner.client_secret_sealed).not.toContain(String(created["client_secret"]))
+      expect(partner.webhook_url).toBe("https://socio.example.com/hooks")
+      expect(partner.redirect_url).toBe("https://socio.example.com/callback")
+
+      const bad = yield* cli(["partners", "create", "--name", "Y", "--redirect-url", "not a url"], env)
+      expect(failureOf(bad)).toMatch(/\(redirect_url\)/)
+    })
+  )
+
+  it.scoped("accounts set-status moves an account and refuses an illegal move", () =>
+    Effect.gen(function* () {
+      const env = envFor(yield* tempDb)
+      const { user_id } = yield* cliJson(
+        ["users", "create", "--name", "C", "--email", "c@example.com", "--cuit", cuit],
+        env
+      )
+      const activated = yield* cliJson(["accounts", "set-status", String(user_id), "ACTIVE"], env)
+      expect(activated).toEqual({ user_id, account_status: "ACTIVE" })
+      const user = yield* withEngine(
+        env,
+        Effect.flatMap(UserRepository.UserRepository, (u) => u.findById(Ids.UserId.make(String(user_id))))
+      )
+      expect(Option.map(user, (u) => u.account_status)).toEqual(Option.some("ACTIVE"))
+
+      const human = yield* cli(["accounts", "set-status", String(user_id), "suspended"], env)
+      expect(human.stdout).toBe(`${user_id} is SUSPENDED`)
+
+      const illegal = yield* cli(["accounts", "set-status", String(user_id), "PENDING"], env)
+      expect(failureOf(illegal)).toMatch(/^account\.status\.transition\.invalid: /)
+      const unknown = yield* cli(["accounts", "set-status", "nobody", "ACTIVE"], env)
+      expect(failureOf(unknown)).toMatch(/^user\.not\.found: /)
+      const badStatus = yield* cli(["accounts", "set-status", String(user_id), "CLOSED"], env)
+      expect(failureOf(badStatus)).toMatch(
+        /^request\.invalid \(status\): must be one of ACTIVE, PENDING, REJECTED, SUSPENDED, got "CLOSED"$/
+      )
+    })
+  )
+
+  it.scoped("ledger verify passes after money moved and fails when a balance is tampered with", () =>
+    Effect.gen(function* () {
+      const env = envFor(yield* tempDb)
+      const { user_id } = yield* cliJson(
+        ["users", "create", "--name", "D", "--email", "d@example.com", "--cuit", cuit, "--status", "ACTIVE"],
+        env
+      )
+      yield* withEngine(
+        env,
+        Effect.gen(function* () {
+          const payments = yield* Payments.Payments
+          const faucet = yield* Faucet.Faucet
+          const payment = yield* payments.create(
+            Schema.decodeUnknownSync(PaymentRequest.CreatePaymentRequest)({
+              user_id,
+              price: { amount: 1500, currency: "ARS" },
+              payment_options: ["transfer"]
+            })
+          )
+          yield* faucet.send(
+            payment.user_id,
+            payment.quotes[0]!.address,
+            new Faucet.FaucetRequest({ amount: 1500 })
+          )
+        }) as Effect.Effect<void, unknown, Services.Services>
+      )
+      const ok = yield* cliJson(["ledger", "verify"], env)
+      expect(ok["ok"]).toBe(true)
+      expect(ok["problems"]).toEqual([])
+      expect(ok["entries"]).toBe(1)
+      const human = yield* cli(["ledger", "verify"], env)
+      expect(human.stdout).toMatch(/^ledger OK: 1 entries, \d+ accounts/)
+
+      yield* withEngine(
+        env,
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) =>
+            sql`UPDATE cobro_ledger_balances SET sum_minor = sum_minor + 1 WHERE account = 'platform:commission'`
+        )
+      )
+      const broken = yield* cli(["ledger", "verify"], env)
+      expect(Exit.isFailure(broken.exit)).toBe(true)
+      expect(broken.stdout).toMatch(
+        /^ledger has 1 problem\(s\):\n {2}stored balance of platform:commission ARS/
+      )
+      expect(failureOf(broken)).toBe("the ledger has 1 problem(s)")
+    })
+  )
+
+  it.scoped("sandbox codes shows the code of an open verification, which the engine accepts", () =>
+    Effect.gen(function* () {
+      const env = envFor(yield* tempDb)
+      const { user_id } = yield* cliJson(
+        ["users", "create", "--name", "E", "--email", "e@example.com", "--cuit", cuit, "--status", "ACTIVE"],
+        env
+      )
+      const holder = BankAccount.makeCbu("2850590", "0000000000025")
+      const request = yield* withEngine(
+        env,
+        Effect.gen(function* () {
+          const bank = yield* SandboxBank.SandboxBank
+          yield* bank.registerHolder({
+            account: holder,
+            cuit: BankAccount.makeCuit("20", "12345678"),
+            name: "Ana"
+          })
+          const splits = yield* Splits.Splits
+          return yield* splits.createAccounts(
+            Principal.Principal.User({ user_id: Ids.UserId.make(String(user_id)) }),
+            [Schema.decodeUnknownSync(Split.PayoutAccountInput)({ address: holder })]
+          )
+        }) as Effect.Effect<{ readonly request_id: string }, unknown, Services.Services>
+      )
+      const empty = yield* cli(["sandbox", "codes", "--user-id", "someone_else"], env)
+      expect(empty.stdout).toBe("no payout-account verification is waiting for a code")
+      const codes = (yield* cliJson(["sandbox", "codes"], env)) as unknown as ReadonlyArray<
+        Record<string, string>
+      >
+      expect(codes).toHaveLength(1)
+      expect(codes[0]!["request_id"]).toBe(request.request_id)
+      expect(codes[0]!["user_id"]).toBe(user_id)
+      expect(codes[0]!["code"]).toMatch(/^\d{6}$/)
+      // Another process (a new engine over the same database) accepts the code.
+      const verified = yield* withEngine(
+        env,
+        Effect.flatMap(Splits.Splits, (splits) =>
+          splits.verifyAccounts(
+            Principal.Principal.User({ user_id: Ids.UserId.make(String(user_id)) }),
+            Schema.decodeUnknownSync(Split.VerifyAccountsRequest)({
+              request_id: request.request_id,
+              code: codes[0]!["code"]
+            })
+          )
+        ) as Effect.Effect<unknown, unknown, Services.Services>
+      )
+      expect(verified).toBeDefined()
+      const after = yield* cliJson(["sandbox", "codes"], env)
+      expect(after).toEqual([])
+      const production = yield* cli(["sandbox", "codes"], {
+        ...env,
+        COBRO_MODE: "production",
+        COBRO_SECRET_KEY: "a".repeat(64)
+      })
+      expect(failureOf(production)).toBe("sandbox codes exist only in sandbox mode (COBRO_MODE=sandbox)")
+    })
+  )
+
+  it.scoped("webhooks list and replay", () =>
+    Effect.gen(function* () {
+      const env = envFor(yield* tempDb)
+      const { partner_id } = yield* cliJson(
+        [
+          "partners",
+          "create",
+          "--name",
+          "Hooks",
+          "--redirect-url",
+          "https://hooks.example.com/back",
+          "--webhook-url",
+          "http://127.0.0.1:9/hooks"
+        ],
+        env
+      )
+      const { user_id } = yield* cliJson(
+        [
+          "users",
+          "create",
+          "--name",
+          "F",
+          "--email",
+          "f@example.com",
+          "--cuit",
+          cuit,
+          "--partner-id",
+          String(partner_id)
+        ],
+        env
+      )
+      expect(yield* cliJson(["webhooks", "list"], env)).toEqual([])
+      yield* cliJson(["accounts", "set-status", String(user_id), "ACTIVE"], env)
+      const listed = (yield* cliJson(
+        ["webhooks", "list", "--status", "pending"],
+        env
+      )) as unknown as ReadonlyArray<Record<string, unknown>>
+      expect(listed).toHaveLength(1)
+      expect(listed[0]).toMatchObject({
+        type: "account.activated",
+        user_id,
+        webhook_url: "http://127.0.0.1:9/hooks",
+        status: "pending",
+        attempts: 0
+      })
+      expect(JSON.parse(String(listed[0]!["body"]))).toEqual({ message: "account_activated", user_id })
+      const eventId = String(listed[0]!["event_id"])
+      const human = yield* cli(["webhooks", "list"], env)
+      expect(human.stdout).toMatch(new RegExp(`^${eventId} {2}pending {4}attempts=0 {2}account\\.activated`))
+      expect(yield* cliJson(["webhooks", "list", "--status", "delivered"], env)).toEqual([])
+
+      const replayed = yield* cliJson(["webhooks", "replay", eventId], env)
+      expect(replayed).toMatchObject({ event_id: eventId, status: "pending", replays: 1 })
+      const missing = yield* cli(["webhooks", "replay", "evt_nope"], env)
+      expect(failureOf(missing)).toMatch(/^webhook_delivery\.not\.found: /)
+      const badStatus = yield* cli(["webhooks", "list", "--status", "lost"], env)
+      expect(Exit.isFailure(badStatus.exit)).toBe(true)
+    })
+  )
+
+  it.scoped.skipIf(!pg)("reads the same COBRO_DATABASE_URL: Postgres", () =>
+    Effect.gen(function* () {
+      const env = { COBRO_DATABASE_URL: yield* freshPgUrl }
+      const { user_id } = yield* cliJson(
+        [
+          "users",
+          "create",
+          "--name",
+          "Pg",
+          "--email",
+          "pg@example.com",
+          "--cuit",
+          cuit,
+          "--user-id",
+          "pg_user"
+        ],
+        env
+      )
+      expect(user_id).toBe("pg_user")
+      expect(yield* cliJson(["accounts", "set-status", "pg_user", "ACTIVE"], env)).toEqual({
+        user_id: "pg_user",
+        account_status: "ACTIVE"
+      })
+      expect((yield* cliJson(["ledger", "verify"], env))["ok"]).toBe(true)
+      expect((yield* cli(["migrate"], env)).stdout).toMatch(/^Postgres postgres:\/\/.* is up to date$/)
+    })
+  )
+
+  it.scoped("a bad configuration fails before touching anything, naming the variable", () =>
+    Effect.gen(function* () {
+      const result = yield* cli(
+        ["users", "create", "--name", "G", "--email", "g@example.com", "--cuit", cuit],
+        {
+          COBRO_DATABASE_URL: "mysql://root@localhost/cobro"
+        }
+      )
+      expect(Exit.isFailure(result.exit)).toBe(true)
+      expect(failureOf(result)).toMatch(
+        /^invalid configuration:\n {2}COBRO_DATABASE_URL uses the unsupported scheme/
+      )
+    })
+  )
+
+  it.scoped("a database that cannot be opened is reported with its path and the reason", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "not-a-directory")
+      fs.writeFileSync(file, "")
+      const result = yield* cli(["migrate"], { COBRO_DATABASE_URL: path.join(file, "cobro.db") })
+      expect(Exit.isFailure(result.exit)).toBe(true)
+      expect(failureOf(result)).toMatch(
+        /^cannot create the directory of SQLite .*not-a-directory\/cobro\.db: E(NOTDIR|EXIST)\b/
+      )
+    })
+  )
+
+  it.scoped("a usage error is printed by the CLI itself", () =>
+    Effect.gen(function* () {
+      const env = envFor(yield* tempDb)
+      const result = yield* cli(["users", "create", "--name", "H"], env)
+      expect(Exit.isFailure(result.exit)).toBe(true)
+      expect(result.stderr).toMatch(/--email/)
+      // The executable adds nothing: the CLI's own message is enough.
+      expect(failureOf(result)).toBe("(nothing printed)")
+    })
+  )
+})

@@ -1,0 +1,7 @@
+export * as IpAddress from "./IpAddress.js"
+export * as NodeTransport from "./NodeTransport.js"
+export * as Receiver from "./Receiver.js"
+export * as Signature from "./Signature.js"
+export * as Webhooks from "./Webhooks.js"
+export * as WebhooksConfig from "./WebhooksConfig.js"
+export * as WebhookTransport from "./WebhookTransport.js"

@@ -1,0 +1,186 @@
+/**
+ * The node transport against real receivers on loopback: sandbox mode reaches them, production
+ * mode refuses every non-public destination (checked at connect time, after DNS), redirects are
+ * reported and never followed, and the timeout is a real one.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect } from "effect"
+import * as net from "node:net"
+import { NodeTransport, WebhookTransport } from "../src/index.js"
+import { testReceiver } from "./support.js"
+
+const post = (url: string, timeout: Duration.DurationInput = "3 seconds") =>
+  Effect.flatMap(WebhookTransport.WebhookTransport, (t) =>
+    t.send({
+      url,
+      headers: { "content-type": "application/json", "webhook-id": "evt_1" },
+      body: '{"message":"x"}',
+      timeout: Duration.decode(timeout)
+    })
+  )
+
+const production = (resolve?: NodeTransport.Resolver) =>
+  NodeTransport.layer(resolve === undefined ? { mode: "production" } : { mode: "production", resolve })
+const sandbox = NodeTransport.layer({ mode: "sandbox" })
+
+/** A port nothing listens on. */
+const closedPort = Effect.async<number>((resume) => {
+  const server = net.createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const { port } = server.address() as net.AddressInfo
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+describe("NodeTransport in production mode (SSRF guard)", () => {
+  it.scoped(
+    "refuses loopback, private, link-local, CGNAT and IPv4-mapped destinations; nothing reaches them",
+    () =>
+      Effect.gen(function* () {
+        const receiver = yield* testReceiver()
+        const p = receiver.port
+        const refused = [
+          `http://127.0.0.1:${p}/hooks`,
+          `http://localhost:${p}/hooks`,
+          `http://169.254.169.254/latest/meta-data/`,
+          `http://10.0.0.1/hooks`,
+          `http://[::1]:${p}/hooks`,
+          `http://[::ffff:127.0.0.1]:${p}/hooks`,
+          `http://100.64.0.1/hooks`,
+          `http://0.0.0.0:${p}/hooks`,
+          `http://192.168.1.10/hooks`,
+          `http://[fd00::1]/hooks`,
+          `http://0x7f.1:${p}/hooks`, // the URL parser reads it as 127.0.0.1
+          `https://127.0.0.1:${p}/hooks`
+        ]
+        for (const url of refused) {
+          const error = yield* Effect.flip(post(url))
+          expect({ url, reason: error.reason }).toEqual({ url, reason: "refused" })
+          expect(error.message).toMatch(/^refused: /)
+        }
+        expect(receiver.received).toHaveLength(0)
+      }).pipe(Effect.provide(production()))
+  )
+
+  it.scoped("checks the address a name resolves to when connecting (DNS rebinding), not only the URL", () =>
+    Effect.gen(function* () {
+      const receiver = yield* testReceiver()
+      // A name that looked public when it was registered and now points at the loopback receiver.
+      let answers: ReadonlyArray<NodeTransport.ResolvedAddress> = [{ address: "93.184.216.34", family: 4 }]
+      const resolve: NodeTransport.Resolver = async () => answers
+      yield* NodeTransport.checkDestination("https://hooks.example.test/cobro", {
+        mode: "production",
+        resolve
+      })
+      answers = [{ address: "127.0.0.1", family: 4 }]
+      const error = yield* Effect.flip(post(`http://hooks.example.test:${receiver.port}/hooks`)).pipe(
+        Effect.provide(production(resolve))
+      )
+      expect(error).toMatchObject({ reason: "refused" })
+      expect(error.message).toContain("hooks.example.test resolves to 127.0.0.1, a loopback address")
+      // One private address among public ones is enough to refuse.
+      answers = [
+        { address: "93.184.216.34", family: 4 },
+        { address: "::ffff:10.0.0.1", family: 6 }
+      ]
+      expect(
+        (yield* Effect.flip(
+          NodeTransport.checkDestination("https://hooks.example.test/", { mode: "production", resolve })
+        )).reason
+      ).toBe("refused")
+      expect(receiver.received).toHaveLength(0)
+      // The same URL is reachable in sandbox mode.
+      answers = [{ address: "127.0.0.1", family: 4 }]
+      const ok = yield* post(`http://hooks.example.test:${receiver.port}/hooks`).pipe(
+        Effect.provide(NodeTransport.layer({ mode: "sandbox", resolve }))
+      )
+      expect(ok.status).toBe(200)
+      expect(receiver.received).toHaveLength(1)
+    })
+  )
+
+  it.scoped(
+    "a redirect to a private address is refused: the loopback origin is refused, and redirects are never followed",
+    () =>
+      Effect.gen(function* () {
+        const target = yield* testReceiver()
+        const redirector = yield* testReceiver(() => ({
+          status: 302,
+          headers: { location: "http://10.0.0.1/steal" }
+        }))
+        const toLoopback = yield* testReceiver(() => ({ status: 307, headers: { location: target.url } }))
+        expect((yield* Effect.flip(post(redirector.url).pipe(Effect.provide(production())))).reason).toBe(
+          "refused"
+        )
+        expect(redirector.received).toHaveLength(0)
+        // In sandbox mode the origin answers; its 3xx is the result, and nobody follows it.
+        const redirected = yield* post(redirector.url).pipe(Effect.provide(sandbox))
+        expect(redirected).toMatchObject({ status: 302, location: "http://10.0.0.1/steal" })
+        const again = yield* post(toLoopback.url).pipe(Effect.provide(sandbox))
+        expect(again).toMatchObject({ status: 307, location: target.url })
+        expect(redirector.received).toHaveLength(1)
+        expect(toLoopback.received).toHaveLength(1)
+        expect(target.received).toHaveLength(0)
+      })
+  )
+
+  it.effect("refuses URLs it cannot or must not use", () =>
+    Effect.gen(function* () {
+      for (const url of [
+        "not a url",
+        "ftp://example.com/x",
+        "http://user:pw@example.com/hooks",
+        "/relative"
+      ]) {
+        expect((yield* Effect.flip(post(url))).reason).toBe("invalid_url")
+        expect((yield* Effect.flip(NodeTransport.checkDestination(url, { mode: "production" }))).reason).toBe(
+          "invalid_url"
+        )
+      }
+    }).pipe(Effect.provide(production()))
+  )
+})
+
+describe("NodeTransport in sandbox mode", () => {
+  it.scoped("posts the body and headers as given and reports any status with its duration", () =>
+    Effect.gen(function* () {
+      const receiver = yield* testReceiver((_, i) => ({ status: [200, 204, 404, 500][i] ?? 200 }))
+      const statuses = []
+      for (let i = 0; i < 4; i++) statuses.push((yield* post(receiver.url)).status)
+      expect(statuses).toEqual([200, 204, 404, 500])
+      const first = receiver.received[0]!
+      expect(first).toMatchObject({ method: "POST", path: "/hooks", body: '{"message":"x"}' })
+      expect(first.headers).toMatchObject({
+        "content-type": "application/json",
+        "webhook-id": "evt_1",
+        "content-length": "15"
+      })
+      const { durationMs } = yield* post(receiver.url)
+      expect(durationMs).toBeGreaterThanOrEqual(0)
+      expect(durationMs).toBeLessThan(3000)
+    }).pipe(Effect.provide(sandbox))
+  )
+
+  it.scoped("a receiver that does not answer in time is a timeout (real time, not the test clock)", () =>
+    Effect.gen(function* () {
+      const receiver = yield* testReceiver(() => "hold")
+      const started = performance.now()
+      const error = yield* Effect.flip(post(receiver.url, "400 millis"))
+      const elapsed = performance.now() - started
+      expect(error).toMatchObject({ reason: "timeout" })
+      expect(error.durationMs).toBeGreaterThanOrEqual(390)
+      expect(elapsed).toBeGreaterThanOrEqual(390)
+      expect(elapsed).toBeLessThan(2000)
+      expect(receiver.received).toHaveLength(1)
+    }).pipe(Effect.provide(sandbox))
+  )
+
+  it.scoped("a closed port is a network error", () =>
+    Effect.gen(function* () {
+      const port = yield* closedPort
+      const error = yield* Effect.flip(post(`http://127.0.0.1:${port}/hooks`))
+      expect(error.reason).toBe("network")
+      expect(error.message).toContain("ECONNREFUSED")
+    }).pipe(Effect.provide(sandbox))
+  )
+})
