@@ -113,8 +113,9 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
       }
       const account = yield* Effect.mapError(bank.openAccount({}), bankFailure)
       const now = yield* DateTime.now
+      const id = PaymentIdSchema.make(`VAR-${user.user_id}-${externalId}`)
       const payment = new P.Payment({
-        id: PaymentIdSchema.make(`VAR-${user.user_id}-${externalId}`),
+        id,
         payment_status: "PENDING",
         price: request.price,
         payment_options: ["transfer"],
@@ -122,7 +123,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
         webhook_url: request.webhook_url ?? null,
         redirect_url: request.redirect_url ?? null,
         motive: request.motive ?? null,
-        payment_url: "",
+        payment_url: `${config.paymentPageBaseUrl}/pay/${encodeURIComponent(id)}`,
         expiration_timestamp: DateTime.addDuration(now, paymentLifetime(user, config.defaultPaymentLifetime)),
         creation_timestamp: now,
         last_modified_timestamp: now,
@@ -138,12 +139,8 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
         cvu_released: false,
         creation_request: print
       })
-      const withUrl = new P.Payment({
-        ...payment,
-        payment_url: `${config.paymentPageBaseUrl}/pay/${encodeURIComponent(payment.id)}`
-      })
-      return yield* repo.insert(withUrl).pipe(
-        Effect.as(withUrl),
+      return yield* repo.insert(payment).pipe(
+        Effect.as(payment),
         // A concurrent identical request won the race: give the CVU back and answer as it did.
         Effect.catchTag("Conflict", (conflict) =>
           bank.releaseAccount(account.cvu).pipe(

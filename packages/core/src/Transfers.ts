@@ -126,12 +126,16 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
           onNone: () => Money.zero("ARS"),
           onSome: (u) => u.transfer_tolerance
         })
-        const updated = new P.Payment({
-          ...payment,
-          transactions,
-          transaction_fields: P.transactionFields(payment.quoteAmount, transactions),
-          last_modified_timestamp: now
-        })
+        // Validated once, as `settled`: this intermediate only computes the amount received.
+        const updated = new P.Payment(
+          {
+            ...payment,
+            transactions,
+            transaction_fields: P.transactionFields(payment.quoteAmount, transactions),
+            last_modified_timestamp: now
+          },
+          true
+        )
         const settled = new P.Payment({
           ...updated,
           payment_status: P.settle(payment.quoteAmount, updated.totalReceived, tolerance)

@@ -32,8 +32,10 @@ export const forwardedAddress = (request: HttpServerRequest.HttpServerRequest): 
   return last ?? Option.getOrElse(request.remoteAddress, () => "unknown")
 }
 
-const httpSettings = (config: ServerConfig): Partial<HttpConfig.Settings> =>
-  config.trustProxy ? { clientAddress: forwardedAddress } : {}
+const httpSettings = (config: ServerConfig): Partial<HttpConfig.Settings> => ({
+  ...(config.trustProxy ? { clientAddress: forwardedAddress } : {}),
+  ...(config.rateLimits ? {} : { rateLimits: false })
+})
 
 /** What `NodeHttpServer.layer` (and `layerTest`) provide. */
 export type NodeServer = Layer.Layer.Success<ReturnType<typeof NodeHttpServer.layer>>

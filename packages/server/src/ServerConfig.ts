@@ -32,6 +32,11 @@ export interface ServerConfig {
   readonly jobInterval: Duration.Duration
   /** Behind one trusted reverse proxy: the client address is the last `X-Forwarded-For` entry. */
   readonly trustProxy: boolean
+  /**
+   * Whether the HTTP API applies its own per-address and per-merchant rate limits (off when a
+   * proxy in front limits, and in benchmarks).
+   */
+  readonly rateLimits: boolean
   readonly logLevel: LogLevel.LogLevel
 }
 
@@ -46,6 +51,7 @@ export const variables = {
   publicUrl: "COBRO_PUBLIC_URL",
   jobInterval: "COBRO_JOB_INTERVAL",
   trustProxy: "COBRO_TRUST_PROXY",
+  rateLimits: "COBRO_RATE_LIMITS",
   logLevel: "COBRO_LOG_LEVEL"
 } as const
 
@@ -173,15 +179,21 @@ const jobInterval = Config.string(variables.jobInterval).pipe(
   )
 )
 
-const trustProxy = Config.string(variables.trustProxy).pipe(
-  Config.withDefault("false"),
-  Config.mapOrFail((value) => {
-    const v = value.trim().toLowerCase()
-    if (["true", "1", "yes", "on"].includes(v)) return Either.right(true)
-    if (["false", "0", "no", "off", ""].includes(v)) return Either.right(false)
-    return Either.left(invalid(variables.trustProxy, `must be true or false, got "${value}"`))
-  })
-)
+/** A yes/no variable: true/1/yes/on or false/0/no/off. */
+const flag = (name: string, fallback: boolean) =>
+  Config.string(name).pipe(
+    Config.withDefault(String(fallback)),
+    Config.mapOrFail((value) => {
+      const v = value.trim().toLowerCase()
+      if (["true", "1", "yes", "on"].includes(v)) return Either.right(true)
+      if (["false", "0", "no", "off", ""].includes(v)) return Either.right(false)
+      return Either.left(invalid(name, `must be true or false (on or off), got "${value}"`))
+    })
+  )
+
+const trustProxy = flag(variables.trustProxy, false)
+
+const rateLimits = flag(variables.rateLimits, true)
 
 const logLevel = Config.string(variables.logLevel).pipe(
   Config.withDefault("info"),
@@ -222,6 +234,7 @@ export const config: Config.Config<ServerConfig> = Config.all({
   publicUrl,
   jobInterval,
   trustProxy,
+  rateLimits,
   logLevel
 }).pipe(
   Config.map(({ secretKey, ...rest }) => ({

@@ -338,3 +338,33 @@ describe("client address behind a proxy", () => {
     expect(Server.forwardedAddress(request({}))).toBe("unknown")
   })
 })
+
+describe("rate limits", () => {
+  /** Eleven token requests for one merchant with a wrong secret: the statuses, in order. */
+  const elevenTokenRequests = (env: Record<string, string>) =>
+    Effect.gen(function* () {
+      const config = yield* configOf({ COBRO_DATABASE_URL: yield* tempDb, ...env })
+      return yield* Effect.gen(function* () {
+        yield* merchant("tienda")
+        const statuses: Array<number> = []
+        for (let i = 0; i < 11; i++) {
+          const r = yield* postJson("/users/tienda/tokens", { client_id: "nobody", client_secret: "wrong" })
+          statuses.push(r.status)
+        }
+        return statuses
+      }).pipe(Effect.provide(serverLayer(config)))
+    })
+
+  it.scopedLive("are on by default: the eleventh token request of a minute is refused", () =>
+    Effect.map(elevenTokenRequests({}), (statuses) => {
+      expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401))
+      expect(statuses[10]).toBe(429)
+    })
+  )
+
+  it.scopedLive("COBRO_RATE_LIMITS=off leaves limiting to the proxy in front", () =>
+    Effect.map(elevenTokenRequests({ COBRO_RATE_LIMITS: "off" }), (statuses) =>
+      expect(statuses).toEqual(Array(11).fill(401))
+    )
+  )
+})

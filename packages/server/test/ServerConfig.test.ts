@@ -21,6 +21,7 @@ describe("ServerConfig", () => {
       expect(config.publicUrl).toBe("http://localhost:3000")
       expect(Duration.toMillis(config.jobInterval)).toBe(5000)
       expect(config.trustProxy).toBe(false)
+      expect(config.rateLimits).toBe(true)
       expect(config.logLevel).toBe(LogLevel.Info)
     })
   )
@@ -35,6 +36,7 @@ describe("ServerConfig", () => {
         COBRO_PUBLIC_URL: "https://pay.example.com/",
         COBRO_JOB_INTERVAL: "2 seconds",
         COBRO_TRUST_PROXY: "true",
+        COBRO_RATE_LIMITS: "off",
         COBRO_LOG_LEVEL: "debug"
       })
       expect(config.mode).toBe("production")
@@ -48,6 +50,7 @@ describe("ServerConfig", () => {
       expect(config.publicUrl).toBe("https://pay.example.com")
       expect(Duration.toMillis(config.jobInterval)).toBe(2000)
       expect(config.trustProxy).toBe(true)
+      expect(config.rateLimits).toBe(false)
       expect(config.logLevel).toBe(LogLevel.Debug)
     })
   )
@@ -143,7 +146,10 @@ describe("ServerConfig", () => {
         'COBRO_JOB_INTERVAL must be at least 100 millis and finite, got "1 millis"'
       ])
       expect(yield* problems({ COBRO_TRUST_PROXY: "maybe" })).toEqual([
-        'COBRO_TRUST_PROXY must be true or false, got "maybe"'
+        'COBRO_TRUST_PROXY must be true or false (on or off), got "maybe"'
+      ])
+      expect(yield* problems({ COBRO_RATE_LIMITS: "sometimes" })).toEqual([
+        'COBRO_RATE_LIMITS must be true or false (on or off), got "sometimes"'
       ])
       expect(yield* problems({ COBRO_LOG_LEVEL: "loud" })).toEqual([
         'COBRO_LOG_LEVEL must be one of all, trace, debug, info, warn, error, fatal, off, got "loud"'

@@ -2,7 +2,7 @@
  * The schema of both dialects, as one list of migrations run by `@effect/sql`'s Migrator
  * (dialect differences are branched inside each migration).
  */
-import { Migrator } from "@effect/sql"
+import { Migrator, SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import m0001 from "./migrations/0001_payments.js"
 import m0002 from "./migrations/0002_customers.js"
@@ -24,7 +24,33 @@ export const loader = Migrator.fromRecord({
   "0008_sandbox_clock": m0008
 })
 
-/** Brings the database up to date; safe to run at every start and from several instances. */
-export const run = Migrator.make({})({ loader, table: "cobro_migrations" }).pipe(
-  Effect.withSpan("Migrations.run")
-)
+const migrate = Migrator.make({})({ loader, table: "cobro_migrations" })
+
+/** The key of the Postgres advisory lock the migrations run under (any fixed number). */
+const MIGRATION_LOCK = 7_310_001
+
+/**
+ * Brings the database up to date; safe to run at every start and from several instances. On
+ * Postgres the whole run holds a transaction-scoped advisory lock: instances starting together
+ * over a fresh database would otherwise race on creating the migrations table itself (the
+ * Migrator's own table lock only serialises runs once that table exists).
+ */
+export const run = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql.onDialectOrElse({
+    pg: () =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`
+          // The Migrator's own table, as it would create it; made here so that its probe of the
+          // table (a failing statement when missing) does not abort this transaction.
+          yield* sql`CREATE TABLE IF NOT EXISTS cobro_migrations (
+            migration_id integer primary key,
+            created_at timestamp with time zone not null default now(),
+            name text not null
+          )`
+          return yield* migrate
+        })
+      ),
+    orElse: () => migrate
+  })
+).pipe(Effect.withSpan("Migrations.run"))

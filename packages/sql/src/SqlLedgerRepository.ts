@@ -48,17 +48,20 @@ export const make = Effect.gen(function* () {
           amount_minor: p.amount.minor
         }))
       )}`
-      // Create the balance row at zero, then add: a CHECK is evaluated on an upsert's proposed
-      // row before its conflict is resolved, so `INSERT … ON CONFLICT DO UPDATE` would refuse a
-      // debit that the existing balance covers.
+      // Add to the balance row; only when it does not exist yet, create it at zero and add again.
+      // (Not `INSERT … ON CONFLICT DO UPDATE`: a CHECK is evaluated on an upsert's proposed row
+      // before its conflict is resolved, so it would refuse a debit the existing balance covers.)
       for (const p of entry.postings) {
+        const add = sql<{ account: string }>`UPDATE cobro_ledger_balances
+          SET sum_minor = sum_minor + ${p.amount.minor}
+          WHERE account = ${p.account} AND currency = ${p.amount.currency} RETURNING account`
+        if ((yield* add).length > 0) continue
         yield* sql`INSERT INTO cobro_ledger_balances ${sql.insert({
           account: p.account,
           currency: p.amount.currency,
           sum_minor: 0
         })} ON CONFLICT (account, currency) DO NOTHING`
-        yield* sql`UPDATE cobro_ledger_balances SET sum_minor = sum_minor + ${p.amount.minor}
-          WHERE account = ${p.account} AND currency = ${p.amount.currency}`
+        yield* add
       }
     })
 

@@ -14,15 +14,17 @@ import {
   Money,
   Payments,
   SandboxBank,
+  Schedules,
   SecondFactor,
   Split,
   Transfers,
   User
 } from "@cobro/core"
 import { PgStorage } from "@cobro/sql-pg"
-import { BigDecimal, Effect, Layer, Redacted, Schema, TestClock } from "effect"
+import { BigDecimal, type Context, Effect, Layer, Redacted, Schema, TestClock } from "effect"
 import { freshPgUrl, pgAdminUrl, pgAvailable } from "../src/index.js"
 import { createRequest, expectLedgerOk, seedUser, u1 } from "../src/scenarios/fixtures.js"
+import { asPartner, balances, createReq, fund, p1, setup, toNextRun } from "../src/scenarios/schedules.js"
 import { HOLD, instructedSplit, read } from "../src/scenarios/splits.js"
 
 const available = await Effect.runPromise(pgAvailable)
@@ -148,6 +150,118 @@ describe.skipIf(!available)("Postgres concurrency", () => {
         expect((yield* read(id).pipe(Effect.provide(b), Effect.provide(bank))).payout_status).toBe("SUCCESS")
         expect(yield* sandbox.sentTransfers).toHaveLength(2)
         yield* Effect.provide(expectLedgerOk, b)
+      }),
+    120_000
+  )
+})
+
+describe.skipIf(!available)("three instances on one Postgres", () => {
+  /** Three engine instances (as three server processes) over one fresh database and one bank. */
+  const three = Effect.gen(function* () {
+    const url = yield* freshPgUrl
+    const bank = yield* Layer.build(Layer.mergeAll(SandboxBank.layer, SecondFactor.layerSandbox))
+    const instances = yield* Effect.all(
+      [0, 1, 2].map(() => Effect.provide(instance(url, 4), bank)),
+      { concurrency: "unbounded" }
+    )
+    const sandbox = yield* Effect.provide(SandboxBank.SandboxBank, bank)
+    return { instances, bank, sandbox } as const
+  })
+
+  /** `effect` on every instance `times` times, all at once. */
+  const everywhere = <X, E, R>(
+    instances: ReadonlyArray<Context.Context<R>>,
+    times: number,
+    effect: Effect.Effect<X, E, R>
+  ) =>
+    Effect.all(
+      instances.flatMap((context) => Array.from({ length: times }, () => Effect.provide(effect, context))),
+      { concurrency: "unbounded" }
+    )
+
+  const runDue = Effect.flatMap(Jobs.Jobs, (j) => j.runDue())
+
+  it.scoped(
+    "notifications delivered to every instance at once credit once each; a due payout schedule sweeps once",
+    () =>
+      Effect.gen(function* () {
+        const { instances, bank, sandbox } = yield* three
+        const [a] = instances
+        const onA = <X, E, R>(effect: Effect.Effect<X, E, R>) =>
+          Effect.provide(Effect.provide(effect, a!), bank)
+        yield* onA(setup)
+        const payments = yield* onA(
+          Effect.flatMap(Payments.Payments, (s) =>
+            Effect.all(
+              Array.from({ length: 20 }, (_, i) =>
+                s.create(createRequest({ external_id: `p${i}`, price: { amount: 100, currency: "ARS" } }))
+              )
+            )
+          )
+        )
+        const transfers = yield* Effect.all(
+          payments.map((p) => sandbox.simulateIncoming({ cvu: p.cvu, amount: Money.make(10000n, "ARS") }))
+        )
+        // Every notification reaches each of the three instances three or four times, concurrently.
+        const outcomes = yield* Effect.all(
+          transfers.flatMap((t, i) =>
+            Array.from({ length: 10 }, (_, k) =>
+              Effect.provide(
+                Effect.flatMap(Transfers.Transfers, (s) => s.ingest(t)),
+                instances[(i + k) % 3]!
+              )
+            )
+          ),
+          { concurrency: "unbounded" }
+        )
+        expect(outcomes.filter((o) => o._tag === "Credited")).toHaveLength(transfers.length)
+        expect(outcomes.filter((o) => o._tag === "Duplicate")).toHaveLength(transfers.length * 9)
+        // 20 × 100.00 ARS, less 1 % commission and 21 % IVA on it: 98.79 each.
+        expect((yield* onA(balances)).available).toBe(20n * 9879n)
+
+        // A daily payout schedule comes due; every instance runs the due work three times at once.
+        yield* onA(fund("extra", 5000n))
+        const before = (yield* onA(balances)).available
+        const schedule = yield* onA(
+          Effect.flatMap(Schedules.Schedules, (s) => s.create(asPartner(p1), createReq("daily")))
+        )
+        yield* onA(toNextRun(schedule.schedule_id))
+        const reports = yield* everywhere(instances, 3, runDue)
+        expect(reports.reduce((n, r) => n + r.payouts.runs, 0)).toBe(1)
+        expect(reports.reduce((n, r) => n + r.payouts.sent, 0)).toBe(1)
+        expect(reports.reduce((n, r) => n + r.payouts.errors, 0)).toBe(0)
+        const sent = yield* sandbox.sentTransfers
+        expect(sent).toHaveLength(1)
+        expect(sent[0]!.amount).toEqual(Money.make(before, "ARS"))
+        expect(yield* onA(balances)).toEqual({ available: 0n, inTransit: 0n })
+        for (const context of instances) yield* Effect.provide(expectLedgerOk, context)
+      }),
+    120_000
+  )
+
+  it.scoped(
+    "a split's hold is released and its payouts sent once while every instance runs the due work",
+    () =>
+      Effect.gen(function* () {
+        const { instances, bank, sandbox } = yield* three
+        const split = yield* instructedSplit().pipe(Effect.provide(instances[1]!), Effect.provide(bank))
+        // Before the hold ends nothing is paid, however often the work runs.
+        yield* TestClock.adjust(HOLD - 60_000)
+        yield* everywhere(instances, 2, runDue)
+        expect(yield* sandbox.sentTransfers).toHaveLength(0)
+        yield* TestClock.adjust(60_000)
+        const reports = yield* everywhere(instances, 3, runDue)
+        expect(reports.reduce((n, r) => n + r.splits.finished, 0)).toBe(1)
+        expect(reports.reduce((n, r) => n + r.splits.sent, 0)).toBe(2)
+        expect(reports.reduce((n, r) => n + r.splits.failed, 0)).toBe(0)
+        const sent = yield* sandbox.sentTransfers
+        expect(sent.map((t) => t.amount.minor).sort()).toEqual([40000n, 50000n])
+        const view = yield* read(split.id).pipe(Effect.provide(instances[2]!), Effect.provide(bank))
+        expect(view.payout_status).toBe("SUCCESS")
+        // Later runs find nothing more to do.
+        yield* everywhere(instances, 2, runDue)
+        expect(yield* sandbox.sentTransfers).toHaveLength(2)
+        for (const context of instances) yield* Effect.provide(expectLedgerOk, context)
       }),
     120_000
   )

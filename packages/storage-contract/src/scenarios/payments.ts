@@ -109,18 +109,23 @@ export const paymentScenarios: ReadonlyArray<Scenario> = [
     })
   },
   {
-    name: "transfers: the log accepts a bank transaction id once, also concurrently",
+    name: "transfers: the same bank notification ten times concurrently credits once",
     run: Effect.gen(function* () {
       yield* seedUser()
       const p = yield* (yield* Payments.Payments).create(createRequest())
       const t = yield* (yield* SandboxBank.SandboxBank).simulateIncoming({ cvu: p.cvu, amount: ars(150000n) })
       const transfers = yield* Transfers.Transfers
       const outcomes = yield* Effect.all(
-        Array.from({ length: 5 }, () => transfers.ingest(t)),
+        Array.from({ length: 10 }, () => transfers.ingest(t)),
         { concurrency: "unbounded" }
       )
       expect(outcomes.filter((o) => o._tag === "Credited")).toHaveLength(1)
-      expect(outcomes.filter((o) => o._tag === "Duplicate")).toHaveLength(4)
+      expect(outcomes.filter((o) => o._tag === "Duplicate")).toHaveLength(9)
+      // One credit in the books: the merchant's share of one transfer, the bank's clearing once.
+      const ledger = yield* Ledger.Ledger
+      expect(yield* ledger.balance(LedgerAccount.bankClearing)).toEqual(ars(150000n))
+      expect(yield* ledger.balance(LedgerAccount.merchantAvailable(u1))).toEqual(ars(148185n))
+      expect(yield* (yield* Outbox.Outbox).list(0, 100)).toHaveLength(1)
       const record = Option.getOrThrow(
         yield* (yield* TransferRepository.TransferRepository).findById(t.bank_transaction_id)
       )

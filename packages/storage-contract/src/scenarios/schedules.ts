@@ -23,12 +23,12 @@ import {
   UserRepository
 } from "@cobro/core"
 import { DateTime, Effect, Option, Schema, TestClock } from "effect"
-import type { Scenario } from "../Scenario.js"
+import type { EngineContext, Scenario } from "../Scenario.js"
 import { ars, createRequest, expectLedgerOk, seedUser, u1, u2 } from "./fixtures.js"
 
-const p1 = Ids.PartnerId.make("p1")
+export const p1 = Ids.PartnerId.make("p1")
 const p2 = Ids.PartnerId.make("p2")
-const asPartner = (partner_id: Ids.PartnerId, user_id: Ids.UserId = u1) =>
+export const asPartner = (partner_id: Ids.PartnerId, user_id: Ids.UserId = u1) =>
   Principal.Principal.Partner({ user_id, partner_id })
 const asUser = (user_id: Ids.UserId = u1) => Principal.Principal.User({ user_id })
 
@@ -97,14 +97,15 @@ const keyOf = (e: unknown) => (e as { readonly key?: string }).key
 const ids = (rows: ReadonlyArray<{ readonly schedule_id: string }>) => rows.map((r) => r.schedule_id)
 const payoutIds = (rows: ReadonlyArray<Schedule.Payout>) => rows.map((r) => r.payout_id)
 
-const setup = Effect.gen(function* () {
+/** The merchant u1 at the schedules' start time, with its own bank account known to the bank. */
+export const setup: Effect.Effect<void, unknown, EngineContext> = Effect.gen(function* () {
   yield* TestClock.setTime(start)
   yield* seedUser()
   const bank = yield* SandboxBank.SandboxBank
   yield* bank.registerHolder({ account: ownCbu, alias: ownAlias, cuit: merchantCuit, name: "Tienda Uno SA" })
 })
 
-const createReq = (frequency: string, to: string = ownCbu) =>
+export const createReq = (frequency: string, to: string = ownCbu) =>
   Schema.decodeUnknownSync(Schedule.CreateScheduleRequest)({
     schedule_type: "payout",
     frequency,
@@ -114,7 +115,7 @@ const patchReq = (fields: Record<string, unknown>) =>
   Schema.decodeUnknownSync(Schedule.PatchScheduleRequest)(fields)
 
 /** Puts money in the merchant's available balance: a payment paid by transfer. */
-const fund = (external_id: string, minor: bigint) =>
+export const fund = (external_id: string, minor: bigint): Effect.Effect<void, unknown, EngineContext> =>
   Effect.gen(function* () {
     const payment = yield* (yield* Payments.Payments).create(
       createRequest({ external_id, price: { amount: Number(minor) / 100, currency: "ARS" } })
@@ -126,7 +127,7 @@ const fund = (external_id: string, minor: bigint) =>
     yield* (yield* Transfers.Transfers).ingest(transfer)
   })
 
-const balances = Effect.gen(function* () {
+export const balances = Effect.gen(function* () {
   const ledger = yield* Ledger.Ledger
   return {
     available: (yield* ledger.balance(LedgerAccount.merchantAvailable(u1))).minor,
@@ -138,7 +139,7 @@ const runDue = Effect.flatMap(Jobs.Jobs, (jobs) => jobs.runDue())
 const sent = Effect.flatMap(SandboxBank.SandboxBank, (bank) => bank.sentTransfers)
 const payoutsOf = (id: Ids.ScheduleId) => Effect.flatMap(Schedules.Schedules, (s) => s.payouts(asUser(), id))
 const reload = (id: Ids.ScheduleId) => Effect.flatMap(Schedules.Schedules, (s) => s.get(asUser(), id))
-const toNextRun = (id: Ids.ScheduleId) =>
+export const toNextRun = (id: Ids.ScheduleId): Effect.Effect<void, unknown, EngineContext> =>
   Effect.flatMap(reload(id), (s) => TestClock.setTime(DateTime.toEpochMillis(s.next_run_date)))
 const iso = (t: DateTime.DateTime) => DateTime.formatIso(t)
 

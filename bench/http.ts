@@ -1,0 +1,526 @@
+/**
+ * The reference server over HTTP, as `npm start` runs it (a child process: bin/cobro.js, sandbox
+ * mode, the API's own rate limits off), on SQLite and on Postgres, each beside a raw baseline in
+ * the same run: `bench/raw-server.ts`, node:http and one INSERT into the same store. Not part of
+ * the tests.
+ *
+ *   npm run bench:http          (SQLite, and Postgres when 127.0.0.1:5432 answers)
+ *
+ * For each store:
+ * - create-payment throughput: closed loop, BENCH_CONCURRENCY requests in flight on keep-alive
+ *   connections for BENCH_SECONDS, after a warm-up; p50/p99 latency of that loop;
+ * - latency at half that maximum rate: open loop (requests sent on a fixed schedule, latency
+ *   counted from the scheduled time, so a stall is not hidden), p50/p99;
+ * - incoming transfers through the faucet over HTTP, one per created payment, per second;
+ * - GET /payments over BENCH_LIST_SIZES payments of one merchant (rows added with SQL from a
+ *   template payment the server created): time to the last byte, and the server's peak RSS
+ *   (VmHWM of a freshly started process) beside its idle RSS;
+ * - idle RSS of the server after start.
+ *
+ * Appends a section to bench/results.md (BENCH_NO_WRITE=1 to only print).
+ */
+import { BankAccount } from "@cobro/core"
+import Database from "better-sqlite3"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as http from "node:http"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import pg from "pg"
+
+const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 10)
+const WARMUP_SECONDS = Number(process.env["BENCH_WARMUP_SECONDS"] ?? 3)
+const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 16)
+const LIST_SIZES = (process.env["BENCH_LIST_SIZES"] ?? "10000,100000").split(",").map(Number)
+const pgAdmin = process.env["COBRO_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
+const root = fileURLToPath(new URL("..", import.meta.url))
+const cobroBin = path.join(root, "packages/server/bin/cobro.js")
+const rawServer = path.join(root, "bench/raw-server.ts")
+
+// --- processes ----------------------------------------------------------------------------------
+
+interface Server {
+  readonly child: ChildProcess
+  readonly base: string
+  readonly output: () => string
+}
+
+const startProcess = async (
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  ready: RegExp
+): Promise<Server & { readonly match: RegExpExecArray }> => {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let out = ""
+  child.stdout!.on("data", (c: Buffer) => (out += c.toString()))
+  child.stderr!.on("data", (c: Buffer) => (out += c.toString()))
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    const match = ready.exec(out)
+    if (match !== null) return { child, base: "", output: () => out, match }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill("SIGKILL")
+      throw new Error(`${args.join(" ")} did not start:\n${out}`)
+    }
+    await sleep(50)
+  }
+}
+
+const startCobro = async (database: string): Promise<Server> => {
+  const started = await startProcess(
+    [cobroBin, "serve"],
+    {
+      PORT: "0",
+      COBRO_MODE: "sandbox",
+      COBRO_DATABASE_URL: database,
+      COBRO_RATE_LIMITS: "off",
+      COBRO_LOG_LEVEL: "warn"
+    },
+    /Listening on http:\/\/localhost:(\d+)/
+  )
+  return { ...started, base: `http://127.0.0.1:${started.match[1]}` }
+}
+
+const startRaw = async (database: string): Promise<Server> => {
+  const started = await startProcess(["--import", "tsx", rawServer, database], {}, /listening (\d+)/)
+  return { ...started, base: `http://127.0.0.1:${started.match[1]}` }
+}
+
+const stop = async (server: Server) => {
+  if (server.child.exitCode !== null) return
+  const exited = new Promise<void>((resolve) => server.child.once("exit", () => resolve()))
+  server.child.kill("SIGTERM")
+  const timer = setTimeout(() => server.child.kill("SIGKILL"), 30_000)
+  await exited
+  clearTimeout(timer)
+}
+
+/** VmRSS and VmHWM (peak) of a process, in MB. */
+const memory = (server: Server) => {
+  const status = fs.readFileSync(`/proc/${server.child.pid}/status`, "utf8")
+  const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024
+  return { rss: field("VmRSS"), peak: field("VmHWM") }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+// --- HTTP client --------------------------------------------------------------------------------
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 512 })
+
+interface Reply {
+  readonly status: number
+  readonly body: string
+}
+
+const send = (base: string, method: string, url: string, body?: unknown, token?: string): Promise<Reply> =>
+  new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body)
+    const req = http.request(
+      `${base}${url}`,
+      {
+        method,
+        agent,
+        headers: {
+          ...(payload === undefined
+            ? {}
+            : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }),
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` })
+        }
+      },
+      (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (c: Buffer) => chunks.push(c))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }))
+        res.on("error", reject)
+      }
+    )
+    req.on("error", reject)
+    req.end(payload)
+  })
+
+const ok = (reply: Reply, what: string) => {
+  if (reply.status !== 200) throw new Error(`${what}: HTTP ${reply.status} ${reply.body.slice(0, 300)}`)
+  return JSON.parse(reply.body) as { data: Record<string, unknown> }
+}
+
+// --- load ---------------------------------------------------------------------------------------
+
+const percentile = (values: ReadonlyArray<number>, p: number) => {
+  if (values.length === 0) return NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+}
+
+interface Run {
+  readonly perSecond: number
+  readonly p50: number
+  readonly p99: number
+  readonly count: number
+}
+
+/** `concurrency` workers call `request` back to back for `seconds`. */
+const closedLoop = async (
+  seconds: number,
+  concurrency: number,
+  request: () => Promise<void>
+): Promise<Run> => {
+  const latencies: Array<number> = []
+  const start = performance.now()
+  const end = start + seconds * 1000
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const t = performance.now()
+        await request()
+        latencies.push(performance.now() - t)
+      }
+    })
+  )
+  const elapsed = performance.now() - start
+  return {
+    perSecond: Math.round((latencies.length / elapsed) * 1000),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    count: latencies.length
+  }
+}
+
+/** `rate` requests a second on a fixed schedule for `seconds`; latency from the scheduled time. */
+const openLoop = async (seconds: number, rate: number, request: () => Promise<void>): Promise<Run> => {
+  const latencies: Array<number> = []
+  const inFlight: Array<Promise<void>> = []
+  const total = Math.max(1, Math.round(seconds * rate))
+  const start = performance.now()
+  for (let i = 0; i < total; i++) {
+    const scheduled = start + (i * 1000) / rate
+    const wait = scheduled - performance.now()
+    if (wait > 1) await sleep(wait)
+    inFlight.push(request().then(() => void latencies.push(performance.now() - scheduled)))
+  }
+  await Promise.all(inFlight)
+  const elapsed = performance.now() - start
+  return {
+    perSecond: Math.round((latencies.length / elapsed) * 1000),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    count: latencies.length
+  }
+}
+
+// --- the scenarios ------------------------------------------------------------------------------
+
+interface Created {
+  readonly id: string
+  readonly cvu: string
+}
+
+let sequence = 0
+const createBody = (prefix: string) => ({
+  user_id: "demo",
+  external_id: `${prefix}-${++sequence}`,
+  price: { amount: 1500, currency: "ARS" },
+  payment_options: ["transfer"],
+  webhook_url: "https://merchant.example.com/hooks"
+})
+
+/** Creations: max rate closed loop, then half of it open loop. */
+const creations = async (server: Server, prefix: string, keep?: Array<Created>) => {
+  const create = async () => {
+    const data = ok(await send(server.base, "POST", "/payments/", createBody(prefix)), "create").data
+    const quotes = data["quotes"] as ReadonlyArray<{ cvu?: string }> | undefined
+    keep?.push({ id: String(data["id"]), cvu: String(quotes?.[0]?.cvu) })
+  }
+  await closedLoop(WARMUP_SECONDS, CONCURRENCY, create)
+  const max = await closedLoop(SECONDS, CONCURRENCY, create)
+  const half = await openLoop(SECONDS, Math.max(1, max.perSecond / 2), create)
+  return { max, half }
+}
+
+/** The demo merchant's token, from the credentials the server printed on its first start. */
+const demoToken = async (server: Server) => {
+  const id = /client_id:\s+(\S+)/.exec(server.output())?.[1]
+  const secret = /client_secret:\s+(\S+)/.exec(server.output())?.[1]
+  if (id === undefined || secret === undefined) throw new Error(`no demo credentials in:\n${server.output()}`)
+  const data = ok(
+    await send(server.base, "POST", "/users/demo/tokens", { client_id: id, client_secret: secret }),
+    "token"
+  ).data
+  return String(data["token"] ?? data["access_token"])
+}
+
+/** One faucet transfer for each payment (the amount it asks for), closed loop. */
+const faucet = async (server: Server, token: string, payments: ReadonlyArray<Created>) => {
+  let next = 0
+  const start = performance.now()
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < payments.length) {
+        const p = payments[next++]!
+        ok(await send(server.base, "POST", `/cvu/${p.cvu}/faucet`, { amount: 1500 }, token), "faucet")
+      }
+    })
+  )
+  return Math.round((payments.length / (performance.now() - start)) * 1000)
+}
+
+interface Store {
+  readonly name: string
+  readonly url: string
+  readonly seed: (rows: ReadonlyArray<ReadonlyArray<unknown>>) => Promise<void>
+  readonly count: () => Promise<number>
+  readonly template: () => Promise<Record<string, unknown>>
+}
+
+const sqliteStore = (file: string): Store => {
+  const withDb = async <T>(f: (db: Database.Database) => T) => {
+    const db = new Database(file)
+    db.pragma("busy_timeout = 10000")
+    try {
+      return f(db)
+    } finally {
+      db.close()
+    }
+  }
+  return {
+    name: "SQLite",
+    url: file,
+    seed: (rows) =>
+      withDb((db) => {
+        const insert = db.prepare(
+          "INSERT INTO cobro_payments (id, user_id, external_id, cvu, team_id, created_ms, expires_ms, cvu_released, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        )
+        db.transaction(() => rows.forEach((r) => insert.run(...r)))()
+      }),
+    count: () =>
+      withDb(
+        (db) =>
+          (
+            db.prepare("SELECT count(*) AS n FROM cobro_payments WHERE user_id = 'demo'").get() as {
+              n: number
+            }
+          ).n
+      ),
+    template: () =>
+      withDb(
+        (db) =>
+          db
+            .prepare("SELECT * FROM cobro_payments WHERE user_id = 'demo' AND external_id = 'list-template'")
+            .get() as Record<string, unknown>
+      )
+  }
+}
+
+const pgStore = (url: string): Store => {
+  const withClient = async <T>(f: (c: pg.Client) => Promise<T>) => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      return await f(client)
+    } finally {
+      await client.end()
+    }
+  }
+  return {
+    name: "Postgres",
+    url,
+    seed: (rows) =>
+      withClient(async (c) => {
+        for (let i = 0; i < rows.length; i += 1000) {
+          const chunk = rows.slice(i, i + 1000)
+          const values = chunk
+            .map((_, j) => `(${Array.from({ length: 9 }, (_, k) => `$${j * 9 + k + 1}`).join(", ")})`)
+            .join(", ")
+          await c.query(
+            `INSERT INTO cobro_payments (id, user_id, external_id, cvu, team_id, created_ms, expires_ms, cvu_released, doc) VALUES ${values}`,
+            chunk.flat()
+          )
+        }
+      }),
+    count: () =>
+      withClient(async (c) =>
+        Number((await c.query("SELECT count(*) AS n FROM cobro_payments WHERE user_id = 'demo'")).rows[0].n)
+      ),
+    template: () =>
+      withClient(
+        async (c) =>
+          (
+            await c.query(
+              "SELECT * FROM cobro_payments WHERE user_id = 'demo' AND external_id = 'list-template'"
+            )
+          ).rows[0] as Record<string, unknown>
+      )
+  }
+}
+
+/** Adds payments of the demo merchant until it has `size`: copies of the template, new ids and CVUs. */
+const seedTo = async (store: Store, size: number) => {
+  const have = await store.count()
+  const t = await store.template()
+  const doc = String(t["doc"])
+  const rows: Array<ReadonlyArray<unknown>> = []
+  for (let i = have; i < size; i++) {
+    const external = `seed-${String(i).padStart(7, "0")}`
+    const cvu = BankAccount.makeCvu("0009999", String(i).padStart(13, "0"))
+    rows.push([
+      `VAR-demo-${external}`,
+      "demo",
+      external,
+      cvu,
+      null,
+      Number(t["created_ms"]),
+      Number(t["expires_ms"]),
+      0,
+      doc.replaceAll("list-template", external).replaceAll(String(t["cvu"]), cvu)
+    ])
+  }
+  await store.seed(rows)
+}
+
+/** GET /payments of the demo merchant on a fresh server: time, payments returned, peak RSS. */
+const list = async (store: Store, token: string) => {
+  const server = await startCobro(store.url)
+  try {
+    await sleep(2000)
+    const idle = memory(server)
+    const start = performance.now()
+    const reply = await send(server.base, "GET", "/payments/?user_id=demo", undefined, token)
+    const seconds = (performance.now() - start) / 1000
+    const returned = (ok(reply, "list").data["payments"] as ReadonlyArray<unknown>).length
+    return { seconds, returned, idle: idle.rss, peak: memory(server).peak, mb: reply.body.length / 1e6 }
+  } finally {
+    await stop(server)
+  }
+}
+
+interface StoreResult {
+  readonly store: string
+  readonly raw: { max: Run; half: Run }
+  readonly cobro: { max: Run; half: Run }
+  readonly faucetPerSecond: number
+  readonly transfers: number
+  readonly idleRss: number
+  readonly lists: ReadonlyArray<{
+    size: number
+    seconds: number
+    returned: number
+    idle: number
+    peak: number
+    mb: number
+  }>
+}
+
+const benchStore = async (store: Store, rawUrl: string): Promise<StoreResult> => {
+  console.error(`${store.name}: raw baseline`)
+  const raw = await startRaw(rawUrl)
+  const rawRuns = await creations(raw, "raw").finally(() => stop(raw))
+
+  console.error(`${store.name}: cobro`)
+  const server = await startCobro(store.url)
+  let cobroRuns, faucetPerSecond, transfers, idleRss, token
+  try {
+    await sleep(5000)
+    idleRss = memory(server).rss
+    token = await demoToken(server)
+    const created: Array<Created> = []
+    cobroRuns = await creations(server, "http", created)
+    transfers = created.length
+    faucetPerSecond = await faucet(server, token, created)
+    ok(
+      await send(server.base, "POST", "/payments/", { ...createBody("x"), external_id: "list-template" }),
+      "template"
+    )
+  } finally {
+    await stop(server)
+  }
+
+  const lists = []
+  for (const size of LIST_SIZES) {
+    console.error(`${store.name}: GET /payments over ${size}`)
+    await seedTo(store, size)
+    lists.push({ size, ...(await list(store, token)) })
+  }
+  return { store: store.name, raw: rawRuns, cobro: cobroRuns, faucetPerSecond, transfers, idleRss, lists }
+}
+
+// --- main -------------------------------------------------------------------------------------
+
+const results: Array<StoreResult> = []
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cobro-bench-http-"))
+try {
+  results.push(await benchStore(sqliteStore(path.join(dir, "cobro.db")), path.join(dir, "raw.db")))
+
+  const admin = new pg.Client({ connectionString: pgAdmin })
+  const reachable = await admin.connect().then(
+    () => true,
+    () => false
+  )
+  if (!reachable) {
+    console.error(`Postgres at ${pgAdmin} is not reachable: skipping the Postgres benchmark`)
+  } else {
+    const name = `cobro_bench_http_${process.pid}`
+    await admin.query(`CREATE DATABASE ${name}`)
+    const url = new URL(pgAdmin)
+    url.pathname = `/${name}`
+    try {
+      results.push(await benchStore(pgStore(url.toString()), url.toString()))
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await admin.end()
+    }
+  }
+} finally {
+  agent.destroy()
+  fs.rmSync(dir, { recursive: true, force: true })
+}
+
+// --- report -------------------------------------------------------------------------------------
+
+const ms = (n: number) => n.toFixed(1)
+const lines: Array<string> = []
+const cpu = os.cpus()
+lines.push(
+  `## HTTP — ${new Date().toISOString().slice(0, 10)} — ${cpu.length}× ${cpu[0]?.model ?? "?"}, ${Math.round(os.totalmem() / 2 ** 30)} GB, ${os.type().toLowerCase()} ${os.release()}, Node ${process.versions.node}`,
+  "",
+  `\`npm run bench:http\` (\`bench/http.ts\`): the reference server as a child process (sandbox mode, rate limits off, log level warn) beside \`bench/raw-server.ts\` (node:http + one INSERT) on the same store, in one run. Closed loop of ${CONCURRENCY} concurrent keep-alive requests for ${SECONDS} s after ${WARMUP_SECONDS} s of warm-up; then an open loop at half the measured maximum, latency from the scheduled send time. Load average at the end: ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(", ")}.`,
+  "",
+  "| store | create-payment req/s | raw req/s | ratio | p50 ms | p99 ms | raw p50 | raw p99 | at half max: rate | p50 ms | p99 ms |",
+  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+)
+for (const r of results) {
+  lines.push(
+    `| ${r.store} | ${r.cobro.max.perSecond} | ${r.raw.max.perSecond} | ${(r.cobro.max.perSecond / r.raw.max.perSecond).toFixed(2)} | ${ms(r.cobro.max.p50)} | ${ms(r.cobro.max.p99)} | ${ms(r.raw.max.p50)} | ${ms(r.raw.max.p99)} | ${r.cobro.half.perSecond} | ${ms(r.cobro.half.p50)} | ${ms(r.cobro.half.p99)} |`
+  )
+}
+lines.push(
+  "",
+  "| store | faucet transfers/s over HTTP | transfers | idle RSS MB |",
+  "| --- | --- | --- | --- |"
+)
+for (const r of results)
+  lines.push(`| ${r.store} | ${r.faucetPerSecond} | ${r.transfers} | ${r.idleRss.toFixed(0)} |`)
+lines.push(
+  "",
+  "| store | GET /payments over | returned | body MB | seconds | idle RSS MB | peak RSS MB |",
+  "| --- | --- | --- | --- | --- | --- | --- |"
+)
+for (const r of results) {
+  for (const l of r.lists) {
+    lines.push(
+      `| ${r.store} | ${l.size} | ${l.returned} | ${l.mb.toFixed(1)} | ${l.seconds.toFixed(2)} | ${l.idle.toFixed(0)} | ${l.peak.toFixed(0)} |`
+    )
+  }
+}
+const section = lines.join("\n")
+console.log(section)
+if (process.env["BENCH_NO_WRITE"] !== "1") {
+  fs.appendFileSync(path.join(root, "bench/results.md"), `\n${section}\n`)
+}
