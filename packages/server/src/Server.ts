@@ -9,7 +9,8 @@
 import { HttpApiBuilder, HttpServer, type HttpServerRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { CobroHttp, type HttpConfig } from "@cobro/http"
-import { Console, Context, Duration, Effect, Layer, Logger, Option } from "effect"
+import { Console, Context, Duration, Effect, Layer, Logger, Option, Redacted } from "effect"
+import * as Crypto from "node:crypto"
 import * as Http from "node:http"
 import * as Admin from "./Admin.js"
 import * as Background from "./Background.js"
@@ -32,7 +33,19 @@ export const forwardedAddress = (request: HttpServerRequest.HttpServerRequest): 
   return last ?? Option.getOrElse(request.remoteAddress, () => "unknown")
 }
 
+/**
+ * The key of the onboarding form's CSRF tokens, derived from the secret key: every instance with
+ * the same `COBRO_SECRET_KEY` accepts the forms the others render.
+ */
+export const csrfKeyOf = (config: ServerConfig): Redacted.Redacted<Uint8Array> =>
+  Redacted.make(
+    new Uint8Array(
+      Crypto.createHmac("sha256", Redacted.value(config.secretKey)).update("cobro/csrf/v1").digest()
+    )
+  )
+
 const httpSettings = (config: ServerConfig): Partial<HttpConfig.Settings> => ({
+  csrfKey: csrfKeyOf(config),
   ...(config.trustProxy ? { clientAddress: forwardedAddress } : {}),
   ...(config.rateLimits ? {} : { rateLimits: false })
 })
