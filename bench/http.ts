@@ -28,6 +28,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
+import * as prettier from "prettier"
 
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 10)
 const WARMUP_SECONDS = Number(process.env["BENCH_WARMUP_SECONDS"] ?? 3)
@@ -522,5 +523,11 @@ for (const r of results) {
 const section = lines.join("\n")
 console.log(section)
 if (process.env["BENCH_NO_WRITE"] !== "1") {
-  fs.appendFileSync(path.join(root, "bench/results.md"), `\n${section}\n`)
+  // Appended and formatted as the repository's Prettier check expects.
+  const file = path.join(root, "bench/results.md")
+  const text = `${fs.readFileSync(file, "utf8")}\n${section}\n`
+  fs.writeFileSync(
+    file,
+    await prettier.format(text, { ...(await prettier.resolveConfig(file)), filepath: file })
+  )
 }

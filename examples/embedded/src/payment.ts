@@ -32,28 +32,33 @@ export interface ExampleResult {
   readonly ledgerProblems: ReadonlyArray<string>
 }
 
+/** A merchant, ACTIVE. (The accounts service creates them; here one is stored directly.) */
+export const registerMerchant = Effect.gen(function* () {
+  const now = yield* DateTime.now
+  const merchant = new User.User({
+    user_id: Ids.UserId.make("merchant-1"),
+    name: "Librería El Ateneo",
+    email: "ventas@ateneo.example",
+    cuit: BankAccount.makeCuit("30", "50001234"),
+    account_status: "ACTIVE",
+    alias_prefix: null,
+    cancellation_period: null,
+    cancellation_period_minutes: null,
+    automatic_cancellation: false,
+    transfer_tolerance: Money.zero("ARS"),
+    payout_schedule: null,
+    partner_id: null,
+    creation_timestamp: now,
+    last_modified_timestamp: now
+  })
+  yield* (yield* UserRepository.UserRepository).insert(merchant)
+  return merchant
+})
+
 export const runPaymentExample: Effect.Effect<ExampleResult, Errors.DomainError | ParseResult.ParseError> =
   Effect.gen(function* () {
-    // 1. A merchant. (The accounts service creates them; here we store one directly.)
-    const now = yield* DateTime.now
-    const users = yield* UserRepository.UserRepository
-    const merchant = new User.User({
-      user_id: Ids.UserId.make("merchant-1"),
-      name: "Librería El Ateneo",
-      email: "ventas@ateneo.example",
-      cuit: BankAccount.makeCuit("30", "50001234"),
-      account_status: "ACTIVE",
-      alias_prefix: null,
-      cancellation_period: null,
-      cancellation_period_minutes: null,
-      automatic_cancellation: false,
-      transfer_tolerance: Money.zero("ARS"),
-      payout_schedule: null,
-      partner_id: null,
-      creation_timestamp: now,
-      last_modified_timestamp: now
-    })
-    yield* users.insert(merchant)
+    // 1. A merchant.
+    const merchant = yield* registerMerchant
 
     // 2. The merchant creates a payment for order 1001.
     const payments = yield* Payments.Payments
