@@ -165,6 +165,13 @@ interface Run {
   readonly count: number
 }
 
+const summary = (latencies: ReadonlyArray<number>, elapsed: number): Run => ({
+  perSecond: Math.round((latencies.length / elapsed) * 1000),
+  p50: percentile(latencies, 50),
+  p99: percentile(latencies, 99),
+  count: latencies.length
+})
+
 /** `concurrency` workers call `request` back to back for `seconds`. */
 const closedLoop = async (
   seconds: number,
@@ -183,13 +190,7 @@ const closedLoop = async (
       }
     })
   )
-  const elapsed = performance.now() - start
-  return {
-    perSecond: Math.round((latencies.length / elapsed) * 1000),
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    count: latencies.length
-  }
+  return summary(latencies, performance.now() - start)
 }
 
 /** `rate` requests a second on a fixed schedule for `seconds`; latency from the scheduled time. */
@@ -205,13 +206,7 @@ const openLoop = async (seconds: number, rate: number, request: () => Promise<vo
     inFlight.push(request().then(() => void latencies.push(performance.now() - scheduled)))
   }
   await Promise.all(inFlight)
-  const elapsed = performance.now() - start
-  return {
-    perSecond: Math.round((latencies.length / elapsed) * 1000),
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    count: latencies.length
-  }
+  return summary(latencies, performance.now() - start)
 }
 
 // --- the scenarios ------------------------------------------------------------------------------
