@@ -28,6 +28,7 @@ import {
 } from "./User.js"
 import { UserRepository } from "./UserRepository.js"
 import { ArsNumber, Rate } from "./Wire.js"
+import { Class } from "./internal/schemaClass.js"
 
 /** A CUIT as people write it ("30-71234567-1" or bare digits), validated after removing dashes. */
 export const CuitInput = Schema.compose(
@@ -46,7 +47,7 @@ export const DisplayName = Schema.Trim.pipe(
   Schema.maxLength(200, { message: () => "must be at most 200 characters" })
 )
 
-export class CreateUserRequest extends Schema.Class<CreateUserRequest>("CreateUserRequest")({
+export class CreateUserRequest extends Class<CreateUserRequest>("CreateUserRequest")({
   /** Chosen by the operator; generated (`usr_…`) when absent. It becomes part of payment ids. */
   user_id: Schema.optional(
     UserId.pipe(
@@ -75,7 +76,7 @@ export interface CreatedUser {
  * PATCH /users/{user_id}: every field optional, only the fields sent change. The periods accept
  * null to clear them (otherwise a partner that once set minutes could never go back to hours).
  */
-export class AccountPatch extends Schema.Class<AccountPatch>("AccountPatch")({
+export class AccountPatch extends Class<AccountPatch>("AccountPatch")({
   alias_prefix: Schema.optional(AliasPrefix),
   cancellation_period: Schema.optional(Schema.NullOr(CancellationPeriodHours)),
   cancellation_period_minutes: Schema.optional(Schema.NullOr(CancellationPeriodMinutes)),
@@ -85,7 +86,7 @@ export class AccountPatch extends Schema.Class<AccountPatch>("AccountPatch")({
   )
 }) {}
 
-export class PartnerConfig extends Schema.Class<PartnerConfig>("PartnerConfig")({
+export class PartnerConfig extends Class<PartnerConfig>("PartnerConfig")({
   commission: Rate,
   partner_id: PartnerId,
   partner_name: Schema.String,
@@ -93,7 +94,7 @@ export class PartnerConfig extends Schema.Class<PartnerConfig>("PartnerConfig")(
 }) {}
 
 /** SPEC's Account resource, field for field. */
-export class Account extends Schema.Class<Account>("Account")({
+export class Account extends Class<Account>("Account")({
   account_status: AccountStatus,
   alias_prefix: Schema.NullOr(AliasPrefix),
   cancellation_period: Schema.NullOr(Schema.Int),

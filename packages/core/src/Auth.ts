@@ -20,18 +20,19 @@ import { Principal } from "./Principal.js"
 import { Transactor } from "./Transactor.js"
 import { DisplayName } from "./Accounts.js"
 import { HttpUrl, Rate, Timestamp } from "./Wire.js"
+import { Class } from "./internal/schemaClass.js"
 
 const zero = BigDecimal.unsafeFromNumber(0)
 const one = BigDecimal.unsafeFromNumber(1)
 
 /** POST /users/{id}/tokens body. */
-export class TokenRequest extends Schema.Class<TokenRequest>("TokenRequest")({
+export class TokenRequest extends Class<TokenRequest>("TokenRequest")({
   client_id: Schema.String,
   client_secret: Schema.String
 }) {}
 
 /** POST /users/{id}/tokens `data`. */
-export class UserToken extends Schema.Class<UserToken>("UserToken")({
+export class UserToken extends Class<UserToken>("UserToken")({
   token: Schema.String,
   token_type: Schema.Literal("Bearer"),
   /** Seconds until `expiration_timestamp`. */
@@ -40,21 +41,21 @@ export class UserToken extends Schema.Class<UserToken>("UserToken")({
 }) {}
 
 /** POST /auth/tokens body. */
-export class CodeExchangeRequest extends Schema.Class<CodeExchangeRequest>("CodeExchangeRequest")({
+export class CodeExchangeRequest extends Class<CodeExchangeRequest>("CodeExchangeRequest")({
   code: Schema.String,
   client_id: Schema.String,
   client_secret: Schema.String
 }) {}
 
 /** POST /auth/tokens `data`; `token` repeats `access_token` for existing clients. */
-export class PartnerGrant extends Schema.Class<PartnerGrant>("PartnerGrant")({
+export class PartnerGrant extends Class<PartnerGrant>("PartnerGrant")({
   access_token: Schema.String,
   token: Schema.String,
   user_id: Schema.String,
   referred_user_id: Schema.optional(Schema.String)
 }) {}
 
-export class RegisterPartnerRequest extends Schema.Class<RegisterPartnerRequest>("RegisterPartnerRequest")({
+export class RegisterPartnerRequest extends Class<RegisterPartnerRequest>("RegisterPartnerRequest")({
   name: DisplayName,
   redirect_url: HttpUrl,
   webhook_url: Schema.optional(HttpUrl),
@@ -66,7 +67,7 @@ export class RegisterPartnerRequest extends Schema.Class<RegisterPartnerRequest>
   )
 }) {}
 
-export class RevokeRequest extends Schema.Class<RevokeRequest>("RevokeRequest")({
+export class RevokeRequest extends Class<RevokeRequest>("RevokeRequest")({
   token: Schema.String,
   client_id: Schema.String,
   client_secret: Schema.String

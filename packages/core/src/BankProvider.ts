@@ -7,15 +7,16 @@ import { Context, type Effect, Schema } from "effect"
 import { Alias, Cuit, Cvu } from "./BankAccount.js"
 import { BankTransactionId } from "./Ids.js"
 import { Money } from "./Money.js"
+import { Class } from "./internal/schemaClass.js"
 
 /** A CVU issued to us, with its alias. */
-export class BankAccountRef extends Schema.Class<BankAccountRef>("BankAccountRef")({
+export class BankAccountRef extends Class<BankAccountRef>("BankAccountRef")({
   cvu: Cvu,
   alias: Alias
 }) {}
 
 /** The holder of an account, as the bank reports it. */
-export class AccountHolder extends Schema.Class<AccountHolder>("AccountHolder")({
+export class AccountHolder extends Class<AccountHolder>("AccountHolder")({
   /** CVU or CBU of the account (an alias resolves to it). */
   account: Schema.String,
   cuit: Cuit,
@@ -23,7 +24,7 @@ export class AccountHolder extends Schema.Class<AccountHolder>("AccountHolder")(
 }) {}
 
 /** A transfer the bank notifies us about. */
-export class IncomingTransfer extends Schema.Class<IncomingTransfer>("IncomingTransfer")({
+export class IncomingTransfer extends Class<IncomingTransfer>("IncomingTransfer")({
   bank_transaction_id: BankTransactionId,
   /** Our CVU that received the money. */
   cvu: Cvu,

@@ -6,8 +6,9 @@
 import { DateTime, Schema } from "effect"
 import { ClientId, PartnerId, UserId } from "./Ids.js"
 import { Timestamp } from "./Wire.js"
+import { Class } from "./internal/schemaClass.js"
 
-export class UserCredential extends Schema.Class<UserCredential>("UserCredential")({
+export class UserCredential extends Class<UserCredential>("UserCredential")({
   user_id: UserId,
   client_id: ClientId,
   /** The client secret sealed with `Crypto.encrypt` (AES-256-GCM), bound to `client_id`. */
@@ -26,7 +27,7 @@ export type TokenKind = typeof TokenKind.Type
 export const partnerTokenPrefix = "PAR-"
 export const userTokenPrefix = "USR-"
 
-export class AccessToken extends Schema.Class<AccessToken>("AccessToken")({
+export class AccessToken extends Class<AccessToken>("AccessToken")({
   /** Lower-case hex SHA-256 of the token text; the token itself is never stored. */
   token_hash: Schema.String,
   kind: TokenKind,

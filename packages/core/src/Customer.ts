@@ -15,6 +15,7 @@ import * as Money from "./Money.js"
 import { Tax } from "./Payment.js"
 import type { AliasPrefix } from "./User.js"
 import { ArsNumber, ArsText, HttpUrl, Rate, Timestamp } from "./Wire.js"
+import { Class } from "./internal/schemaClass.js"
 
 /**
  * The merchant's id of the customer (a national id number or a UUID). It is part of URL paths,
@@ -53,13 +54,13 @@ export const Email = Schema.String.pipe(
   Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be a valid email address" })
 )
 
-export class CustomerContact extends Schema.Class<CustomerContact>("CustomerContact")({
+export class CustomerContact extends Class<CustomerContact>("CustomerContact")({
   /** Required whenever a contact is sent. */
   email: Email
 }) {}
 
 /** The customer's permanent account: its CVU and the full bank alias (prefix + suffix). */
-export class BankInfo extends Schema.Class<BankInfo>("BankInfo")({
+export class BankInfo extends Class<BankInfo>("BankInfo")({
   cvu: Cvu,
   alias: Alias
 }) {}
@@ -72,7 +73,7 @@ export const paymentReceivedMessage = "Customer payment received"
  * of its transfers; it mirrors the ledger account `customerBalance(user_id, customer_id)` and is
  * rewritten from it in the unit of work of every credit.
  */
-export class Customer extends Schema.Class<Customer>("Customer")({
+export class Customer extends Class<Customer>("Customer")({
   customer_id: CustomerId,
   user_id: UserId,
   name: Schema.String,
@@ -88,7 +89,7 @@ export class Customer extends Schema.Class<Customer>("Customer")({
 }) {}
 
 /** The answer to a create (SPEC: POST /customers/). */
-export class CustomerCreated extends Schema.Class<CustomerCreated>("CustomerCreated")({
+export class CustomerCreated extends Class<CustomerCreated>("CustomerCreated")({
   customer_id: CustomerId,
   bank_info: BankInfo,
   balance: ArsNumber,
@@ -105,7 +106,7 @@ export class CustomerCreated extends Schema.Class<CustomerCreated>("CustomerCrea
 }
 
 /** The answer to an alias change (SPEC: PATCH /customers/{customer_id}/alias). */
-export class CustomerAliasChanged extends Schema.Class<CustomerAliasChanged>("CustomerAliasChanged")({
+export class CustomerAliasChanged extends Class<CustomerAliasChanged>("CustomerAliasChanged")({
   customer_id: CustomerId,
   alias: AliasSuffix,
   bank_info: BankInfo,
@@ -122,7 +123,7 @@ export class CustomerAliasChanged extends Schema.Class<CustomerAliasChanged>("Cu
 }
 
 /** One element of `data.customers[]` (SPEC: GET /customers/). */
-export class CustomerSummary extends Schema.Class<CustomerSummary>("CustomerSummary")({
+export class CustomerSummary extends Class<CustomerSummary>("CustomerSummary")({
   customer_id: CustomerId,
   name: Schema.String,
   bank_info: BankInfo,
@@ -144,7 +145,7 @@ export class CustomerSummary extends Schema.Class<CustomerSummary>("CustomerSumm
  * One incoming transfer credited to a customer. Amounts use the wire forms of a payment's
  * transaction (decimal text, rates as numbers) so one client parser reads both.
  */
-export class CustomerTransaction extends Schema.Class<CustomerTransaction>("CustomerTransaction")({
+export class CustomerTransaction extends Class<CustomerTransaction>("CustomerTransaction")({
   transaction_id: CustomerTransactionId,
   customer_id: CustomerId,
   user_id: UserId,
@@ -171,7 +172,7 @@ export class CustomerTransaction extends Schema.Class<CustomerTransaction>("Cust
   creation_timestamp: Timestamp
 }) {}
 
-export class CreateCustomerRequest extends Schema.Class<CreateCustomerRequest>("CreateCustomerRequest")({
+export class CreateCustomerRequest extends Class<CreateCustomerRequest>("CreateCustomerRequest")({
   user_id: UserId,
   /** The desired alias suffix. */
   alias: AliasSuffix,
@@ -181,7 +182,7 @@ export class CreateCustomerRequest extends Schema.Class<CreateCustomerRequest>("
   webhook_url: Schema.optional(Schema.NullOr(HttpUrl))
 }) {}
 
-export class ChangeAliasRequest extends Schema.Class<ChangeAliasRequest>("ChangeAliasRequest")({
+export class ChangeAliasRequest extends Class<ChangeAliasRequest>("ChangeAliasRequest")({
   /** The new alias suffix. */
   alias: AliasSuffix,
   /** true: a new CVU with the new alias, the old one released; false: keep the CVU if the bank lets us. */

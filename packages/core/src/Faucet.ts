@@ -12,8 +12,9 @@ import { PaymentRepository } from "./PaymentRepository.js"
 import { SandboxBank } from "./SandboxBank.js"
 import { SplitRepository } from "./SplitRepository.js"
 import { Transfers } from "./Transfers.js"
+import { Class } from "./internal/schemaClass.js"
 
-export class FaucetRequest extends Schema.Class<FaucetRequest>("FaucetRequest")({
+export class FaucetRequest extends Class<FaucetRequest>("FaucetRequest")({
   /** Pesos, as a JSON number with at most 2 decimals. */
   amount: Schema.Number,
   /** The simulated sender's CUIT. */

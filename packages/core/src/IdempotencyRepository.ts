@@ -8,11 +8,12 @@
 import { Context, Data, DateTime, Effect, HashMap, Layer, Option, Schema } from "effect"
 import { makeRef, type MemoryDb } from "./internal/memoryDb.js"
 import { Timestamp } from "./Wire.js"
+import { Class } from "./internal/schemaClass.js"
 
 export const IdempotencyState = Schema.Literal("in_flight", "completed")
 export type IdempotencyState = typeof IdempotencyState.Type
 
-export class IdempotencyRecord extends Schema.Class<IdempotencyRecord>("IdempotencyRecord")({
+export class IdempotencyRecord extends Class<IdempotencyRecord>("IdempotencyRecord")({
   /** Who used the key (a user id, `public:<user_id>`…): keys of different callers never meet. */
   scope: Schema.String,
   key: Schema.String,

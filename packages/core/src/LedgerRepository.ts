@@ -8,14 +8,15 @@ import { makeRef, type MemoryDb } from "./internal/memoryDb.js"
 import { LedgerAccount } from "./LedgerAccount.js"
 import { Currency, Money } from "./Money.js"
 import { Timestamp } from "./Wire.js"
+import { Class } from "./internal/schemaClass.js"
 
 /** One line of an entry: a signed amount, debits positive and credits negative. */
-export class Posting extends Schema.Class<Posting>("Posting")({
+export class Posting extends Class<Posting>("Posting")({
   account: LedgerAccount,
   amount: Schema.typeSchema(Money)
 }) {}
 
-export class JournalEntry extends Schema.Class<JournalEntry>("JournalEntry")({
+export class JournalEntry extends Class<JournalEntry>("JournalEntry")({
   entry_id: LedgerEntryId,
   /** What happened, e.g. `payment.transfer`, `payout.sent`. */
   kind: Schema.String,

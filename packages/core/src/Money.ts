@@ -4,6 +4,7 @@
  * `BigDecimal`s rounded in exactly one place (`applyRate`, half-even).
  */
 import { BigDecimal, Either, Option, ParseResult, Schema } from "effect"
+import { Class } from "./internal/schemaClass.js"
 
 export const Currency = Schema.Literal("ARS", "BRL", "USDT", "BNB")
 export type Currency = typeof Currency.Type
@@ -11,7 +12,7 @@ export type Currency = typeof Currency.Type
 /** Decimal places of each currency's minor unit. */
 export const scaleOf: Record<Currency, number> = { ARS: 2, BRL: 2, USDT: 6, BNB: 8 }
 
-export class Money extends Schema.Class<Money>("Money")({
+export class Money extends Class<Money>("Money")({
   /** Integer minor units (centavos for ARS). */
   minor: Schema.BigIntFromSelf,
   currency: Currency

@@ -19,9 +19,10 @@ import { PartnerRepository } from "./PartnerRepository.js"
 import { Transactor } from "./Transactor.js"
 import { User } from "./User.js"
 import { UserRepository } from "./UserRepository.js"
+import { Class } from "./internal/schemaClass.js"
 
 /** What the partner put in the `/authorize` query. */
-export class AuthorizeRequest extends Schema.Class<AuthorizeRequest>("AuthorizeRequest")({
+export class AuthorizeRequest extends Class<AuthorizeRequest>("AuthorizeRequest")({
   partner_id: PartnerId,
   /** The partner's own id for the user, returned at code exchange. */
   referred_user_id: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
@@ -36,7 +37,7 @@ export const Password = Schema.String.pipe(
   Schema.maxLength(256, { message: () => "must be at most 256 characters" })
 )
 
-export class RegisterRequest extends Schema.Class<RegisterRequest>("RegisterRequest")({
+export class RegisterRequest extends Class<RegisterRequest>("RegisterRequest")({
   partner_id: PartnerId,
   email: Email,
   name: DisplayName,
@@ -44,7 +45,7 @@ export class RegisterRequest extends Schema.Class<RegisterRequest>("RegisterRequ
   password: Password
 }) {}
 
-export class SignInRequest extends Schema.Class<SignInRequest>("SignInRequest")({
+export class SignInRequest extends Class<SignInRequest>("SignInRequest")({
   email: Email,
   password: Schema.String
 }) {}

@@ -8,6 +8,7 @@ import { EventId, UserId } from "./Ids.js"
 import { newId } from "./internal/ids.js"
 import { makeRef, type MemoryDb } from "./internal/memoryDb.js"
 import { Timestamp } from "./Wire.js"
+import { Class } from "./internal/schemaClass.js"
 
 export const EventType = Schema.Literal(
   "payment.updated",
@@ -18,7 +19,7 @@ export const EventType = Schema.Literal(
 )
 export type EventType = typeof EventType.Type
 
-export class OutboxEvent extends Schema.Class<OutboxEvent>("OutboxEvent")({
+export class OutboxEvent extends Class<OutboxEvent>("OutboxEvent")({
   event_id: EventId,
   type: EventType,
   /** The account whose client secret signs the delivery. */

@@ -6,6 +6,7 @@
 import { DateTime, Schema } from "effect"
 import { ClientId, PartnerId, UserId } from "./Ids.js"
 import { HttpUrl, Rate, Timestamp } from "./Wire.js"
+import { Class } from "./internal/schemaClass.js"
 
 /** Lower-case letters, digits and dashes, 1-64 characters: how a partner appears in URLs and reads. */
 export const PartnerSlug = Schema.String.pipe(
@@ -15,7 +16,7 @@ export const PartnerSlug = Schema.String.pipe(
   })
 )
 
-export class Partner extends Schema.Class<Partner>("Partner")({
+export class Partner extends Class<Partner>("Partner")({
   partner_id: PartnerId,
   name: Schema.String,
   slug: PartnerSlug,
@@ -33,7 +34,7 @@ export class Partner extends Schema.Class<Partner>("Partner")({
 }) {}
 
 /** A user's permission for a partner to act for them; granted again, it is refreshed. */
-export class Consent extends Schema.Class<Consent>("Consent")({
+export class Consent extends Class<Consent>("Consent")({
   partner_id: PartnerId,
   user_id: UserId,
   granted_at: Timestamp
@@ -42,7 +43,7 @@ export class Consent extends Schema.Class<Consent>("Consent")({
 /** How long an authorization code may be exchanged (SPEC: 5 minutes). */
 export const codeLifetimeMinutes = 5
 
-export class AuthorizationCode extends Schema.Class<AuthorizationCode>("AuthorizationCode")({
+export class AuthorizationCode extends Class<AuthorizationCode>("AuthorizationCode")({
   /** Lower-case hex SHA-256 of the code text; the code itself is never stored. */
   code_hash: Schema.String,
   partner_id: PartnerId,

@@ -8,6 +8,7 @@ import { Conflict } from "./Errors.js"
 import { ExternalId, PartnerId, PaymentId, TeamId, UserId } from "./Ids.js"
 import * as Money from "./Money.js"
 import { ArsNumber, ArsText, Rate, Timestamp } from "./Wire.js"
+import { Class } from "./internal/schemaClass.js"
 
 export const PaymentStatus = Schema.Literal("PENDING", "SUCCESS", "OVERPAID", "UNDERPAID", "EXPIRED")
 export type PaymentStatus = typeof PaymentStatus.Type
@@ -22,7 +23,7 @@ export const deprecatedPaymentOptions: ReadonlyArray<string> = ["crypto", "pix"]
 /** The network name shown in quotes and transactions. */
 export const transferNetwork = "CVU"
 
-export class Quote extends Schema.Class<Quote>("Quote")({
+export class Quote extends Class<Quote>("Quote")({
   currency: Schema.Literal("ARS"),
   network: Schema.String,
   amount: ArsText,
@@ -42,13 +43,13 @@ export class Quote extends Schema.Class<Quote>("Quote")({
   }
 }
 
-export class Tax extends Schema.Class<Tax>("Tax")({
+export class Tax extends Class<Tax>("Tax")({
   tax_amount: ArsNumber,
   tax_rate: Rate,
   tax_type: Schema.String
 }) {}
 
-export class TransferDetails extends Schema.Class<TransferDetails>("TransferDetails")({
+export class TransferDetails extends Class<TransferDetails>("TransferDetails")({
   amount: ArsNumber,
   currency: Schema.Literal("ARS"),
   recipient: Schema.String,
@@ -61,7 +62,7 @@ export class TransferDetails extends Schema.Class<TransferDetails>("TransferDeta
 }) {}
 
 /** One incoming transfer credited to a payment (SPEC's Transaction table). */
-export class Transaction extends Schema.Class<Transaction>("Transaction")({
+export class Transaction extends Class<Transaction>("Transaction")({
   address: Cvu,
   amount: ArsText,
   commission: Rate,
@@ -79,13 +80,13 @@ export class Transaction extends Schema.Class<Transaction>("Transaction")({
   transaction_data: Schema.Struct({ PROCESSED: TransferDetails })
 }) {}
 
-export class TotalPaid extends Schema.Class<TotalPaid>("TotalPaid")({
+export class TotalPaid extends Class<TotalPaid>("TotalPaid")({
   amount: ArsText,
   currency: Schema.Literal("ARS")
 }) {}
 
 /** Totals over a payment's transactions, present once a transfer has been received. */
-export class TransactionFields extends Schema.Class<TransactionFields>("TransactionFields")({
+export class TransactionFields extends Class<TransactionFields>("TransactionFields")({
   amount: ArsText,
   amountReadable: Schema.String,
   commission_amount: ArsText,
@@ -95,18 +96,18 @@ export class TransactionFields extends Schema.Class<TransactionFields>("Transact
   total_paid: TotalPaid
 }) {}
 
-export class MotiveChange extends Schema.Class<MotiveChange>("MotiveChange")({
+export class MotiveChange extends Class<MotiveChange>("MotiveChange")({
   value: Schema.String,
   previous: Schema.NullOr(Schema.String),
   modified_by: UserId,
   modification_timestamp: Timestamp
 }) {}
 
-export class PaymentMetadata extends Schema.Class<PaymentMetadata>("PaymentMetadata")({
+export class PaymentMetadata extends Class<PaymentMetadata>("PaymentMetadata")({
   motive: Schema.Array(MotiveChange)
 }) {}
 
-export class ClientData extends Schema.Class<ClientData>("ClientData")({
+export class ClientData extends Class<ClientData>("ClientData")({
   first_name: Schema.optional(Schema.String),
   last_name: Schema.optional(Schema.String),
   phone: Schema.optional(Schema.String),
@@ -115,7 +116,7 @@ export class ClientData extends Schema.Class<ClientData>("ClientData")({
   cuit: Schema.optional(Schema.String)
 }) {}
 
-export class Payment extends Schema.Class<Payment>("Payment")({
+export class Payment extends Class<Payment>("Payment")({
   id: PaymentId,
   payment_status: PaymentStatus,
   price: Money.PriceFromWire,
@@ -227,7 +228,7 @@ export const transactionFields = (
 }
 
 /** What a payer's page needs, readable without credentials. */
-export class PublicPayment extends Schema.Class<PublicPayment>("PublicPayment")({
+export class PublicPayment extends Class<PublicPayment>("PublicPayment")({
   id: PaymentId,
   payment_status: PaymentStatus,
   price: Money.PriceFromWire,

@@ -34,6 +34,8 @@ export class PaymentRepository extends Context.Tag("@cobro/core/PaymentRepositor
     readonly findByIdForUpdate: (id: PaymentId) => Effect.Effect<Option.Option<Payment>>
     readonly findByExternalId: (user: UserId, externalId: ExternalId) => Effect.Effect<Option.Option<Payment>>
     readonly findByCvu: (cvu: Cvu) => Effect.Effect<Option.Option<Payment>>
+    /** Like `findByCvu`, and inside a transaction the row stays locked until it ends. */
+    readonly findByCvuForUpdate: (cvu: Cvu) => Effect.Effect<Option.Option<Payment>>
     /** One page of a user's payments after `cursor`, oldest first. */
     readonly page: (
       query: PaymentQuery,
@@ -76,6 +78,8 @@ export const makeMemory = Effect.gen(function* () {
   const externalKey = (user: string, ext: string) => `${user}\u0000${ext}`
 
   const findById = (id: PaymentId) => Effect.map(tables.get, (t) => HashMap.get(t.byId, id))
+  const findByCvu = (cvu: Cvu) =>
+    Effect.map(tables.get, (t) => Option.flatMap(HashMap.get(t.byCvu, cvu), (id) => HashMap.get(t.byId, id)))
 
   return PaymentRepository.of({
     insert: (payment) =>
@@ -131,10 +135,8 @@ export const makeMemory = Effect.gen(function* () {
       Effect.map(tables.get, (t) =>
         Option.flatMap(HashMap.get(t.byExternal, externalKey(user, ext)), (id) => HashMap.get(t.byId, id))
       ),
-    findByCvu: (cvu) =>
-      Effect.map(tables.get, (t) =>
-        Option.flatMap(HashMap.get(t.byCvu, cvu), (id) => HashMap.get(t.byId, id))
-      ),
+    findByCvu,
+    findByCvuForUpdate: findByCvu,
     page: (query, cursor, limit) =>
       Effect.map(tables.get, (t) => {
         const from = Option.match(cursor, {

@@ -7,11 +7,12 @@ import { ExternalId, PartnerId, TeamId, UserId } from "./Ids.js"
 import * as Money from "./Money.js"
 import { ClientData } from "./Payment.js"
 import { HttpUrl, Timestamp } from "./Wire.js"
+import { Class } from "./internal/schemaClass.js"
 
 /** A positive price with no more decimals than its currency has. */
 export const Price = Money.PriceFromWire.pipe(Schema.filter((m) => m.minor > 0n || "amount must be positive"))
 
-export class CreatePaymentRequest extends Schema.Class<CreatePaymentRequest>("CreatePaymentRequest")({
+export class CreatePaymentRequest extends Class<CreatePaymentRequest>("CreatePaymentRequest")({
   user_id: UserId,
   price: Price,
   /** Checked by the service: `transfer` only; deprecated methods answer 503. */
@@ -28,17 +29,15 @@ export class CreatePaymentRequest extends Schema.Class<CreatePaymentRequest>("Cr
   client_data: Schema.optional(ClientData)
 }) {}
 
-export class RepriceRequest extends Schema.Class<RepriceRequest>("RepriceRequest")({
+export class RepriceRequest extends Class<RepriceRequest>("RepriceRequest")({
   currency: Schema.Literal("ARS"),
   amount: Schema.Number
 }) {}
 
-export class ExtendExpirationRequest extends Schema.Class<ExtendExpirationRequest>("ExtendExpirationRequest")(
-  {
-    expiration_timestamp: Timestamp
-  }
-) {}
+export class ExtendExpirationRequest extends Class<ExtendExpirationRequest>("ExtendExpirationRequest")({
+  expiration_timestamp: Timestamp
+}) {}
 
-export class UpdateMetadataRequest extends Schema.Class<UpdateMetadataRequest>("UpdateMetadataRequest")({
+export class UpdateMetadataRequest extends Class<UpdateMetadataRequest>("UpdateMetadataRequest")({
   motive: Schema.String.pipe(Schema.maxLength(500))
 }) {}

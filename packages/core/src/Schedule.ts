@@ -11,6 +11,7 @@ import { BankTransactionId, PartnerId, PayoutId, ScheduleId, UserId } from "./Id
 import * as Money from "./Money.js"
 import { PayoutFrequency } from "./User.js"
 import { Timestamp } from "./Wire.js"
+import { Class } from "./internal/schemaClass.js"
 
 export { PayoutFrequency } from "./User.js"
 
@@ -20,7 +21,7 @@ export type ScheduleType = typeof ScheduleType.Type
 export const ScheduleStatus = Schema.Literal("active", "inactive")
 export type ScheduleStatus = typeof ScheduleStatus.Type
 
-export class SchedulePayload extends Schema.Class<SchedulePayload>("SchedulePayload")({
+export class SchedulePayload extends Class<SchedulePayload>("SchedulePayload")({
   /** CVU, CBU or alias of an account held by the merchant (same CUIT). */
   address: PayoutAddress
 }) {}
@@ -40,7 +41,7 @@ const wireFields = {
 /** SPEC's Payout schedule on the wire; encoding a `PayoutSchedule` with it drops the internal fields. */
 export const PayoutScheduleWire = Schema.Struct(wireFields)
 
-export class PayoutSchedule extends Schema.Class<PayoutSchedule>("PayoutSchedule")({
+export class PayoutSchedule extends Class<PayoutSchedule>("PayoutSchedule")({
   ...wireFields,
   /** The partner that created the schedule; only it may change it (internal). */
   partner_id: PartnerId,
@@ -92,7 +93,7 @@ export type PayoutStatus = typeof PayoutStatus.Type
  * SUCCESS (money left the bank) or FAILED (money back to available). A PENDING payout whose
  * outcome is unknown (bank unavailable, crash) is retried with the same reference.
  */
-export class Payout extends Schema.Class<Payout>("Payout")({
+export class Payout extends Class<Payout>("Payout")({
   payout_id: PayoutId,
   schedule_id: ScheduleId,
   user_id: UserId,
@@ -136,14 +137,14 @@ export const guardPayout = (payout: Payout, to: PayoutStatus): Either.Either<Pay
 // ---------------------------------------------------------------------------------------------
 // Requests
 
-export class CreateScheduleRequest extends Schema.Class<CreateScheduleRequest>("CreateScheduleRequest")({
+export class CreateScheduleRequest extends Class<CreateScheduleRequest>("CreateScheduleRequest")({
   schedule_type: ScheduleType,
   frequency: PayoutFrequency,
   payload: SchedulePayload
 }) {}
 
 /** Every field optional; only those sent change. */
-export class PatchScheduleRequest extends Schema.Class<PatchScheduleRequest>("PatchScheduleRequest")({
+export class PatchScheduleRequest extends Class<PatchScheduleRequest>("PatchScheduleRequest")({
   frequency: Schema.optional(PayoutFrequency),
   address: Schema.optional(PayoutAddress),
   schedule_status: Schema.optional(ScheduleStatus)

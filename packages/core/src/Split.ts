@@ -18,6 +18,7 @@ import {
 } from "./Ids.js"
 import type * as Money from "./Money.js"
 import { ArsNumber, ArsText, HttpUrl, Timestamp } from "./Wire.js"
+import { Class } from "./internal/schemaClass.js"
 
 /** SPEC: payouts are not executed before 12 hours after the instruction is accepted. */
 export const holdDuration = Duration.hours(12)
@@ -115,7 +116,7 @@ export const transition = <S extends string, T extends S>(
 // ---------------------------------------------------------------------------------------------
 // Records
 
-export class SplitPayment extends Schema.Class<SplitPayment>("SplitPayment")({
+export class SplitPayment extends Class<SplitPayment>("SplitPayment")({
   split_payment_id: SplitPaymentId,
   user_id: UserId,
   /** The partner that created it; its `external_id` is unique per (user, partner or none). */
@@ -155,7 +156,7 @@ export const dueAt = (split: SplitPayment): DateTime.Utc | null =>
 export const payoutStatusOf = (split: SplitPayment): PayoutStatus | "NONE" => split.payout_status ?? "NONE"
 
 /** One transfer of an instruction, to one payout account. */
-export class SplitPayout extends Schema.Class<SplitPayout>("SplitPayout")({
+export class SplitPayout extends Class<SplitPayout>("SplitPayout")({
   /** Also the `reference` of its bank transfer: the bank deduplicates on it. */
   payout_id: SplitPayoutId,
   split_payment_id: SplitPaymentId,
@@ -174,7 +175,7 @@ export class SplitPayout extends Schema.Class<SplitPayout>("SplitPayout")({
 }) {}
 
 /** A whitelisted destination of payouts. Never modified once ACTIVE, except to disable it. */
-export class PayoutAccount extends Schema.Class<PayoutAccount>("PayoutAccount")({
+export class PayoutAccount extends Class<PayoutAccount>("PayoutAccount")({
   account_id: PayoutAccountId,
   user_id: UserId,
   /** The partner that created it, if any (the account belongs to the user). */
@@ -195,7 +196,7 @@ export class PayoutAccount extends Schema.Class<PayoutAccount>("PayoutAccount")(
 }) {}
 
 /** One 2FA verification covering every account created in one request. */
-export class VerificationRequest extends Schema.Class<VerificationRequest>("VerificationRequest")({
+export class VerificationRequest extends Class<VerificationRequest>("VerificationRequest")({
   request_id: VerificationRequestId,
   user_id: UserId,
   account_ids: Schema.Array(PayoutAccountId),
@@ -211,7 +212,7 @@ export class VerificationRequest extends Schema.Class<VerificationRequest>("Veri
 // Reads (the wire shapes)
 
 /** A split payment as read: its state, what was received, its balance and each payout. */
-export class SplitPaymentView extends Schema.Class<SplitPaymentView>("SplitPaymentView")({
+export class SplitPaymentView extends Class<SplitPaymentView>("SplitPaymentView")({
   split_payment_id: SplitPaymentId,
   external_id: ExternalId,
   webhook_url: Schema.NullOr(Schema.String),
@@ -273,15 +274,13 @@ export class SplitPaymentView extends Schema.Class<SplitPaymentView>("SplitPayme
 }
 
 /** The answer to creating payout accounts: the one verification request covering them all. */
-export class VerificationRequestView extends Schema.Class<VerificationRequestView>("VerificationRequestView")(
-  {
-    request_id: VerificationRequestId,
-    exp_timestamp: Timestamp,
-    status: RequestStatus,
-    attempts_left: Schema.Int,
-    accounts: Schema.Array(PayoutAccount)
-  }
-) {
+export class VerificationRequestView extends Class<VerificationRequestView>("VerificationRequestView")({
+  request_id: VerificationRequestId,
+  exp_timestamp: Timestamp,
+  status: RequestStatus,
+  attempts_left: Schema.Int,
+  accounts: Schema.Array(PayoutAccount)
+}) {
   static of(request: VerificationRequest, accounts: ReadonlyArray<PayoutAccount>): VerificationRequestView {
     return new VerificationRequestView({
       request_id: request.request_id,
@@ -296,14 +295,12 @@ export class VerificationRequestView extends Schema.Class<VerificationRequestVie
 // ---------------------------------------------------------------------------------------------
 // Requests
 
-export class CreateSplitPaymentRequest extends Schema.Class<CreateSplitPaymentRequest>(
-  "CreateSplitPaymentRequest"
-)({
+export class CreateSplitPaymentRequest extends Class<CreateSplitPaymentRequest>("CreateSplitPaymentRequest")({
   external_id: ExternalId,
   webhook_url: Schema.optional(HttpUrl)
 }) {}
 
-export class PayoutAccountInput extends Schema.Class<PayoutAccountInput>("PayoutAccountInput")({
+export class PayoutAccountInput extends Class<PayoutAccountInput>("PayoutAccountInput")({
   address: PayoutAddress,
   label: Schema.optional(Schema.String.pipe(Schema.maxLength(100)))
 }) {}
@@ -316,7 +313,7 @@ export const PayoutAccountList = Schema.Array(PayoutAccountInput).pipe(
   })
 )
 
-export class VerifyAccountsRequest extends Schema.Class<VerifyAccountsRequest>("VerifyAccountsRequest")({
+export class VerifyAccountsRequest extends Class<VerifyAccountsRequest>("VerifyAccountsRequest")({
   request_id: VerificationRequestId,
   code: Schema.String.pipe(Schema.maxLength(32))
 }) {}
@@ -324,12 +321,12 @@ export class VerifyAccountsRequest extends Schema.Class<VerifyAccountsRequest>("
 /** A positive ARS amount with at most 2 decimals, as a JSON number. */
 export const PayoutAmount = ArsNumber.pipe(Schema.filter((m) => m.minor > 0n || "amount must be positive"))
 
-export class PayoutInstructionItem extends Schema.Class<PayoutInstructionItem>("PayoutInstructionItem")({
+export class PayoutInstructionItem extends Class<PayoutInstructionItem>("PayoutInstructionItem")({
   account_id: PayoutAccountId,
   amount: PayoutAmount
 }) {}
 
-export class InstructPayoutsRequest extends Schema.Class<InstructPayoutsRequest>("InstructPayoutsRequest")({
+export class InstructPayoutsRequest extends Class<InstructPayoutsRequest>("InstructPayoutsRequest")({
   payouts: Schema.Array(PayoutInstructionItem).pipe(
     Schema.minItems(1, { message: () => "must hold at least one payout" }),
     Schema.maxItems(maxPayoutsPerInstruction, {

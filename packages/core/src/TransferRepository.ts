@@ -9,11 +9,12 @@ import { BankTransactionId } from "./Ids.js"
 import { makeRef, type MemoryDb } from "./internal/memoryDb.js"
 import { Money } from "./Money.js"
 import { Timestamp } from "./Wire.js"
+import { Class } from "./internal/schemaClass.js"
 
 export const TransferTarget = Schema.Literal("payment", "customer", "split", "bounced")
 export type TransferTarget = typeof TransferTarget.Type
 
-export class TransferRecord extends Schema.Class<TransferRecord>("TransferRecord")({
+export class TransferRecord extends Class<TransferRecord>("TransferRecord")({
   bank_transaction_id: BankTransactionId,
   cvu: Cvu,
   amount: Schema.typeSchema(Money),

@@ -76,9 +76,9 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
         return { _tag: "Bounced", reason } as IngestOutcome
       })
 
-    const creditPayment = (transfer: IncomingTransfer, found: P.Payment) =>
+    /** Credits a payment read under its row lock (`findByCvuForUpdate`). */
+    const creditPayment = (transfer: IncomingTransfer, payment: P.Payment) =>
       Effect.gen(function* () {
-        const payment = Option.getOrElse(yield* payments.findByIdForUpdate(found.id), () => found)
         const now = yield* DateTime.now
         if (transfer.amount.currency !== "ARS")
           return yield* bounce(transfer, payment.id, "transfers are in ARS only")
@@ -153,7 +153,7 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
     /** Finds what a CVU belongs to and credits it; unknown CVUs bounce. */
     const route = (transfer: IncomingTransfer, cvu: Cvu) =>
       Effect.flatMap(
-        payments.findByCvu(cvu),
+        payments.findByCvuForUpdate(cvu),
         Option.match({
           onNone: () => routeToCustomer(transfer, cvu),
           onSome: (payment) => creditPayment(transfer, payment)
@@ -192,23 +192,22 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
         })
       )
 
+    /**
+     * A repeated notification is recognised by the transfer log's key: every receiver records
+     * the transfer before anything else it writes, the insert finds the first notification's row
+     * (`AlreadyRecorded`), the unit of work rolls back and the first outcome is answered. No
+     * read ahead of it: repeats are rare, and the common case saves a statement.
+     */
     const ingest = Effect.fn("Transfers.ingest")(function* (transfer: IncomingTransfer) {
       if (transfer.amount.minor <= 0n) return yield* InvalidInput.of("amount", "must be positive")
-      const duplicate = Effect.map(
-        log.findById(transfer.bank_transaction_id),
-        Option.map((previous): IngestOutcome => ({ _tag: "Duplicate", previous }))
-      )
       return yield* transactor
-        .withTransaction(
-          Effect.flatMap(
-            duplicate,
-            Option.match({ onNone: () => route(transfer, transfer.cvu), onSome: Effect.succeed })
-          )
-        )
+        .withTransaction(route(transfer, transfer.cvu))
         .pipe(
           Effect.catchTag("AlreadyRecorded", () =>
-            Effect.flatMap(duplicate, (d) =>
-              Option.isSome(d) ? Effect.succeed(d.value) : Effect.dieMessage("transfer log lost a record")
+            Effect.flatMap(log.findById(transfer.bank_transaction_id), (previous) =>
+              Option.isSome(previous)
+                ? Effect.succeed<IngestOutcome>({ _tag: "Duplicate", previous: previous.value })
+                : Effect.dieMessage("transfer log lost a record")
             )
           )
         )

@@ -5,6 +5,7 @@ import { Duration, Option, Schema } from "effect"
 import { Cuit } from "./BankAccount.js"
 import { PartnerId, UserId } from "./Ids.js"
 import { ArsNumber, Timestamp } from "./Wire.js"
+import { Class } from "./internal/schemaClass.js"
 
 export const AccountStatus = Schema.Literal("ACTIVE", "PENDING", "REJECTED", "SUSPENDED")
 export type AccountStatus = typeof AccountStatus.Type
@@ -28,12 +29,12 @@ export const CancellationPeriodMinutes = Schema.Int.pipe(
   Schema.between(5, 20160, { message: () => "must be an integer between 5 and 20160 (minutes)" })
 )
 
-export class PayoutScheduleConfig extends Schema.Class<PayoutScheduleConfig>("PayoutScheduleConfig")({
+export class PayoutScheduleConfig extends Class<PayoutScheduleConfig>("PayoutScheduleConfig")({
   address: Schema.String,
   frequency: PayoutFrequency
 }) {}
 
-export class User extends Schema.Class<User>("User")({
+export class User extends Class<User>("User")({
   user_id: UserId,
   name: Schema.String,
   email: Schema.String,

@@ -16,12 +16,13 @@ import { EventId, UserId } from "./Ids.js"
 import { makeRef, MemoryDb } from "./internal/memoryDb.js"
 import { EventType, Outbox, type OutboxEvent } from "./Outbox.js"
 import { Timestamp } from "./Wire.js"
+import { Class } from "./internal/schemaClass.js"
 
 /** pending (due at `next_attempt_at`) → delivered | dead; a replay moves either back to pending. */
 export const DeliveryStatus = Schema.Literal("pending", "delivered", "dead")
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
-export class WebhookDelivery extends Schema.Class<WebhookDelivery>("WebhookDelivery")({
+export class WebhookDelivery extends Class<WebhookDelivery>("WebhookDelivery")({
   /** The outbox event; also the `webhook-id` header, the same on every attempt. */
   event_id: EventId,
   type: EventType,
@@ -54,7 +55,7 @@ export const AttemptOutcome = Schema.Literal("delivered", "failed")
 export type AttemptOutcome = typeof AttemptOutcome.Type
 
 /** One try to deliver an event, as it happened. Attempts are facts: they are never changed. */
-export class DeliveryAttempt extends Schema.Class<DeliveryAttempt>("DeliveryAttempt")({
+export class DeliveryAttempt extends Class<DeliveryAttempt>("DeliveryAttempt")({
   attempt_id: Schema.String,
   event_id: EventId,
   /** 1 for the first attempt of the delivery, counting across replays. */

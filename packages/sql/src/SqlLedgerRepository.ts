@@ -19,6 +19,14 @@ interface PostingRow {
   readonly amount_minor: unknown
 }
 
+interface Delta {
+  readonly account: string
+  readonly currency: string
+  readonly minor: bigint
+}
+
+const balanceKey = (account: string, currency: string) => `${account}\u0000${currency}`
+
 const isCheckViolation = (cause: unknown) => {
   const c = cause as { code?: unknown; message?: unknown } | undefined
   return (
@@ -28,6 +36,18 @@ const isCheckViolation = (cause: unknown) => {
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+
+  const cases = sql.join(" ", false)
+  /** Adds each delta to its balance row in one statement; answers the rows that exist. */
+  const addToBalances = (deltas: ReadonlyArray<Delta>) =>
+    sql<{ account: string; currency: string }>`UPDATE cobro_ledger_balances
+      SET sum_minor = sum_minor + CASE ${cases(
+        deltas.map(
+          (d) => sql`WHEN account = ${d.account} AND currency = ${d.currency} THEN CAST(${d.minor} AS BIGINT)`
+        )
+      )} END
+      WHERE ${sql.or(deltas.map((d) => sql`(account = ${d.account} AND currency = ${d.currency})`))}
+      RETURNING account, currency`
 
   const append = (entry: Port.JournalEntry) =>
     Effect.gen(function* () {
@@ -48,21 +68,27 @@ export const make = Effect.gen(function* () {
           amount_minor: p.amount.minor
         }))
       )}`
-      // Add to the balance row; only when it does not exist yet, create it at zero and add again.
+      // One statement adds every posting to its balance row (amounts of the same account and
+      // currency summed first); rows that do not exist yet are created at zero, then added to.
       // (Not `INSERT … ON CONFLICT DO UPDATE`: a CHECK is evaluated on an upsert's proposed row
       // before its conflict is resolved, so it would refuse a debit the existing balance covers.)
+      const deltas = new Map<string, Delta>()
       for (const p of entry.postings) {
-        const add = sql<{ account: string }>`UPDATE cobro_ledger_balances
-          SET sum_minor = sum_minor + ${p.amount.minor}
-          WHERE account = ${p.account} AND currency = ${p.amount.currency} RETURNING account`
-        if ((yield* add).length > 0) continue
-        yield* sql`INSERT INTO cobro_ledger_balances ${sql.insert({
-          account: p.account,
-          currency: p.amount.currency,
-          sum_minor: 0
-        })} ON CONFLICT (account, currency) DO NOTHING`
-        yield* add
+        const key = balanceKey(p.account, p.amount.currency)
+        const seen = deltas.get(key)
+        if (seen === undefined)
+          deltas.set(key, { account: p.account, currency: p.amount.currency, minor: p.amount.minor })
+        else deltas.set(key, { ...seen, minor: seen.minor + p.amount.minor })
       }
+      const all = [...deltas.values()]
+      const updated = yield* addToBalances(all)
+      if (updated.length === all.length) return
+      const found = new Set(updated.map((r) => balanceKey(r.account, r.currency)))
+      const missing = all.filter((d) => !found.has(balanceKey(d.account, d.currency)))
+      yield* sql`INSERT INTO cobro_ledger_balances ${sql.insert(
+        missing.map((d) => ({ account: d.account, currency: d.currency, sum_minor: 0 }))
+      )} ON CONFLICT (account, currency) DO NOTHING`
+      yield* addToBalances(missing)
     })
 
   return Port.LedgerRepository.of({

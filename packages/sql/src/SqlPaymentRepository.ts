@@ -79,6 +79,11 @@ export const make = Effect.gen(function* () {
         Effect.map(one),
         Effect.orDie
       ),
+    findByCvuForUpdate: (cvu) =>
+      sql<{ doc: unknown }>`SELECT doc FROM cobro_payments WHERE cvu = ${cvu}${forUpdate}`.pipe(
+        Effect.map(one),
+        Effect.orDie
+      ),
     page: (query, cursor, limit) => {
       const conditions = [
         sql`user_id = ${query.user_id}`,

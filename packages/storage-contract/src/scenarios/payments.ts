@@ -40,6 +40,7 @@ export const paymentScenarios: ReadonlyArray<Scenario> = [
       expect(Option.getOrThrow(yield* repo.findByIdForUpdate(p.id))).toEqual(p)
       expect(Option.getOrThrow(yield* repo.findByExternalId(u1, p.external_id))).toEqual(p)
       expect(Option.getOrThrow(yield* repo.findByCvu(p.cvu))).toEqual(p)
+      expect(Option.getOrThrow(yield* repo.findByCvuForUpdate(p.cvu))).toEqual(p)
       expect(yield* repo.findById(Ids.PaymentId.make("VAR-nope"))).toEqual(Option.none())
       const dup = yield* Effect.flip(repo.insert(p))
       expect(dup._tag).toBe("Conflict")
