@@ -68,6 +68,17 @@ const ownList = (principal: { readonly user_id: string }, user_id: string) =>
     ? Effect.void
     : Effect.fail(ApiError.of(404, "user.not.found", `user ${user_id} not found`))
 
+/** The reply schemas of the idempotent routes, built once (not per request). */
+const replies = {
+  paymentCreated: Envelope(Api.PaymentCreated),
+  faucetResult: Envelope(Api.FaucetResult),
+  customerCreated: Envelope(Customer.CustomerCreated),
+  payoutScheduleWireStatus: StatusEnvelope(Schedule.PayoutScheduleWire),
+  splitPaymentView: Envelope(Split.SplitPaymentView),
+  verificationRequestView: Envelope(Split.VerificationRequestView),
+  payoutAccount: Envelope(Split.PayoutAccount)
+}
+
 const toCreated = (payment: Payment.Payment): typeof Api.PaymentCreated.Type => ({
   id: payment.id,
   payment_status: payment.payment_status,
@@ -88,8 +99,8 @@ const PublicPaymentsLive = HttpApiBuilder.group(Api.CobroApi, "publicPayments", 
             key: headers["idempotency-key"],
             method: request.method,
             path: pathOf(request),
-            body: Schema.encodeSync(PaymentRequest.CreatePaymentRequest)(payload),
-            schema: Envelope(Api.PaymentCreated),
+            body: () => Schema.encodeSync(PaymentRequest.CreatePaymentRequest)(payload),
+            schema: replies.paymentCreated,
             run: domain(Effect.map(payments.create(payload), (p) => ok("payment.created", toCreated(p))))
           })
         })
@@ -181,8 +192,8 @@ const SandboxLive = HttpApiBuilder.group(Api.CobroApi, "sandbox", (handlers) =>
           key: headers["idempotency-key"],
           method: request.method,
           path: pathOf(request),
-          body: Schema.encodeSync(Faucet.FaucetRequest)(payload),
-          schema: Envelope(Api.FaucetResult),
+          body: () => Schema.encodeSync(Faucet.FaucetRequest)(payload),
+          schema: replies.faucetResult,
           run: domain(
             Effect.map(faucet.value.send(principal.user_id, path.cvu, payload), ({ outcome, transfer }) =>
               ok("faucet.transfer.sent", faucetResult(transfer, outcome))
@@ -226,8 +237,8 @@ const CustomersLive = HttpApiBuilder.group(Api.CobroApi, "customers", (handlers)
             key: headers["idempotency-key"],
             method: request.method,
             path: pathOf(request),
-            body: Schema.encodeSync(Customer.CreateCustomerRequest)(payload),
-            schema: Envelope(Customer.CustomerCreated),
+            body: () => Schema.encodeSync(Customer.CreateCustomerRequest)(payload),
+            schema: replies.customerCreated,
             run: domain(
               Effect.map(customers.create(principal.user_id, payload), (c) =>
                 ok("customer.created", Customer.CustomerCreated.fromCustomer(c))
@@ -326,8 +337,8 @@ const SchedulesLive = HttpApiBuilder.group(Api.CobroApi, "schedules", (handlers)
             key: headers["idempotency-key"],
             method: request.method,
             path: pathOf(request),
-            body: Schema.encodeSync(Schedule.CreateScheduleRequest)(payload),
-            schema: StatusEnvelope(Schedule.PayoutScheduleWire),
+            body: () => Schema.encodeSync(Schedule.CreateScheduleRequest)(payload),
+            schema: replies.payoutScheduleWireStatus,
             run: domain(Effect.map(schedules.create(principal, payload), success))
           })
         })
@@ -362,8 +373,8 @@ const SplitsLive = HttpApiBuilder.group(Api.CobroApi, "splits", (handlers) =>
             key: headers["idempotency-key"],
             method: request.method,
             path: pathOf(request),
-            body: Schema.encodeSync(Split.CreateSplitPaymentRequest)(payload),
-            schema: Envelope(Split.SplitPaymentView),
+            body: () => Schema.encodeSync(Split.CreateSplitPaymentRequest)(payload),
+            schema: replies.splitPaymentView,
             run: domain(Effect.map(splits.create(principal, payload), (v) => ok("split.created", v)))
           })
         })
@@ -381,8 +392,8 @@ const SplitsLive = HttpApiBuilder.group(Api.CobroApi, "splits", (handlers) =>
             key: headers["idempotency-key"],
             method: request.method,
             path: pathOf(request),
-            body: Schema.encodeSync(Split.InstructPayoutsRequest)(payload),
-            schema: Envelope(Split.SplitPaymentView),
+            body: () => Schema.encodeSync(Split.InstructPayoutsRequest)(payload),
+            schema: replies.splitPaymentView,
             run: domain(
               Effect.map(splits.instructPayouts(principal, path.split_payment_id, payload), (v) =>
                 ok("split.payouts.accepted", v)
@@ -399,8 +410,8 @@ const SplitsLive = HttpApiBuilder.group(Api.CobroApi, "splits", (handlers) =>
             key: headers["idempotency-key"],
             method: request.method,
             path: pathOf(request),
-            body: Schema.encodeSync(Split.PayoutAccountList)(payload),
-            schema: Envelope(Split.VerificationRequestView),
+            body: () => Schema.encodeSync(Split.PayoutAccountList)(payload),
+            schema: replies.verificationRequestView,
             run: domain(
               Effect.map(splits.createAccounts(principal, payload), (v) => ok("payout_accounts.created", v))
             )
@@ -415,8 +426,8 @@ const SplitsLive = HttpApiBuilder.group(Api.CobroApi, "splits", (handlers) =>
             key: headers["idempotency-key"],
             method: request.method,
             path: pathOf(request),
-            body: Schema.encodeSync(Split.VerifyAccountsRequest)(payload),
-            schema: Envelope(Split.VerificationRequestView),
+            body: () => Schema.encodeSync(Split.VerifyAccountsRequest)(payload),
+            schema: replies.verificationRequestView,
             run: domain(
               Effect.map(splits.verifyAccounts(principal, payload), (v) => ok("payout_accounts.verified", v))
             )
@@ -440,8 +451,8 @@ const SplitsLive = HttpApiBuilder.group(Api.CobroApi, "splits", (handlers) =>
             key: headers["idempotency-key"],
             method: request.method,
             path: pathOf(request),
-            body: null,
-            schema: Envelope(Split.PayoutAccount),
+            body: () => null,
+            schema: replies.payoutAccount,
             run: domain(
               Effect.map(splits.disableAccount(principal, path.account_id), (v) =>
                 ok("payout_account.disabled", v)

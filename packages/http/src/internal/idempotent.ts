@@ -14,15 +14,19 @@ export const idempotent = <A, I, R>(options: {
   readonly key: string | undefined
   readonly method: string
   readonly path: string
-  /** The decoded body, encoded back: its canonical JSON is the request's fingerprint. */
-  readonly body: unknown
+  /**
+   * The decoded body, encoded back: its canonical JSON is the request's fingerprint. Computed
+   * only when the request carries a key.
+   */
+  readonly body: () => unknown
+  /** The reply's schema: one value per route (its encoder is compiled once and cached by Effect). */
   readonly schema: Schema.Schema<A, I>
   readonly run: Effect.Effect<A, ApiError, R>
 }) =>
   Effect.gen(function* () {
     if (options.key === undefined) return yield* options.run
     const idempotency = yield* Idempotency.Idempotency
-    const fingerprint = yield* idempotency.fingerprint(options.method, options.path, options.body)
+    const fingerprint = yield* idempotency.fingerprint(options.method, options.path, options.body())
     const encode = Schema.encode(options.schema)
     const outcome = yield* idempotency
       .run(
