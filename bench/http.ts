@@ -1,8 +1,9 @@
 /**
  * The reference server over HTTP, as `npm start` runs it (a child process: bin/cobro.js, sandbox
  * mode, the API's own rate limits off), on SQLite and on Postgres, each beside a raw baseline in
- * the same run: `bench/raw-server.ts`, node:http and one INSERT into the same store. Not part of
- * the tests.
+ * the same run: `bench/raw-server.ts`, node:http and one INSERT into the same store, and
+ * `bench/effect-server.ts`, the same work on cobro's own stack (Effect HttpApi, Schema,
+ * `@effect/sql`): what the stack costs before the engine does anything. Not part of the tests.
  *
  *   npm run bench:http          (SQLite, and Postgres when 127.0.0.1:5432 answers)
  *
@@ -38,6 +39,7 @@ const pgAdmin = process.env["COBRO_TEST_PG_URL"] ?? "postgres://postgres@127.0.0
 const root = fileURLToPath(new URL("..", import.meta.url))
 const cobroBin = path.join(root, "packages/server/bin/cobro.js")
 const rawServer = path.join(root, "bench/raw-server.ts")
+const floorServer = path.join(root, "bench/effect-server.ts")
 
 // --- processes ----------------------------------------------------------------------------------
 
@@ -87,8 +89,9 @@ const startCobro = async (database: string): Promise<Server> => {
   return { ...started, base: `http://127.0.0.1:${started.match[1]}` }
 }
 
-const startRaw = async (database: string): Promise<Server> => {
-  const started = await startProcess(["--import", "tsx", rawServer, database], {}, /listening (\d+)/)
+/** A baseline server (`raw-server.ts`, `effect-server.ts`) on `database`. */
+const startBaseline = async (script: string, database: string): Promise<Server> => {
+  const started = await startProcess(["--import", "tsx", script, database], {}, /listening (\d+)/)
   return { ...started, base: `http://127.0.0.1:${started.match[1]}` }
 }
 
@@ -397,6 +400,7 @@ const list = async (store: Store, token: string) => {
 interface StoreResult {
   readonly store: string
   readonly raw: { max: Run; half: Run }
+  readonly floor: { max: Run; half: Run }
   readonly cobro: { max: Run; half: Run }
   readonly faucetPerSecond: number
   readonly transfers: number
@@ -413,8 +417,11 @@ interface StoreResult {
 
 const benchStore = async (store: Store, rawUrl: string): Promise<StoreResult> => {
   console.error(`${store.name}: raw baseline`)
-  const raw = await startRaw(rawUrl)
+  const raw = await startBaseline(rawServer, rawUrl)
   const rawRuns = await creations(raw, "raw").finally(() => stop(raw))
+  console.error(`${store.name}: Effect floor`)
+  const floor = await startBaseline(floorServer, rawUrl)
+  const floorRuns = await creations(floor, "floor").finally(() => stop(floor))
 
   console.error(`${store.name}: cobro`)
   const server = await startCobro(store.url)
@@ -441,7 +448,16 @@ const benchStore = async (store: Store, rawUrl: string): Promise<StoreResult> =>
     await seedTo(store, size)
     lists.push({ size, ...(await list(store, token)) })
   }
-  return { store: store.name, raw: rawRuns, cobro: cobroRuns, faucetPerSecond, transfers, idleRss, lists }
+  return {
+    store: store.name,
+    raw: rawRuns,
+    floor: floorRuns,
+    cobro: cobroRuns,
+    faucetPerSecond,
+    transfers,
+    idleRss,
+    lists
+  }
 }
 
 // --- main -------------------------------------------------------------------------------------
@@ -483,17 +499,17 @@ const cpu = os.cpus()
 lines.push(
   `## HTTP — ${new Date().toISOString().slice(0, 10)} — ${cpu.length}× ${cpu[0]?.model ?? "?"}, ${Math.round(os.totalmem() / 2 ** 30)} GB, ${os.type().toLowerCase()} ${os.release()}, Node ${process.versions.node}`,
   "",
-  `\`npm run bench:http\` (\`bench/http.ts\`): the reference server as a child process (sandbox mode, rate limits off, log level warn) beside \`bench/raw-server.ts\` (node:http + one INSERT) on the same store, in one run. Closed loop of ${CONCURRENCY} concurrent keep-alive requests for ${SECONDS} s after ${WARMUP_SECONDS} s of warm-up; then an open loop at half the measured maximum, latency from the scheduled send time. Load average at the end: ${os
+  `\`npm run bench:http\` (\`bench/http.ts\`): the reference server as a child process (sandbox mode, rate limits off, log level warn) beside \`bench/raw-server.ts\` (node:http + one INSERT) and \`bench/effect-server.ts\` (the same work on cobro's stack: Effect HttpApi with Schema and \`@effect/sql\`, the framework floor) on the same store, in one run. Closed loop of ${CONCURRENCY} concurrent keep-alive requests for ${SECONDS} s after ${WARMUP_SECONDS} s of warm-up; then an open loop at half the measured maximum, latency from the scheduled send time. Load average at the end: ${os
     .loadavg()
     .map((l) => l.toFixed(1))
     .join(", ")}.`,
   "",
-  "| store | create-payment req/s | raw req/s | ratio | p50 ms | p99 ms | raw p50 | raw p99 | at half max: rate | p50 ms | p99 ms |",
-  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  "| store | create-payment req/s | raw req/s | ratio | Effect floor req/s | floor ÷ raw | cobro ÷ floor | p50 ms | p99 ms | raw p50 | raw p99 | at half max: rate | p50 ms | p99 ms |",
+  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 )
 for (const r of results) {
   lines.push(
-    `| ${r.store} | ${r.cobro.max.perSecond} | ${r.raw.max.perSecond} | ${(r.cobro.max.perSecond / r.raw.max.perSecond).toFixed(2)} | ${ms(r.cobro.max.p50)} | ${ms(r.cobro.max.p99)} | ${ms(r.raw.max.p50)} | ${ms(r.raw.max.p99)} | ${r.cobro.half.perSecond} | ${ms(r.cobro.half.p50)} | ${ms(r.cobro.half.p99)} |`
+    `| ${r.store} | ${r.cobro.max.perSecond} | ${r.raw.max.perSecond} | ${(r.cobro.max.perSecond / r.raw.max.perSecond).toFixed(2)} | ${r.floor.max.perSecond} | ${(r.floor.max.perSecond / r.raw.max.perSecond).toFixed(2)} | ${(r.cobro.max.perSecond / r.floor.max.perSecond).toFixed(2)} | ${ms(r.cobro.max.p50)} | ${ms(r.cobro.max.p99)} | ${ms(r.raw.max.p50)} | ${ms(r.raw.max.p99)} | ${r.cobro.half.perSecond} | ${ms(r.cobro.half.p50)} | ${ms(r.cobro.half.p99)} |`
   )
 }
 lines.push(

@@ -38,16 +38,43 @@ export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   const cases = sql.join(" ", false)
+  const rowsOf = (deltas: ReadonlyArray<Delta>) =>
+    sql.or(deltas.map((d) => sql`(account = ${d.account} AND currency = ${d.currency})`))
+  /**
+   * Postgres: creates the missing balance rows and locks the existing ones in one order,
+   * (account, currency), before the update. A single UPDATE locks its rows in the order it meets
+   * them on the heap, which moves with every new row version, and rows created on the way are
+   * locked when they are created: two entries sharing accounts (every credit touches the bank
+   * clearing and commission accounts) would then lock in opposite orders and deadlock (found by
+   * `bench:http`'s concurrent faucet). The no-op upsert proposes rows at zero, which every
+   * balance CHECK accepts. SQLite has one writer at a time and needs no row locks.
+   */
+  const ensureInOrder = (deltas: ReadonlyArray<Delta>) =>
+    sql.onDialectOrElse({
+      pg: () =>
+        sql`INSERT INTO cobro_ledger_balances ${sql.insert(
+          [...deltas]
+            .sort((x, y) =>
+              x.account < y.account ? -1 : x.account > y.account ? 1 : x.currency < y.currency ? -1 : 1
+            )
+            .map((d) => ({ account: d.account, currency: d.currency, sum_minor: 0 }))
+        )} ON CONFLICT (account, currency) DO UPDATE SET sum_minor = cobro_ledger_balances.sum_minor`,
+      orElse: () => Effect.succeed([])
+    })
   /** Adds each delta to its balance row in one statement; answers the rows that exist. */
   const addToBalances = (deltas: ReadonlyArray<Delta>) =>
-    sql<{ account: string; currency: string }>`UPDATE cobro_ledger_balances
-      SET sum_minor = sum_minor + CASE ${cases(
-        deltas.map(
-          (d) => sql`WHEN account = ${d.account} AND currency = ${d.currency} THEN CAST(${d.minor} AS BIGINT)`
-        )
-      )} END
-      WHERE ${sql.or(deltas.map((d) => sql`(account = ${d.account} AND currency = ${d.currency})`))}
-      RETURNING account, currency`
+    Effect.zipRight(
+      ensureInOrder(deltas),
+      sql<{ account: string; currency: string }>`UPDATE cobro_ledger_balances
+        SET sum_minor = sum_minor + CASE ${cases(
+          deltas.map(
+            (d) =>
+              sql`WHEN account = ${d.account} AND currency = ${d.currency} THEN CAST(${d.minor} AS BIGINT)`
+          )
+        )} END
+        WHERE ${rowsOf(deltas)}
+        RETURNING account, currency`
+    )
 
   const append = (entry: Port.JournalEntry) =>
     Effect.gen(function* () {

@@ -23,7 +23,7 @@ import {
 import { PgStorage } from "@cobro/sql-pg"
 import { BigDecimal, type Context, Effect, Layer, Redacted, Schema, TestClock } from "effect"
 import { freshPgUrl, pgAdminUrl, pgAvailable } from "../src/index.js"
-import { createRequest, expectLedgerOk, seedUser, u1 } from "../src/scenarios/fixtures.js"
+import { createRequest, expectLedgerOk, seedUser, u1, u2 } from "../src/scenarios/fixtures.js"
 import { asPartner, balances, createReq, fund, p1, setup, toNextRun } from "../src/scenarios/schedules.js"
 import { HOLD, instructedSplit, read } from "../src/scenarios/splits.js"
 
@@ -87,6 +87,56 @@ describe.skipIf(!available)("Postgres concurrency", () => {
           return sum + t.amount.minor - commission.minor - iva.minor
         }, 0n)
         expect(balance.minor).toBe(expected)
+        yield* run(expectLedgerOk)
+      }),
+    120_000
+  )
+
+  it.scoped(
+    "300 concurrent transfers to 300 payments of two merchants: each credited once, no deadlock on the shared ledger accounts",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshPgUrl
+        const bank = yield* Layer.build(Layer.mergeAll(SandboxBank.layer, SecondFactor.layerSandbox))
+        const engine = yield* Effect.provide(instance(url, 10), bank)
+        const run = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, engine)
+        yield* run(seedUser())
+        yield* run(seedUser({ user_id: u2, email: "u2@example.com" }))
+        const payments = yield* run(
+          Effect.flatMap(Payments.Payments, (p) =>
+            Effect.all(
+              Array.from({ length: 300 }, (_, i) =>
+                p.create(createRequest({ user_id: i % 2 === 0 ? u1 : u2, external_id: `order-${i}` }))
+              )
+            )
+          )
+        )
+        const sandbox = yield* Effect.provide(SandboxBank.SandboxBank, bank)
+        const transfers = yield* Effect.all(
+          payments.map((p) => sandbox.simulateIncoming({ cvu: p.cvu, amount: p.quoteAmount }))
+        )
+        // Every credit adds to the bank clearing, commission and tax balances: without one lock
+        // order these concurrent units of work deadlock.
+        const outcomes = yield* run(
+          Effect.flatMap(Transfers.Transfers, (t) =>
+            Effect.all(transfers.map(t.ingest), { concurrency: "unbounded" })
+          )
+        )
+        expect(outcomes.filter((o) => o._tag === "Credited")).toHaveLength(300)
+        const stored = yield* run(
+          Effect.flatMap(Payments.Payments, (p) => Effect.all(payments.map((x) => p.get(x.user_id, x.id))))
+        )
+        expect(stored.every((p) => p.payment_status === "SUCCESS" && p.transactions.length === 1)).toBe(true)
+        const merchants = yield* run(
+          Effect.flatMap(Ledger.Ledger, (l) =>
+            Effect.all([u1, u2].map((u) => l.balance(LedgerAccount.merchantAvailable(u))))
+          )
+        )
+        const credited = (u: string) =>
+          stored
+            .filter((p) => p.user_id === u)
+            .reduce((sum, p) => sum + p.transactions[0]!.credited_amount.minor, 0n)
+        expect(merchants.map((m) => m.minor)).toEqual([credited(u1), credited(u2)])
         yield* run(expectLedgerOk)
       }),
     120_000
