@@ -3,7 +3,10 @@
  * request and response shapes SPEC gives. Handlers live in `Http.ts`; this module is what the
  * OpenAPI document and the typed client are made from.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import {
   Accounts,
   Auth,

@@ -9,7 +9,7 @@
  * `data` is `{detail, field?, retry_after?}`: a human sentence, the offending field for
  * validation errors, and the seconds to wait for a 429. The catalogue of keys is `docs/errors.md`.
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Errors } from "@cobro/core"
 import { Match, Schema } from "effect"
 

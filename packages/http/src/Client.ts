@@ -7,14 +7,12 @@
  * const { data } = yield* client.publicPayments.create({ payload: { ... }, headers: {} })
  * ```
  */
-import {
-  FetchHttpClient,
-  type HttpApi,
-  HttpApiClient,
-  type HttpApiError,
-  HttpClient,
-  HttpClientRequest
-} from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import type * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import type * as HttpApiError from "@effect/platform/HttpApiError"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Effect, Layer } from "effect"
 import { CobroApi } from "./Api.js"
 

@@ -10,14 +10,17 @@
  * over `SqlStorage`. The faucet route works only when the engine has the sandbox's `Faucet`.
  */
 import * as RateLimiter from "@effect/experimental/RateLimiter"
-import { type HttpApi, HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import type * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import type * as Http from "node:http"
 import { CobroApi } from "./Api.js"
 import { handlers, type Requirements } from "./Http.js"
 import { HttpConfig, type Settings } from "./HttpConfig.js"
 import { boundary } from "./internal/boundary.js"
+import * as Docs from "./internal/docs.js"
 import * as Pages from "./Pages.js"
 import { layerAuthentication, layerPartnerAuthentication } from "./Security.js"
 
@@ -35,13 +38,7 @@ export const layer = (settings: Partial<Settings> = {}): Layer.Layer<HttpApi.Api
     Layer.provide(handlers),
     Layer.provide(Layer.mergeAll(layerAuthentication, layerPartnerAuthentication))
   )
-  const docs =
-    settings.docs === false
-      ? Layer.empty
-      : Layer.mergeAll(
-          HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
-          HttpApiScalar.layer({ path: "/docs" })
-        )
+  const docs = settings.docs === false ? Layer.empty : Docs.layer({ openApi: "/openapi.json", docs: "/docs" })
   const pages = settings.pages === false ? Layer.empty : Pages.layer
   return Layer.mergeAll(docs, pages, HttpApiBuilder.middleware(boundary, { withContext: true })).pipe(
     Layer.provideMerge(api),

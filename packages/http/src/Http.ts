@@ -2,7 +2,9 @@
  * The handlers of every route in `Api.ts`: each decodes nothing itself (the API did), calls one
  * engine service as the authenticated principal and maps domain errors to `ApiError`.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import {
   Accounts,
   Auth,
@@ -20,7 +22,7 @@ import {
   Splits,
   Transfers
 } from "@cobro/core"
-import { Effect, Layer, Option, Schema, Stream } from "effect"
+import { Chunk, Effect, Layer, Option, Schema, Stream } from "effect"
 import * as RateLimiter from "@effect/experimental/RateLimiter"
 import * as Api from "./Api.js"
 import { ApiError, fromDomain } from "./ApiError.js"
@@ -39,6 +41,12 @@ const pathOf = (request: HttpServerRequest.HttpServerRequest) => request.url.spl
  * An envelope whose `data.<field>` is an array written as the stream yields it, so a list of any
  * length is sent in constant memory. Callers check access before, so the stream only fails on a
  * storage defect (the connection is then cut, never a half-valid 200 that looks complete).
+ *
+ * Each chunk of `items` (a storage page) is encoded and written as one piece of the body, not one
+ * piece per item. With a write per item, the items' buffers queued behind the socket lived long
+ * enough to leave V8's young generation, and their memory came back only at a full collection:
+ * the peak grew with the length of the list (GET /payments: 311 MB over 10,000 payments, 446 MB
+ * over 100,000). With a write per page it is the same for both.
  */
 const streamedList = <A, I, E>(
   message: string,
@@ -52,9 +60,13 @@ const streamedList = <A, I, E>(
     Stream.concat(
       items.pipe(
         Stream.orDie,
-        Stream.map((value) => JSON.stringify(encode(value))),
-        Stream.zipWithIndex,
-        Stream.map(([json, i]) => (i === 0 ? json : `,${json}`))
+        Stream.chunks,
+        Stream.filter(Chunk.isNonEmpty),
+        Stream.mapAccum(true, (first, chunk) => {
+          let json = ""
+          for (const value of chunk) json += `,${JSON.stringify(encode(value))}`
+          return [false, first ? json.slice(1) : json] as const
+        })
       )
     ),
     Stream.concat(Stream.make("]}}")),

@@ -2,7 +2,7 @@
  * What a host can tune about the HTTP layer. Every field has a default that suits a single
  * server on the public internet.
  */
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Context, Duration, Layer, Option, type Redacted } from "effect"
 
 export interface Limit {

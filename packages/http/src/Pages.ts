@@ -10,13 +10,11 @@
  * the security headers of `internal/pages/layout.ts`.
  */
 import * as RateLimiter from "@effect/experimental/RateLimiter"
-import {
-  HttpApiBuilder,
-  HttpRouter,
-  HttpServerRequest,
-  HttpServerResponse,
-  UrlParams
-} from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as UrlParams from "@effect/platform/UrlParams"
 import { Auth, Crypto, Ids, Money, Onboarding, type Payment, PaymentRepository, Payments } from "@cobro/core"
 import {
   Cause,

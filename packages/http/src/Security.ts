@@ -4,7 +4,9 @@
  * that handlers read from `CurrentPrincipal`; a missing, malformed, unknown, revoked or expired
  * token is a 401 before any handler runs.
  */
-import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/platform"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Auth, Principal } from "@cobro/core"
 import { Context, Effect, Layer, Option } from "effect"
 import { ApiError, envelopeError, fromDomain, statusError } from "./ApiError.js"

@@ -365,6 +365,31 @@ layer(serverLayer())("GET /payments/?user_id=", (it) => {
   )
 })
 
+// Rate limits off: the list needs more creations than a minute's public limit.
+layer(serverLayer({ rateLimits: false }))("GET /payments/?user_id= over several storage pages", (it) => {
+  it.effect("an empty list is []; a list over several storage pages is one array, oldest first", () =>
+    Effect.gen(function* () {
+      const m = yield* withToken("pay_l6")
+      const empty = yield* call("GET", "/payments/?user_id=pay_l6", { token: m.token })
+      expect(empty.status).toBe(200)
+      expect(empty.body).toEqual({
+        message: "payments.found",
+        error: false,
+        code: 200,
+        data: { payments: [] }
+      })
+      const created: Array<string> = []
+      for (let i = 0; i < 401; i++) {
+        created.push((yield* createPayment("pay_l6", { external_id: `p-${String(i).padStart(3, "0")}` })).id)
+      }
+      const r = yield* call("GET", "/payments/?user_id=pay_l6", { token: m.token })
+      expect(r.status).toBe(200)
+      const body: Json = r.body
+      expect(body.data.payments.map((p: Json) => p.id)).toEqual(created)
+    })
+  )
+})
+
 layer(serverLayer())("GET /payments/{paymentId}/public", (it) => {
   it.effect("answers the payer's view without a token", () =>
     Effect.gen(function* () {

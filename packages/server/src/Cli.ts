@@ -15,7 +15,7 @@
  *   cobro sandbox codes [--user-id U] [--json]
  */
 import { Args, Command, Options, ValidationError } from "@effect/cli"
-import { HttpServerError } from "@effect/platform"
+import * as HttpServerError from "@effect/platform/HttpServerError"
 import { Errors, Ledger, WebhookDeliveryRepository } from "@cobro/core"
 import { Cause, Console, Effect, Option, Schema } from "effect"
 import * as Admin from "./Admin.js"

@@ -8,7 +8,9 @@
  *   every piece of work that became due has run (expiries, payout schedules, split payouts,
  *   webhook deliveries).
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Jobs } from "@cobro/core"
 import { ApiError, Envelope } from "@cobro/http"
 import type { Webhooks } from "@cobro/webhooks"

@@ -6,8 +6,10 @@
  * the port opens, then the API. Shutdown is the reverse: the port stops accepting and the
  * requests in flight finish, the workers finish their current run, then the database closes.
  */
-import { HttpApiBuilder, HttpServer, type HttpServerRequest } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServer from "@effect/platform/HttpServer"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { CobroHttp, type HttpConfig } from "@cobro/http"
 import { Console, Context, Duration, Effect, Layer, Logger, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"

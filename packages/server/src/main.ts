@@ -2,7 +2,8 @@
  * The `cobro` executable: the command line under `NodeRuntime.runMain`, which turns SIGTERM and
  * SIGINT into an interruption (a clean shutdown, exit code 0) and a failure into exit code 1.
  */
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect, Option } from "effect"
 import * as Cli from "./Cli.js"
 

@@ -1,6 +1,6 @@
 /**
- * The `cobro` executable as an operator runs it: a real process through bin/cobro.js (sources
- * through tsx, no build), listening, serving, and stopping cleanly on SIGTERM.
+ * The `cobro` executable as an operator runs it: a real process through bin/cobro.js (the
+ * sources bundled at start, no build step), listening, serving, and stopping cleanly on SIGTERM.
  */
 import { describe, expect, it } from "vitest"
 import { type ChildProcess, spawn } from "node:child_process"

@@ -1,5 +1,5 @@
 /**
- * End to end: a real `cobro serve` process (bin/cobro.js, sources through tsx) on a free port, the
+ * End to end: a real `cobro serve` process (bin/cobro.js, sources bundled at start) on a free port, the
  * CLI run as separate processes against the same `COBRO_DATABASE_URL`, plain `fetch` as the
  * merchant's backend, a loopback node:http server as the merchant's webhook receiver and site, and
  * headless Chromium as the payer and the onboarding merchant. Runs on SQLite and, when the server

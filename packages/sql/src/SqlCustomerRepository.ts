@@ -114,7 +114,7 @@ export const make = Effect.gen(function* () {
         onNone: () => [],
         onSome: (c) => {
           const ms = millis(c.creation_timestamp)
-          return [sql`(created_ms > ${ms} OR (created_ms = ${ms} AND customer_id > ${c.customer_id}))`]
+          return [sql`(created_ms, customer_id) > (${ms}, ${c.customer_id})`]
         }
       })
       return sql<CustomerRow>`${select} WHERE ${sql.and([sql`user_id = ${owner}`, ...after])}

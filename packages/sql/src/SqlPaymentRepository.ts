@@ -92,9 +92,7 @@ export const make = Effect.gen(function* () {
         ...(query.end_date !== undefined ? [sql`created_ms <= ${millis(query.end_date)}`] : []),
         ...Option.match(cursor, {
           onNone: () => [],
-          onSome: (c) => [
-            sql`(created_ms > ${millis(c.creation_timestamp)} OR (created_ms = ${millis(c.creation_timestamp)} AND id > ${c.id}))`
-          ]
+          onSome: (c) => [sql`(created_ms, id) > (${millis(c.creation_timestamp)}, ${c.id})`]
         })
       ]
       return sql<{ doc: unknown }>`SELECT doc FROM cobro_payments WHERE ${sql.and(conditions)}

@@ -5,15 +5,13 @@
  * becomes an `ApiError` in the route's envelope. A defect is logged with its cause and answered with a
  * bare 500: no stack trace or internal text reaches the wire.
  */
-import {
-  HttpApiError,
-  HttpIncomingMessage,
-  type HttpApp,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse,
-  UrlParams
-} from "@effect/platform"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as UrlParams from "@effect/platform/UrlParams"
 import { Cause, Effect, Option, Predicate, Stream } from "effect"
 import { ApiError, type Style, toWire } from "../ApiError.js"
 import { HttpConfig } from "../HttpConfig.js"

@@ -3,7 +3,7 @@
  * (with `Idempotent-Replayed: true`) for a retry of the same request; without one, the route
  * just runs. Failures are not stored: a retry after an error runs again.
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Idempotency } from "@cobro/core"
 import { Effect, Schema } from "effect"
 import { ApiError, fromDomain } from "../ApiError.js"

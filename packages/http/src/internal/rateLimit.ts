@@ -3,7 +3,7 @@
  * `@effect/experimental`'s fixed-window limiter (in memory: the limits are per server process).
  */
 import * as RateLimiter from "@effect/experimental/RateLimiter"
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Duration, Effect } from "effect"
 import { ApiError } from "../ApiError.js"
 import { HttpConfig, type Limit, type RateLimits } from "../HttpConfig.js"

@@ -5,7 +5,7 @@
  * Content-Security-Policy allows nothing else: an injected tag would not run even if escaping
  * ever failed.
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { html, type Html, raw } from "./html.js"
 
 const CSS = `

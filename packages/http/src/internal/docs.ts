@@ -1,0 +1,54 @@
+/**
+ * `/openapi.json` and the interactive reference at `/docs`, built on first request.
+ *
+ * `HttpApiBuilder.middlewareOpenApi` and `HttpApiScalar.layer` build both responses when the
+ * layer starts and keep them for the life of the process. The `/docs` page inlines Scalar's
+ * browser bundle, so an idle server held the module holding that bundle (its 6 MB source and the
+ * 6 MB string it exports, as V8 stores them) and the 3 MB rendered page: about 16 MB of a 65 MB
+ * heap, for a page few processes ever serve. Here the OpenAPI document is built on the first
+ * request for it and kept (it is small); Scalar's module is imported on the first `/docs`
+ * request, and its page is rendered for each request and not kept.
+ *
+ * Importing `@effect/platform` through its index loads every module of it, Swagger UI's bundle
+ * (7 MB more) among them: the package's modules are imported by path in `@cobro/http` and
+ * `@cobro/server` for that reason.
+ */
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { Effect, Layer } from "effect"
+
+export const layer = (paths: {
+  readonly openApi: `/${string}`
+  readonly docs: `/${string}`
+}): Layer.Layer<never, never, HttpApi.Api> =>
+  HttpApiBuilder.Router.use((router) =>
+    Effect.gen(function* () {
+      const service = yield* HttpApi.Api
+      let spec: OpenApi.OpenAPISpec | undefined
+      const document = () => (spec ??= OpenApi.fromApi(service.api))
+
+      yield* router.get(
+        paths.openApi,
+        Effect.suspend(() => HttpServerResponse.json(document())).pipe(Effect.orDie)
+      )
+
+      // The page is Scalar's own (`HttpApiScalar.layer`), served by a router built on demand:
+      // the module with the bundle loads on the first request for it.
+      const page = Effect.promise(() => import("@effect/platform/HttpApiScalar")).pipe(
+        Effect.flatMap((Scalar) =>
+          Effect.provide(
+            HttpApiBuilder.Router.router,
+            Scalar.layer({ path: paths.docs }).pipe(
+              Layer.provideMerge(HttpApiBuilder.Router.Live),
+              Layer.provide(Layer.succeed(HttpApi.Api, service))
+            )
+          )
+        ),
+        Effect.flatten,
+        Effect.orDie
+      )
+      yield* router.get(paths.docs, page)
+    })
+  )
