@@ -54,27 +54,21 @@ export const make = Effect.gen(function* () {
       pg: () =>
         sql`INSERT INTO cobro_ledger_balances ${sql.insert(
           [...deltas]
-            .sort((x, y) =>
-              x.account < y.account ? -1 : x.account > y.account ? 1 : x.currency < y.currency ? -1 : 1
-            )
+            .sort((x, y) => (balanceKey(x.account, x.currency) < balanceKey(y.account, y.currency) ? -1 : 1))
             .map((d) => ({ account: d.account, currency: d.currency, sum_minor: 0 }))
         )} ON CONFLICT (account, currency) DO UPDATE SET sum_minor = cobro_ledger_balances.sum_minor`,
       orElse: () => Effect.succeed([])
     })
   /** Adds each delta to its balance row in one statement; answers the rows that exist. */
   const addToBalances = (deltas: ReadonlyArray<Delta>) =>
-    Effect.zipRight(
-      ensureInOrder(deltas),
-      sql<{ account: string; currency: string }>`UPDATE cobro_ledger_balances
-        SET sum_minor = sum_minor + CASE ${cases(
-          deltas.map(
-            (d) =>
-              sql`WHEN account = ${d.account} AND currency = ${d.currency} THEN CAST(${d.minor} AS BIGINT)`
-          )
-        )} END
-        WHERE ${rowsOf(deltas)}
-        RETURNING account, currency`
-    )
+    sql<{ account: string; currency: string }>`UPDATE cobro_ledger_balances
+      SET sum_minor = sum_minor + CASE ${cases(
+        deltas.map(
+          (d) => sql`WHEN account = ${d.account} AND currency = ${d.currency} THEN CAST(${d.minor} AS BIGINT)`
+        )
+      )} END
+      WHERE ${rowsOf(deltas)}
+      RETURNING account, currency`
 
   const append = (entry: Port.JournalEntry) =>
     Effect.gen(function* () {
@@ -96,9 +90,10 @@ export const make = Effect.gen(function* () {
         }))
       )}`
       // One statement adds every posting to its balance row (amounts of the same account and
-      // currency summed first); rows that do not exist yet are created at zero, then added to.
-      // (Not `INSERT … ON CONFLICT DO UPDATE`: a CHECK is evaluated on an upsert's proposed row
-      // before its conflict is resolved, so it would refuse a debit the existing balance covers.)
+      // currency summed first); rows that do not exist yet (SQLite; on Postgres `ensureInOrder`
+      // created them) are created at zero, then added to. (Not an upsert carrying the amount: a
+      // CHECK is evaluated on an upsert's proposed row before its conflict is resolved, so it
+      // would refuse a debit the existing balance covers.)
       const deltas = new Map<string, Delta>()
       for (const p of entry.postings) {
         const key = balanceKey(p.account, p.amount.currency)
@@ -108,6 +103,7 @@ export const make = Effect.gen(function* () {
         else deltas.set(key, { ...seen, minor: seen.minor + p.amount.minor })
       }
       const all = [...deltas.values()]
+      yield* ensureInOrder(all)
       const updated = yield* addToBalances(all)
       if (updated.length === all.length) return
       const found = new Set(updated.map((r) => balanceKey(r.account, r.currency)))
