@@ -28,6 +28,13 @@ export const credit = (account: Accounts.LedgerAccount, amount: Money.Money): Po
   amount: Money.make(-amount.minor, amount.currency)
 })
 
+/** One journal entry to post: what happened, what it belongs to, its signed lines. */
+export interface EntryInput {
+  readonly kind: string
+  readonly reference: string
+  readonly postings: ReadonlyArray<PostingInput>
+}
+
 export interface VerifyReport {
   readonly entries: number
   readonly accounts: number
@@ -46,32 +53,40 @@ export class Ledger extends Effect.Service<Ledger>()("@cobro/core/Ledger", {
     const repo = yield* LedgerRepository
 
     /**
-     * Posts one balanced entry. Zero lines are dropped. An unbalanced entry is a bug and dies;
-     * a credit-normal balance owed to someone going below zero fails with
-     * `ledger.insufficient.funds` (the caller's transaction then rolls back).
+     * Posts balanced entries, in order, as one: all or none. Zero lines are dropped. An
+     * unbalanced entry is a bug and dies; a balance owed to someone left below zero once all are
+     * added fails with `ledger.insufficient.funds` (the caller's transaction then rolls back).
+     * Only the accounts the entries take from are read back: a credit to a balance owed to
+     * someone cannot take it below zero.
      */
-    const post = Effect.fn("Ledger.post")(function* (input: {
-      readonly kind: string
-      readonly reference: string
-      readonly postings: ReadonlyArray<PostingInput>
-    }) {
-      const postings = input.postings.filter((p) => p.amount.minor !== 0n)
-      const problem = unbalanced(postings)
-      if (Option.isSome(problem)) {
-        return yield* Effect.dieMessage(
-          `unbalanced ledger entry ${input.kind}/${input.reference}: ${problem.value}`
+    const postAll = Effect.fn("Ledger.postAll")(function* (inputs: ReadonlyArray<EntryInput>) {
+      const created_at = yield* DateTime.now
+      const entries: Array<JournalEntry> = []
+      for (const input of inputs) {
+        const postings = input.postings.filter((p) => p.amount.minor !== 0n)
+        const problem = unbalanced(postings)
+        if (Option.isSome(problem)) {
+          return yield* Effect.dieMessage(
+            `unbalanced ledger entry ${input.kind}/${input.reference}: ${problem.value}`
+          )
+        }
+        entries.push(
+          new JournalEntry({
+            entry_id: (yield* newId("le")) as LedgerEntryId,
+            kind: input.kind,
+            reference: input.reference,
+            created_at,
+            postings: postings.map((p) => new Posting({ account: p.account, amount: p.amount }))
+          })
         )
       }
-      const entry = new JournalEntry({
-        entry_id: (yield* newId("le")) as LedgerEntryId,
-        kind: input.kind,
-        reference: input.reference,
-        created_at: yield* DateTime.now,
-        postings: postings.map((p) => new Posting({ account: p.account, amount: p.amount }))
-      })
-      yield* repo.append(entry)
-      for (const p of postings) {
-        if (!Accounts.mustStayNonNegative(p.account)) continue
+      yield* repo.appendAll(entries)
+      const takenFrom = new Map<string, Posting>()
+      for (const p of entries.flatMap((e) => e.postings)) {
+        if (Accounts.mustStayNonNegative(p.account) && Accounts.toNormal(p.account, p.amount.minor) < 0n)
+          takenFrom.set(`${p.account}\u0000${p.amount.currency}`, p)
+      }
+      for (const p of takenFrom.values()) {
         const sum = yield* repo.sumOf(p.account, p.amount.currency)
         if (Accounts.toNormal(p.account, sum) < 0n) {
           return yield* new Conflict({
@@ -80,8 +95,11 @@ export class Ledger extends Effect.Service<Ledger>()("@cobro/core/Ledger", {
           })
         }
       }
-      return entry
+      return entries
     })
+
+    /** Posts one balanced entry (`postAll` of one). */
+    const post = (input: EntryInput) => Effect.map(postAll([input]), (entries) => entries[0]!)
 
     /** The balance of an account on its normal side (what is owed to its holder). */
     const balance = (account: Accounts.LedgerAccount, currency: Money.Currency = "ARS") =>
@@ -142,6 +160,6 @@ export class Ledger extends Effect.Service<Ledger>()("@cobro/core/Ledger", {
       return { entries: count, accounts: sums.size, problems } satisfies VerifyReport
     })
 
-    return { post, balance, verify } as const
+    return { post, postAll, balance, verify } as const
   })
 }) {}

@@ -41,6 +41,11 @@ export class LedgerRepository extends Context.Tag("@cobro/core/LedgerRepository"
      * database refuses a negative balance owed to someone fails with `ledger.insufficient.funds`.
      */
     readonly append: (entry: JournalEntry) => Effect.Effect<void, Conflict>
+    /**
+     * `append` of several entries, in order, as one: all are stored or none. The balances are
+     * checked once all are added (an intermediate balance within the batch is never visible).
+     */
+    readonly appendAll: (entries: ReadonlyArray<JournalEntry>) => Effect.Effect<void, Conflict>
     /** The stored signed sum (debits positive) of an account; 0 when it has no postings. */
     readonly sumOf: (account: LedgerAccount, currency: Currency) => Effect.Effect<bigint>
     readonly balances: Effect.Effect<ReadonlyArray<StoredBalance>>
@@ -59,21 +64,23 @@ export const makeMemory = Effect.gen(function* () {
     entries: Chunk.empty<JournalEntry>(),
     sums: HashMap.empty<string, StoredBalance>()
   })
+  const appendAll = (entries: ReadonlyArray<JournalEntry>) =>
+    state.update((s) => {
+      let sums = s.sums
+      for (const p of entries.flatMap((e) => e.postings)) {
+        const key = balanceKey(p.account, p.amount.currency)
+        const prev = Option.getOrElse(HashMap.get(sums, key), () => ({
+          account: p.account,
+          currency: p.amount.currency,
+          sum: 0n
+        }))
+        sums = HashMap.set(sums, key, { ...prev, sum: prev.sum + p.amount.minor })
+      }
+      return { entries: Chunk.appendAll(s.entries, Chunk.fromIterable(entries)), sums }
+    })
   return LedgerRepository.of({
-    append: (entry) =>
-      state.update((s) => {
-        let sums = s.sums
-        for (const p of entry.postings) {
-          const key = balanceKey(p.account, p.amount.currency)
-          const prev = Option.getOrElse(HashMap.get(sums, key), () => ({
-            account: p.account,
-            currency: p.amount.currency,
-            sum: 0n
-          }))
-          sums = HashMap.set(sums, key, { ...prev, sum: prev.sum + p.amount.minor })
-        }
-        return { entries: Chunk.append(s.entries, entry), sums }
-      }),
+    append: (entry) => appendAll([entry]),
+    appendAll,
     sumOf: (account, currency) =>
       Effect.map(state.get, (s) =>
         Option.match(HashMap.get(s.sums, balanceKey(account, currency)), {

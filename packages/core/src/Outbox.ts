@@ -35,6 +35,8 @@ export class Outbox extends Context.Tag("@cobro/core/Outbox")<
   Outbox,
   {
     readonly append: (event: OutboxEvent) => Effect.Effect<void>
+    /** `append` of several events, in order, as one: all or none. */
+    readonly appendAll: (events: ReadonlyArray<OutboxEvent>) => Effect.Effect<void>
     readonly findById: (id: EventId) => Effect.Effect<Option.Option<OutboxEvent>>
     /** Events in append order after `position` (0 = from the start). */
     readonly list: (
@@ -67,12 +69,14 @@ export const makeMemory = Effect.gen(function* () {
     log: Chunk.empty<OutboxEvent>(),
     byId: HashMap.empty<EventId, OutboxEvent>()
   })
+  const appendAll = (events: ReadonlyArray<OutboxEvent>) =>
+    state.update((s) => ({
+      log: Chunk.appendAll(s.log, Chunk.fromIterable(events)),
+      byId: events.reduce((byId, event) => HashMap.set(byId, event.event_id, event), s.byId)
+    }))
   return Outbox.of({
-    append: (event) =>
-      state.update((s) => ({
-        log: Chunk.append(s.log, event),
-        byId: HashMap.set(s.byId, event.event_id, event)
-      })),
+    append: (event) => appendAll([event]),
+    appendAll,
     findById: (id) => Effect.map(state.get, (s) => HashMap.get(s.byId, id)),
     list: (after, limit) =>
       Effect.map(state.get, (s) =>

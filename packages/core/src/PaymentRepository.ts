@@ -36,6 +36,12 @@ export class PaymentRepository extends Context.Tag("@cobro/core/PaymentRepositor
     readonly findByCvu: (cvu: Cvu) => Effect.Effect<Option.Option<Payment>>
     /** Like `findByCvu`, and inside a transaction the row stays locked until it ends. */
     readonly findByCvuForUpdate: (cvu: Cvu) => Effect.Effect<Option.Option<Payment>>
+    /**
+     * The payments of those CVUs that are payments' (CVUs that are not are left out), each row
+     * locked like `findByCvuForUpdate`; rows are locked in id order, so two units of work locking
+     * overlapping sets wait on each other instead of deadlocking.
+     */
+    readonly findByCvusForUpdate: (cvus: ReadonlyArray<Cvu>) => Effect.Effect<ReadonlyArray<Payment>>
     /** One page of a user's payments after `cursor`, oldest first. */
     readonly page: (
       query: PaymentQuery,
@@ -137,6 +143,12 @@ export const makeMemory = Effect.gen(function* () {
       ),
     findByCvu,
     findByCvuForUpdate: findByCvu,
+    findByCvusForUpdate: (cvus) =>
+      Effect.map(tables.get, (t) =>
+        [...new Set(cvus)].flatMap((cvu) =>
+          Option.toArray(Option.flatMap(HashMap.get(t.byCvu, cvu), (id) => HashMap.get(t.byId, id)))
+        )
+      ),
     page: (query, cursor, limit) =>
       Effect.map(tables.get, (t) => {
         const from = Option.match(cursor, {

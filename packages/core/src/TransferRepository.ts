@@ -30,19 +30,32 @@ export class TransferRepository extends Context.Tag("@cobro/core/TransferReposit
   {
     /** Records a transfer; `false` when its bank transaction id was already recorded. */
     readonly insert: (record: TransferRecord) => Effect.Effect<boolean>
+    /**
+     * Records several transfers at once; answers the ids it recorded, in no particular order.
+     * An id already recorded, or repeated in `records`, is recorded once (its first record).
+     */
+    readonly insertAll: (
+      records: ReadonlyArray<TransferRecord>
+    ) => Effect.Effect<ReadonlyArray<BankTransactionId>>
     readonly findById: (id: BankTransactionId) => Effect.Effect<Option.Option<TransferRecord>>
   }
 >() {}
 
 export const makeMemory = Effect.gen(function* () {
   const table = yield* makeRef(HashMap.empty<BankTransactionId, TransferRecord>())
+  const insertAll = (records: ReadonlyArray<TransferRecord>) =>
+    table.modify((t) => {
+      const recorded: Array<BankTransactionId> = []
+      for (const record of records) {
+        if (HashMap.has(t, record.bank_transaction_id)) continue
+        t = HashMap.set(t, record.bank_transaction_id, record)
+        recorded.push(record.bank_transaction_id)
+      }
+      return [recorded as ReadonlyArray<BankTransactionId>, t] as const
+    })
   return TransferRepository.of({
-    insert: (record) =>
-      table.modify((t) =>
-        HashMap.has(t, record.bank_transaction_id)
-          ? ([false, t] as const)
-          : ([true, HashMap.set(t, record.bank_transaction_id, record)] as const)
-      ),
+    insert: (record) => Effect.map(insertAll([record]), (recorded) => recorded.length === 1),
+    insertAll,
     findById: (id) => Effect.map(table.get, HashMap.get(id))
   })
 })

@@ -4,27 +4,118 @@
  * the bank's transaction id), the credited record, the new state, a balanced ledger entry and the
  * outbox event commit together. Money reaching a closed or unknown CVU is recorded and returned.
  */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Either, Option } from "effect"
 import type { Cvu } from "./BankAccount.js"
 import { BankProvider, type IncomingTransfer } from "./BankProvider.js"
 import { CustomerRepository } from "./CustomerRepository.js"
 import { Customers, transferTargetId } from "./Customers.js"
-import { InvalidInput, ProviderFailure } from "./Errors.js"
+import { type Conflict, InvalidInput, ProviderFailure } from "./Errors.js"
 import * as FeePolicy from "./FeePolicy.js"
-import { emitPaymentUpdated, isClosed } from "./internal/paymentEvents.js"
-import { Ledger, credit, debit } from "./Ledger.js"
+import { emitPaymentUpdated, isClosed, paymentUpdated } from "./internal/paymentEvents.js"
+import { type EntryInput, Ledger, credit, debit } from "./Ledger.js"
 import * as Accounts from "./LedgerAccount.js"
 import * as Money from "./Money.js"
-import { Outbox } from "./Outbox.js"
+import { Outbox, type OutboxEvent } from "./Outbox.js"
 import * as P from "./Payment.js"
 import { PaymentRepository } from "./PaymentRepository.js"
 import { Splits } from "./Splits.js"
 import { Transactor } from "./Transactor.js"
-import { TransferRepository, type TransferTarget } from "./TransferRepository.js"
+import { TransferRecord, TransferRepository, type TransferTarget } from "./TransferRepository.js"
 import { creditPostings, type IngestOutcome, recordTransfer } from "./internal/transferLog.js"
+import type { User } from "./User.js"
 import { UserRepository } from "./UserRepository.js"
 
 export { type IngestOutcome, creditPostings } from "./internal/transferLog.js"
+
+/** Most transfers a batch of `ingestAll` credits in one unit of work. */
+export const batchSize = 100
+
+/**
+ * What `ingest` fails with: a notification it refuses (`InvalidInput`), the bank failing a
+ * return (`ProviderFailure`), or the ledger refusing a movement (`Conflict`).
+ */
+export type IngestError = InvalidInput | ProviderFailure | Conflict
+
+/** Why money reaching `payment`'s CVU now is returned rather than credited, if it is. */
+const refusal = (transfer: IncomingTransfer, payment: P.Payment, now: DateTime.Utc): string | undefined =>
+  transfer.amount.currency !== "ARS"
+    ? "transfers are in ARS only"
+    : payment.payment_status === "EXPIRED" || isClosed(payment, now)
+      ? "the payment's CVU is closed"
+      : undefined
+
+const credited = (payment: P.Payment): IngestOutcome => ({
+  _tag: "Credited",
+  target: "payment",
+  target_id: payment.id
+})
+
+/**
+ * What crediting `transfer` to the open `payment` makes, computed and not yet written: the
+ * payment with the transaction added and its state settled, and the ledger entry.
+ */
+const creditOf = (
+  transfer: IncomingTransfer,
+  payment: P.Payment,
+  user: Option.Option<User>,
+  applied: FeePolicy.Fees,
+  now: DateTime.Utc
+) => {
+  const transaction = new P.Transaction({
+    address: payment.cvu,
+    amount: transfer.amount,
+    commission: applied.commission_rate,
+    commission_amount: applied.commission,
+    commission_taxes: applied.commission_taxes,
+    commission_tax_amount: FeePolicy.totalOf("ARS", applied.commission_taxes),
+    creation_timestamp: now,
+    credited_amount: FeePolicy.credited(transfer.amount, applied),
+    currency: "ARS",
+    network: P.transferNetwork,
+    sender_address: transfer.sender_account,
+    taxes: applied.taxes,
+    tax_amount: FeePolicy.totalOf("ARS", applied.taxes),
+    transaction_status: "PROCESSED",
+    transaction_data: {
+      PROCESSED: new P.TransferDetails({
+        amount: transfer.amount,
+        currency: "ARS",
+        recipient: payment.cvu,
+        recipientCuit: Option.match(user, { onNone: () => "", onSome: (u) => u.cuit }),
+        recipientTitular: Option.match(user, { onNone: () => "", onSome: (u) => u.name }),
+        sender: transfer.sender_account,
+        senderCuit: transfer.sender_cuit,
+        senderTitular: transfer.sender_name,
+        trxId: transfer.bank_transaction_id
+      })
+    }
+  })
+  const transactions = [...payment.transactions, transaction]
+  const tolerance = Option.match(user, {
+    onNone: () => Money.zero("ARS"),
+    onSome: (u) => u.transfer_tolerance
+  })
+  // Validated once, as `settled`: this intermediate only computes the amount received.
+  const updated = new P.Payment(
+    {
+      ...payment,
+      transactions,
+      transaction_fields: P.transactionFields(payment.quoteAmount, transactions),
+      last_modified_timestamp: now
+    },
+    true
+  )
+  const settled = new P.Payment({
+    ...updated,
+    payment_status: P.settle(payment.quoteAmount, updated.totalReceived, tolerance)
+  })
+  const entry: EntryInput = {
+    kind: "payment.transfer",
+    reference: transfer.bank_transaction_id,
+    postings: creditPostings(transfer.amount, applied, Accounts.merchantAvailable(payment.user_id))
+  }
+  return { settled, entry }
+}
 
 export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfers", {
   effect: Effect.gen(function* () {
@@ -80,11 +171,8 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
     const creditPayment = (transfer: IncomingTransfer, payment: P.Payment) =>
       Effect.gen(function* () {
         const now = yield* DateTime.now
-        if (transfer.amount.currency !== "ARS")
-          return yield* bounce(transfer, payment.id, "transfers are in ARS only")
-        if (payment.payment_status === "EXPIRED" || isClosed(payment, now)) {
-          return yield* bounce(transfer, payment.id, "the payment's CVU is closed")
-        }
+        const refused = refusal(transfer, payment, now)
+        if (refused !== undefined) return yield* bounce(transfer, payment.id, refused)
         yield* record(transfer, "payment", payment.id)
         const applied = yield* fees.feesFor({
           user_id: payment.user_id,
@@ -92,62 +180,11 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
           kind: "payment"
         })
         const user = yield* users.findById(payment.user_id)
-        const transaction = new P.Transaction({
-          address: payment.cvu,
-          amount: transfer.amount,
-          commission: applied.commission_rate,
-          commission_amount: applied.commission,
-          commission_taxes: applied.commission_taxes,
-          commission_tax_amount: FeePolicy.totalOf("ARS", applied.commission_taxes),
-          creation_timestamp: now,
-          credited_amount: FeePolicy.credited(transfer.amount, applied),
-          currency: "ARS",
-          network: P.transferNetwork,
-          sender_address: transfer.sender_account,
-          taxes: applied.taxes,
-          tax_amount: FeePolicy.totalOf("ARS", applied.taxes),
-          transaction_status: "PROCESSED",
-          transaction_data: {
-            PROCESSED: new P.TransferDetails({
-              amount: transfer.amount,
-              currency: "ARS",
-              recipient: payment.cvu,
-              recipientCuit: Option.match(user, { onNone: () => "", onSome: (u) => u.cuit }),
-              recipientTitular: Option.match(user, { onNone: () => "", onSome: (u) => u.name }),
-              sender: transfer.sender_account,
-              senderCuit: transfer.sender_cuit,
-              senderTitular: transfer.sender_name,
-              trxId: transfer.bank_transaction_id
-            })
-          }
-        })
-        const transactions = [...payment.transactions, transaction]
-        const tolerance = Option.match(user, {
-          onNone: () => Money.zero("ARS"),
-          onSome: (u) => u.transfer_tolerance
-        })
-        // Validated once, as `settled`: this intermediate only computes the amount received.
-        const updated = new P.Payment(
-          {
-            ...payment,
-            transactions,
-            transaction_fields: P.transactionFields(payment.quoteAmount, transactions),
-            last_modified_timestamp: now
-          },
-          true
-        )
-        const settled = new P.Payment({
-          ...updated,
-          payment_status: P.settle(payment.quoteAmount, updated.totalReceived, tolerance)
-        })
+        const { settled, entry } = creditOf(transfer, payment, user, applied, now)
         yield* payments.update(settled)
-        yield* ledger.post({
-          kind: "payment.transfer",
-          reference: transfer.bank_transaction_id,
-          postings: creditPostings(transfer.amount, applied, Accounts.merchantAvailable(payment.user_id))
-        })
+        yield* ledger.post(entry)
         yield* emitPaymentUpdated(outbox, settled)
-        return { _tag: "Credited", target: "payment", target_id: payment.id } as IngestOutcome
+        return credited(payment)
       })
 
     /** Finds what a CVU belongs to and credits it; unknown CVUs bounce. */
@@ -213,6 +250,112 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
         )
     })
 
-    return { ingest } as const
+    /**
+     * The common case of a batch, in one unit of work: transfers in ARS to open payments, each
+     * bank transaction's first notification in the batch and not recorded before. Their payments
+     * are read and locked in one statement, their log rows, ledger entries and events written in
+     * one statement each, and each payment written once, whatever number of its transfers the
+     * batch holds. Answers the outcome of each transfer it credited, by its index in `batch`.
+     */
+    const creditTogether = (batch: ReadonlyArray<IncomingTransfer>) =>
+      transactor.withTransaction(
+        Effect.gen(function* () {
+          const now = yield* DateTime.now
+          const firsts = new Set<string>()
+          const candidates = batch.flatMap((transfer, index) => {
+            if (transfer.amount.minor <= 0n || firsts.has(transfer.bank_transaction_id)) return []
+            firsts.add(transfer.bank_transaction_id)
+            return [{ transfer, index }]
+          })
+          const found = yield* payments.findByCvusForUpdate(candidates.map((c) => c.transfer.cvu))
+          const byCvu = new Map(found.map((p) => [p.cvu as string, p]))
+          // Fees come first: a transfer whose fees exceed it would take from the merchant's
+          // balance, which `ingest` checks entry by entry, so it is left to `ingest`. Every entry
+          // of the batch then only adds to balances owed to someone, and checking them once all
+          // are added (`postAll`) answers what checking each in turn would.
+          const open: Array<{
+            index: number
+            transfer: IncomingTransfer
+            payment: P.Payment
+            applied: FeePolicy.Fees
+          }> = []
+          for (const { index, transfer } of candidates) {
+            const payment = byCvu.get(transfer.cvu)
+            if (payment === undefined || refusal(transfer, payment, now) !== undefined) continue
+            const applied = yield* fees.feesFor({
+              user_id: payment.user_id,
+              amount: transfer.amount,
+              kind: "payment"
+            })
+            if (FeePolicy.credited(transfer.amount, applied).minor >= 0n)
+              open.push({ index, transfer, payment, applied })
+          }
+          const outcomes = new Map<number, IngestOutcome>()
+          if (open.length === 0) return outcomes
+          const recorded = new Set<string>(
+            yield* log.insertAll(
+              open.map(
+                ({ payment, transfer }) =>
+                  new TransferRecord({
+                    bank_transaction_id: transfer.bank_transaction_id,
+                    cvu: transfer.cvu,
+                    amount: transfer.amount,
+                    target: "payment",
+                    target_id: payment.id,
+                    received_at: now
+                  })
+              )
+            )
+          )
+          const userOf = new Map<string, Option.Option<User>>()
+          const current = new Map<string, P.Payment>()
+          const entries: Array<EntryInput> = []
+          const events: Array<OutboxEvent> = []
+          for (const { applied, index, payment: read, transfer } of open) {
+            if (!recorded.has(transfer.bank_transaction_id)) continue
+            const payment = current.get(read.id) ?? read
+            if (!userOf.has(payment.user_id))
+              userOf.set(payment.user_id, yield* users.findById(payment.user_id))
+            const { settled, entry } = creditOf(transfer, payment, userOf.get(payment.user_id)!, applied, now)
+            current.set(payment.id, settled)
+            entries.push(entry)
+            events.push(yield* paymentUpdated(settled))
+            outcomes.set(index, credited(payment))
+          }
+          for (const payment of current.values()) yield* payments.update(payment)
+          yield* ledger.postAll(entries)
+          yield* outbox.appendAll(events)
+          return outcomes
+        })
+      )
+
+    /**
+     * Ingests notifications that arrived together (a bank's batch, a statement read): the
+     * outcome of each, in order, is what `ingest` of each in that order answers, and each is as
+     * durable. Transfers to open payments are credited together (`creditTogether`), by batches of
+     * at most `batchSize`; every other transfer (a customer's or split's CVU, an unknown or
+     * closed CVU, another currency, a repeated notification) then goes through `ingest`, one by
+     * one, as does every transfer of a batch whose common unit of work failed.
+     */
+    const ingestAll = Effect.fn("Transfers.ingestAll")(function* (
+      transfers: ReadonlyArray<IncomingTransfer>
+    ) {
+      const outcomes: Array<Either.Either<IngestOutcome, IngestError>> = []
+      for (let from = 0; from < transfers.length; from += batchSize) {
+        const batch = transfers.slice(from, from + batchSize)
+        const together = yield* creditTogether(batch).pipe(
+          Effect.orElseSucceed(() => new Map<number, IngestOutcome>())
+        )
+        for (let index = 0; index < batch.length; index++) {
+          const outcome = together.get(index)
+          outcomes.push(
+            outcome !== undefined ? Either.right(outcome) : yield* Effect.either(ingest(batch[index]!))
+          )
+        }
+      }
+      return outcomes
+    })
+
+    return { ingest, ingestAll } as const
   })
 }) {}

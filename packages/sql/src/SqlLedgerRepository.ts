@@ -70,32 +70,39 @@ export const make = Effect.gen(function* () {
       WHERE ${rowsOf(deltas)}
       RETURNING account, currency`
 
-  const append = (entry: Port.JournalEntry) =>
+  const appendAll = (entries: ReadonlyArray<Port.JournalEntry>) =>
     Effect.gen(function* () {
-      const [inserted] = yield* sql<{ position: unknown }>`INSERT INTO cobro_ledger_entries ${sql.insert({
-        entry_id: entry.entry_id,
-        kind: entry.kind,
-        reference: entry.reference,
-        created_ms: millis(entry.created_at)
-      })} RETURNING position`
-      const position = toBigInt(inserted!.position)
-      if (entry.postings.length === 0) return
-      yield* sql`INSERT INTO cobro_ledger_postings ${sql.insert(
+      if (entries.length === 0) return
+      const inserted = yield* sql<{
+        position: unknown
+        entry_id: string
+      }>`INSERT INTO cobro_ledger_entries ${sql.insert(
+        entries.map((entry) => ({
+          entry_id: entry.entry_id,
+          kind: entry.kind,
+          reference: entry.reference,
+          created_ms: millis(entry.created_at)
+        }))
+      )} RETURNING position, entry_id`
+      const positions = new Map(inserted.map((r) => [r.entry_id, toBigInt(r.position)]))
+      const postings = entries.flatMap((entry) =>
         entry.postings.map((p, line) => ({
-          entry_position: position,
+          entry_position: positions.get(entry.entry_id)!,
           line,
           account: p.account,
           currency: p.amount.currency,
           amount_minor: p.amount.minor
         }))
-      )}`
+      )
+      if (postings.length === 0) return
+      yield* sql`INSERT INTO cobro_ledger_postings ${sql.insert(postings)}`
       // One statement adds every posting to its balance row (amounts of the same account and
       // currency summed first); rows that do not exist yet (SQLite; on Postgres `ensureInOrder`
       // created them) are created at zero, then added to. (Not an upsert carrying the amount: a
       // CHECK is evaluated on an upsert's proposed row before its conflict is resolved, so it
       // would refuse a debit the existing balance covers.)
       const deltas = new Map<string, Delta>()
-      for (const p of entry.postings) {
+      for (const p of entries.flatMap((entry) => entry.postings)) {
         const key = balanceKey(p.account, p.amount.currency)
         const seen = deltas.get(key)
         if (seen === undefined)
@@ -114,20 +121,23 @@ export const make = Effect.gen(function* () {
       yield* addToBalances(missing)
     })
 
+  const atomically = (entries: ReadonlyArray<Port.JournalEntry>) =>
+    sql.withTransaction(appendAll(entries)).pipe(
+      Effect.catchTag("SqlError", (e) =>
+        isCheckViolation(e.cause)
+          ? Effect.fail(
+              new Errors.Conflict({
+                key: "ledger.insufficient.funds",
+                message: "the balance is not enough for this movement"
+              })
+            )
+          : Effect.die(e)
+      )
+    )
+
   return Port.LedgerRepository.of({
-    append: (entry) =>
-      sql.withTransaction(append(entry)).pipe(
-        Effect.catchTag("SqlError", (e) =>
-          isCheckViolation(e.cause)
-            ? Effect.fail(
-                new Errors.Conflict({
-                  key: "ledger.insufficient.funds",
-                  message: "the balance is not enough for this movement"
-                })
-              )
-            : Effect.die(e)
-        )
-      ),
+    append: (entry) => atomically([entry]),
+    appendAll: atomically,
     sumOf: (account, currency) =>
       sql<{ sum_minor: unknown }>`SELECT sum_minor FROM cobro_ledger_balances
         WHERE account = ${account} AND currency = ${currency}`.pipe(

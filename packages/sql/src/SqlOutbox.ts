@@ -13,22 +13,27 @@ export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const encode = encodeJson(Port.OutboxEvent)
   const decode = decodeJson(Port.OutboxEvent)
-  return Port.Outbox.of({
-    append: (event) => {
-      const insert = sql`INSERT INTO cobro_outbox ${sql.insert({
+  /** Both tables or neither, also when called outside a unit of work (inside one: a savepoint). */
+  const appendAll = (events: ReadonlyArray<Port.OutboxEvent>) => {
+    if (events.length === 0) return Effect.void
+    const insert = sql`INSERT INTO cobro_outbox ${sql.insert(
+      events.map((event) => ({
         event_id: event.event_id,
         type: event.type,
         user_id: event.user_id,
         doc: encode(event),
         created_ms: millis(event.created_at)
-      })}`
-      // Both rows or neither, also when called outside a unit of work (inside one: a savepoint).
-      return (
-        event.webhook_url === null
-          ? Effect.asVoid(insert)
-          : sql.withTransaction(Effect.zipRight(insert, insertPending(sql, event)))
-      ).pipe(Effect.orDie)
-    },
+      }))
+    )}`
+    return (
+      events.every((event) => event.webhook_url === null)
+        ? Effect.asVoid(insert)
+        : sql.withTransaction(Effect.zipRight(insert, insertPending(sql, events)))
+    ).pipe(Effect.orDie)
+  }
+  return Port.Outbox.of({
+    append: (event) => appendAll([event]),
+    appendAll,
     findById: (id) =>
       sql<{ doc: unknown }>`SELECT doc FROM cobro_outbox WHERE event_id = ${id}`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (r) => decode(r.doc))),

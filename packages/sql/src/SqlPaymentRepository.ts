@@ -84,6 +84,11 @@ export const make = Effect.gen(function* () {
         Effect.map(one),
         Effect.orDie
       ),
+    findByCvusForUpdate: (cvus) =>
+      cvus.length === 0
+        ? Effect.succeed([])
+        : sql<{ doc: unknown }>`SELECT doc FROM cobro_payments WHERE ${sql.in("cvu", [...new Set(cvus)])}
+            ORDER BY id${forUpdate}`.pipe(Effect.map(many), Effect.orDie),
     page: (query, cursor, limit) => {
       const conditions = [
         sql`user_id = ${query.user_id}`,

@@ -29,20 +29,33 @@ export const make = Effect.gen(function* () {
       received_at: toDateTime(r.received_ms)
     })
 
+  /**
+   * One statement; rows are sent in id order, so two units of work recording overlapping
+   * batches on Postgres wait on the log's key in one order and cannot deadlock on it.
+   */
+  const insertAll = (records: ReadonlyArray<Port.TransferRecord>) =>
+    records.length === 0
+      ? Effect.succeed([])
+      : sql<{ bank_transaction_id: string }>`INSERT INTO cobro_transfers ${sql.insert(
+          [...records]
+            .sort((a, b) => (a.bank_transaction_id < b.bank_transaction_id ? -1 : 1))
+            .map((record) => ({
+              bank_transaction_id: record.bank_transaction_id,
+              cvu: record.cvu,
+              amount_minor: record.amount.minor,
+              currency: record.amount.currency,
+              target: record.target,
+              target_id: record.target_id,
+              received_ms: millis(record.received_at)
+            }))
+        )} ON CONFLICT (bank_transaction_id) DO NOTHING RETURNING bank_transaction_id`.pipe(
+          Effect.map((rows) => rows.map((r) => Ids.BankTransactionId.make(r.bank_transaction_id))),
+          Effect.orDie
+        )
+
   return Port.TransferRepository.of({
-    insert: (record) =>
-      sql`INSERT INTO cobro_transfers ${sql.insert({
-        bank_transaction_id: record.bank_transaction_id,
-        cvu: record.cvu,
-        amount_minor: record.amount.minor,
-        currency: record.amount.currency,
-        target: record.target,
-        target_id: record.target_id,
-        received_ms: millis(record.received_at)
-      })} ON CONFLICT (bank_transaction_id) DO NOTHING RETURNING bank_transaction_id`.pipe(
-        Effect.map((rows) => rows.length === 1),
-        Effect.orDie
-      ),
+    insert: (record) => Effect.map(insertAll([record]), (recorded) => recorded.length === 1),
+    insertAll,
     findById: (id) =>
       sql<Row>`SELECT * FROM cobro_transfers WHERE bank_transaction_id = ${id}`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromRow)),

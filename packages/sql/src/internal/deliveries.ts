@@ -77,10 +77,10 @@ export const fromDeliveryRow = (r: DeliveryRow): Port.WebhookDelivery =>
     finished_at: nullableTime(r.finished_ms)
   })
 
-/** Writes the pending delivery of `event` (nothing when the event has no webhook URL). */
-export const insertPending = (sql: SqlClient.SqlClient, event: Outbox.OutboxEvent) =>
-  Option.match(Port.pendingFor(event), {
-    onNone: () => Effect.void,
-    onSome: (delivery) =>
-      Effect.asVoid(sql`INSERT INTO cobro_webhook_deliveries ${sql.insert(deliveryRow(delivery))}`)
-  })
+/** Writes the pending deliveries of `events` (none for an event without a webhook URL). */
+export const insertPending = (sql: SqlClient.SqlClient, events: ReadonlyArray<Outbox.OutboxEvent>) => {
+  const rows = events.flatMap((event) => Option.toArray(Port.pendingFor(event))).map(deliveryRow)
+  return rows.length === 0
+    ? Effect.void
+    : Effect.asVoid(sql`INSERT INTO cobro_webhook_deliveries ${sql.insert(rows)}`)
+}
