@@ -1,13 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Effect, Schema, TestClock } from "effect"
+import { DateTime, Effect, Either, Layer, Schema, TestClock } from "effect"
 import {
   type BankAccount,
   BankProvider,
   Engine,
+  Errors,
   Ids,
   Jobs,
   Ledger,
   LedgerAccount,
+  LedgerRepository,
   Money,
   Payment,
   Payments,
@@ -383,5 +385,81 @@ describe("repricing a paid payment", () => {
         expect((yield* reload(p)).price).toEqual(ars("1500"))
       })
     )
+  )
+})
+
+describe("Transfers.ingestAll", () => {
+  /** The memory engine, its ledger port's `appendAll` observed (and refused when `refuse` says). */
+  const withObservedLedger = (refuse: (entries: number) => boolean) => {
+    const calls: Array<number> = []
+    const ledger = Layer.effect(
+      LedgerRepository.LedgerRepository,
+      Effect.map(LedgerRepository.LedgerRepository, (repo) =>
+        LedgerRepository.LedgerRepository.of({
+          ...repo,
+          appendAll: (entries) => {
+            calls.push(entries.length)
+            return refuse(entries.length)
+              ? Effect.fail(new Errors.Conflict({ key: "test.refused", message: "refused by the test" }))
+              : repo.appendAll(entries)
+          }
+        })
+      )
+    )
+    const layer = Engine.layerSandbox(ledger.pipe(Layer.provideMerge(Engine.layerMemoryStorage)))
+    return { calls, run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, layer) }
+  }
+
+  const credited = (p: Payment.Payment) =>
+    Either.right({ _tag: "Credited", target: "payment", target_id: p.id })
+
+  it.effect(
+    "credits a batch's transfers to open payments with one ledger write and settles each payment",
+    () => {
+      const { calls, run } = withObservedLedger(() => false)
+      return run(
+        Effect.gen(function* () {
+          yield* seedUser()
+          const a = yield* newPayment({ external_id: "a" })
+          const b = yield* newPayment({ external_id: "b" })
+          const batch = [
+            yield* transfer(a.cvu, "1000"),
+            yield* transfer(b.cvu, "1500"),
+            yield* transfer(a.cvu, "500")
+          ]
+          const outcomes = yield* (yield* Transfers.Transfers).ingestAll(batch)
+          expect(outcomes).toEqual([credited(a), credited(b), credited(a)])
+          expect(calls).toEqual([3])
+          expect((yield* reload(a)).payment_status).toBe("SUCCESS")
+          expect((yield* reload(a)).transactions).toHaveLength(2)
+          expect((yield* reload(b)).payment_status).toBe("SUCCESS")
+          expect((yield* events).map((e) => e.payload["paymentId"])).toEqual([a.id, b.id, a.id])
+          yield* expectLedgerOk
+        })
+      )
+    }
+  )
+
+  it.effect(
+    "when the batch's unit of work fails, each transfer is ingested alone and the batch leaves nothing",
+    () => {
+      const { calls, run } = withObservedLedger((entries) => entries > 1)
+      return run(
+        Effect.gen(function* () {
+          yield* seedUser()
+          const a = yield* newPayment({ external_id: "a" })
+          const b = yield* newPayment({ external_id: "b" })
+          const batch = [yield* transfer(a.cvu, "1500"), yield* transfer(b.cvu, "1500")]
+          const outcomes = yield* (yield* Transfers.Transfers).ingestAll(batch)
+          expect(outcomes).toEqual([credited(a), credited(b)])
+          expect(calls).toEqual([2, 1, 1])
+          expect((yield* reload(a)).transactions).toHaveLength(1)
+          expect((yield* reload(b)).transactions).toHaveLength(1)
+          expect(yield* events).toHaveLength(2)
+          expect(yield* available).toEqual(ars("2963.70"))
+          yield* expectLedgerOk
+        })
+      )
+    }
   )
 })

@@ -143,6 +143,62 @@ describe.skipIf(!available)("Postgres concurrency", () => {
   )
 
   it.scoped(
+    "two instances ingesting the same 300 notifications in batches, in opposite orders, credit each once without deadlock",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshPgUrl
+        const bank = yield* Layer.build(Layer.mergeAll(SandboxBank.layer, SecondFactor.layerSandbox))
+        const engines = yield* Effect.all(
+          [instance(url, 4), instance(url, 4)].map((e) => Effect.provide(e, bank))
+        )
+        const on =
+          (i: number) =>
+          <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+            Effect.provide(effect, engines[i]!)
+        yield* on(0)(seedUser())
+        const payments = yield* on(0)(
+          Effect.flatMap(Payments.Payments, (p) =>
+            Effect.all(
+              Array.from({ length: 100 }, (_, i) => p.create(createRequest({ external_id: `order-${i}` })))
+            )
+          )
+        )
+        const sandbox = yield* Effect.provide(SandboxBank.SandboxBank, bank)
+        // Three notifications to each payment, interleaved so every batch locks many payments.
+        const transfers = yield* Effect.all(
+          [0, 1, 2].flatMap(() =>
+            payments.map((p) =>
+              sandbox.simulateIncoming({ cvu: p.cvu, amount: Money.make(p.quoteAmount.minor / 3n, "ARS") })
+            )
+          )
+        )
+        const ingestAll = (i: number, list: typeof transfers) =>
+          on(i)(Effect.flatMap(Transfers.Transfers, (t) => t.ingestAll(list)))
+        const [first, second] = yield* Effect.all(
+          [ingestAll(0, transfers), ingestAll(1, [...transfers].reverse())],
+          {
+            concurrency: "unbounded"
+          }
+        )
+        const credits = [...first, ...second].filter((r) => r._tag === "Right" && r.right._tag === "Credited")
+        expect(credits).toHaveLength(300)
+        expect([...first, ...second].every((r) => r._tag === "Right")).toBe(true)
+        const stored = yield* on(1)(
+          Effect.flatMap(Payments.Payments, (p) => Effect.all(payments.map((x) => p.get(x.user_id, x.id))))
+        )
+        expect(stored.every((p) => p.transactions.length === 3 && p.payment_status === "SUCCESS")).toBe(true)
+        const merchant = yield* on(1)(
+          Effect.flatMap(Ledger.Ledger, (l) => l.balance(LedgerAccount.merchantAvailable(u1)))
+        )
+        expect(merchant.minor).toBe(
+          stored.flatMap((p) => p.transactions).reduce((sum, t) => sum + t.credited_amount.minor, 0n)
+        )
+        yield* on(1)(expectLedgerOk)
+      }),
+    120_000
+  )
+
+  it.scoped(
     "two instances running the same due work do each piece once",
     () =>
       Effect.gen(function* () {

@@ -5,11 +5,13 @@ import { idempotencyScenarios } from "./idempotency.js"
 import { paymentScenarios } from "./payments.js"
 import { scheduleScenarios } from "./schedules.js"
 import { splitScenarios } from "./splits.js"
+import { transferScenarios } from "./transfers.js"
 import { webhookScenarios } from "./webhooks.js"
 
 /** Every scenario of the contract; each storage area adds its own list here. */
 export const scenarios: ReadonlyArray<Scenario> = [
   ...paymentScenarios,
+  ...transferScenarios,
   ...authScenarios,
   ...customerScenarios,
   ...scheduleScenarios,
