@@ -45,7 +45,10 @@ const request = (i: number) =>
     payment_options: ["transfer"]
   })
 
-/** Payment creations and transfer ingestions through the engine, sequentially, N each. */
+/**
+ * Payment creations and transfer ingestions through the engine, N each: creations and `ingest`
+ * one after another, then N more transfers to N more payments as one list to `ingestAll`.
+ */
 const library = (storage: Layer.Layer<Engine.Storage, unknown>) =>
   Effect.gen(function* () {
     const now = yield* DateTime.now
@@ -72,15 +75,25 @@ const library = (storage: Layer.Layer<Engine.Storage, unknown>) =>
     const created = []
     for (let i = 0; i < N; i++) created.push(yield* payments.create(request(i)))
     const createMs = performance.now() - start
+    for (let i = N; i < 2 * N; i++) created.push(yield* payments.create(request(i)))
     const bank = yield* SandboxBank.SandboxBank
     const transfers = []
     for (const p of created)
       transfers.push(yield* bank.simulateIncoming({ cvu: p.cvu, amount: p.quoteAmount }))
-    const ingest = (yield* Transfers.Transfers).ingest
+    const { ingest, ingestAll } = yield* Transfers.Transfers
     start = performance.now()
-    for (const t of transfers) yield* ingest(t)
+    for (const t of transfers.slice(0, N)) yield* ingest(t)
     const ingestMs = performance.now() - start
-    return { create: perSecond(N, createMs), ingest: perSecond(N, ingestMs) }
+    start = performance.now()
+    const outcomes = yield* ingestAll(transfers.slice(N))
+    const ingestAllMs = performance.now() - start
+    if (!outcomes.every((o) => o._tag === "Right" && o.right._tag === "Credited"))
+      throw new Error("ingestAll did not credit every transfer")
+    return {
+      create: perSecond(N, createMs),
+      ingest: perSecond(N, ingestMs),
+      ingestAll: perSecond(N, ingestAllMs)
+    }
   }).pipe(Effect.provide(Engine.layerSandbox(storage)))
 
 const rawRow = (i: number) => [
@@ -109,7 +122,13 @@ const sqliteBench = async (): Promise<Array<Result>> => {
   fs.rmSync(dir, { recursive: true, force: true })
   return [
     { backend: "SQLite", operation: "payment creations", libraryPerSecond: lib.create, rawPerSecond: raw },
-    { backend: "SQLite", operation: "transfer ingestions", libraryPerSecond: lib.ingest, rawPerSecond: raw }
+    { backend: "SQLite", operation: "transfer ingestions", libraryPerSecond: lib.ingest, rawPerSecond: raw },
+    {
+      backend: "SQLite",
+      operation: "transfer ingestions, ingestAll",
+      libraryPerSecond: lib.ingestAll,
+      rawPerSecond: raw
+    }
   ]
 }
 
@@ -150,6 +169,12 @@ const pgBench = async (): Promise<Array<Result>> => {
         operation: "transfer ingestions",
         libraryPerSecond: lib.ingest,
         rawPerSecond: raw
+      },
+      {
+        backend: "Postgres",
+        operation: "transfer ingestions, ingestAll",
+        libraryPerSecond: lib.ingestAll,
+        rawPerSecond: raw
       }
     ]
   } finally {
@@ -159,7 +184,9 @@ const pgBench = async (): Promise<Array<Result>> => {
 }
 
 const results = [...(await sqliteBench()), ...(await pgBench())]
-console.log(`N = ${N} sequential operations each\n`)
+console.log(
+  `N = ${N} operations each (sequential; ingestAll: one list of N, batches of ${Transfers.batchSize})\n`
+)
 console.log("| backend | operation | library ops/s | raw single-insert ops/s | ratio |")
 console.log("|---|---|---|---|---|")
 for (const r of results) {

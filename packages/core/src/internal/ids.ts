@@ -4,12 +4,14 @@
  */
 import { Clock, Effect, Random } from "effect"
 
-const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
-
+/** `length` characters of [0-9a-z], drawn five at a time (36⁵ is far below `Random`'s range). */
 export const randomChars = (length: number): Effect.Effect<string> =>
   Effect.gen(function* () {
     let out = ""
-    for (let i = 0; i < length; i++) out += alphabet[yield* Random.nextIntBetween(0, alphabet.length)]
+    while (out.length < length) {
+      const n = Math.min(5, length - out.length)
+      out += (yield* Random.nextIntBetween(0, 36 ** n)).toString(36).padStart(n, "0")
+    }
     return out
   })
 
