@@ -3,6 +3,8 @@
  * that CVU belongs to. Each notification is one unit of work — the transfer log (idempotency on
  * the bank's transaction id), the credited record, the new state, a balanced ledger entry and the
  * outbox event commit together. Money reaching a closed or unknown CVU is recorded and returned.
+ * Notifications that arrive together (`ingestAll`) answer the same, and those to open payments
+ * share one unit of work per batch.
  */
 import { DateTime, Effect, Either, Option } from "effect"
 import type { Cvu } from "./BankAccount.js"
@@ -334,8 +336,9 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
      * outcome of each, in order, is what `ingest` of each in that order answers, and each is as
      * durable. Transfers to open payments are credited together (`creditTogether`), by batches of
      * at most `batchSize`; every other transfer (a customer's or split's CVU, an unknown or
-     * closed CVU, another currency, a repeated notification) then goes through `ingest`, one by
-     * one, as does every transfer of a batch whose common unit of work failed.
+     * closed CVU, another currency, a repeated notification, a non-positive amount, fees above
+     * the amount) then goes through `ingest`, one by one, as does every transfer of a batch whose
+     * common unit of work failed.
      */
     const ingestAll = Effect.fn("Transfers.ingestAll")(function* (
       transfers: ReadonlyArray<IncomingTransfer>
