@@ -1,7 +1,7 @@
 /**
  * The HTTP contract: every route of SPEC (plus DESIGN's extra split routes) with exactly the
- * request and response shapes SPEC gives. Handlers live in `Http.ts`; this module is what the
- * OpenAPI document and the typed client are made from.
+ * request and response shapes SPEC gives. Handlers live in `internal/handlers/` (put together in
+ * `Http.ts`); this module is what the OpenAPI document and the typed client are made from.
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"

@@ -1,0 +1,73 @@
+/**
+ * The `customers` routes: a merchant's customers (each with its own CVU), their aliases, the
+ * list and one customer's transactions.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import { Customer, Customers, type Idempotency } from "@cobro/core"
+import { Effect, Stream } from "effect"
+import * as Api from "../../Api.js"
+import { ok } from "../../Envelope.js"
+import { type Authentication, CurrentPrincipal } from "../../Security.js"
+import { domain, type GroupLive, idempotentPost, ownList, replies, streamedList } from "./shared.js"
+
+export const CustomersLive: GroupLive<
+  "customers",
+  Customers.Customers | Idempotency.Idempotency | Authentication
+> = HttpApiBuilder.group(Api.CobroApi, "customers", (handlers) =>
+  Effect.gen(function* () {
+    const customers = yield* Customers.Customers
+    return handlers
+      .handle("create", ({ headers, payload, request }) =>
+        Effect.gen(function* () {
+          const principal = yield* CurrentPrincipal
+          return yield* idempotentPost(
+            { headers, request },
+            {
+              scope: principal.user_id,
+              payload: { schema: Customer.CreateCustomerRequest, value: payload },
+              reply: replies.customerCreated,
+              run: domain(
+                Effect.map(customers.create(principal.user_id, payload), (c) =>
+                  ok("customer.created", Customer.CustomerCreated.fromCustomer(c))
+                )
+              )
+            }
+          )
+        })
+      )
+      .handle("changeAlias", ({ path, payload }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          domain(
+            Effect.map(customers.changeAlias(principal.user_id, path.customer_id, payload), (c) =>
+              ok("customer.alias.updated", Customer.CustomerAliasChanged.fromCustomer(c))
+            )
+          )
+        )
+      )
+      .handle("list", ({ urlParams }) =>
+        Effect.gen(function* () {
+          const principal = yield* CurrentPrincipal
+          yield* ownList(principal, urlParams.user_id)
+          return streamedList(
+            "customers.found",
+            "customers",
+            Customer.CustomerSummary,
+            Stream.map(
+              customers.list(principal.user_id, urlParams.user_id),
+              Customer.CustomerSummary.fromCustomer
+            )
+          )
+        })
+      )
+      .handle("getTransaction", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          domain(
+            Effect.map(
+              customers.getTransaction(principal.user_id, path.customer_id, path.transaction_id),
+              (t) => ok("customer.transaction.found", t)
+            )
+          )
+        )
+      )
+  })
+)

@@ -1,0 +1,117 @@
+/**
+ * The payment routes: `publicPayments` (create a payment and read its public view, rate limited
+ * and without a token) and `payments` (the merchant's list, detail and changes of its payments).
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as RateLimiter from "@effect/experimental/RateLimiter"
+import { Accounts, type Idempotency, type Payment, PaymentRequest, Payments } from "@cobro/core"
+import { Effect } from "effect"
+import * as Api from "../../Api.js"
+import { ok } from "../../Envelope.js"
+import type { HttpConfig } from "../../HttpConfig.js"
+import { type Authentication, CurrentPrincipal } from "../../Security.js"
+import * as RateLimit from "../rateLimit.js"
+import { domain, type GroupLive, idempotentPost, ownList, replies, streamedList } from "./shared.js"
+
+const toCreated = (payment: Payment.Payment): typeof Api.PaymentCreated.Type => ({
+  id: payment.id,
+  payment_status: payment.payment_status,
+  quotes: payment.quotes.map((q) => ({ cvu: q.address, alias: q.alias })),
+  payment_url: payment.payment_url,
+  expiration_timestamp: payment.expiration_timestamp
+})
+
+export const PublicPaymentsLive: GroupLive<
+  "publicPayments",
+  Payments.Payments | Idempotency.Idempotency | HttpConfig | RateLimiter.RateLimiter
+> = HttpApiBuilder.group(Api.CobroApi, "publicPayments", (handlers) =>
+  Effect.gen(function* () {
+    const payments = yield* Payments.Payments
+    return handlers
+      .handle("create", ({ headers, payload, request }) =>
+        Effect.gen(function* () {
+          yield* RateLimit.check(request, "public", payload.user_id)
+          return yield* idempotentPost(
+            { headers, request },
+            {
+              scope: `public:${payload.user_id}`,
+              payload: { schema: PaymentRequest.CreatePaymentRequest, value: payload },
+              reply: replies.paymentCreated,
+              run: domain(Effect.map(payments.create(payload), (p) => ok("payment.created", toCreated(p))))
+            }
+          )
+        })
+      )
+      .handle("getPublic", ({ path, request }) =>
+        Effect.gen(function* () {
+          yield* RateLimit.check(request, "public", undefined)
+          const view = yield* domain(payments.getPublic(path.paymentId))
+          return ok("payment.found", view)
+        })
+      )
+  })
+)
+
+/** A payment as SPEC shows it, with the merchant's `user_info` (the detailed read). */
+const detailOf = (payment: Payment.Payment, accounts: Accounts.Accounts) =>
+  Effect.map(accounts.getUser(payment.user_id), (user) => ({
+    ...payment,
+    user_info: {
+      email: user.email,
+      fiat_payments_enabled: true,
+      payment_notifications: payment.webhook_url !== null,
+      user_id: user.user_id,
+      provider: "cobro",
+      payment_url: payment.payment_url,
+      payment_options: payment.payment_options,
+      expiration_timestamp: payment.expiration_timestamp,
+      transactions: payment.transactions
+    }
+  }))
+
+export const PaymentsLive: GroupLive<"payments", Payments.Payments | Accounts.Accounts | Authentication> =
+  HttpApiBuilder.group(Api.CobroApi, "payments", (handlers) =>
+    Effect.gen(function* () {
+      const payments = yield* Payments.Payments
+      const accounts = yield* Accounts.Accounts
+      return handlers
+        .handle("list", ({ urlParams }) =>
+          Effect.gen(function* () {
+            const principal = yield* CurrentPrincipal
+            yield* ownList(principal, urlParams.user_id)
+            return streamedList(
+              "payments.found",
+              "payments",
+              Api.PaymentSummary,
+              payments.list(principal.user_id, urlParams)
+            )
+          })
+        )
+        .handle("get", ({ path }) =>
+          Effect.gen(function* () {
+            const principal = yield* CurrentPrincipal
+            const payment = yield* domain(payments.get(principal.user_id, path.paymentId))
+            return ok("payment.found", yield* domain(detailOf(payment, accounts)))
+          })
+        )
+        .handle("extendExpiration", ({ path, payload }) =>
+          Effect.flatMap(CurrentPrincipal, (principal) =>
+            domain(payments.extendExpiration(principal.user_id, path.paymentId, payload))
+          )
+        )
+        .handle("reprice", ({ path, payload }) =>
+          Effect.flatMap(CurrentPrincipal, (principal) =>
+            domain(payments.reprice(principal.user_id, path.paymentId, payload))
+          )
+        )
+        .handle("updateMetadata", ({ path, payload }) =>
+          Effect.flatMap(CurrentPrincipal, (principal) =>
+            domain(
+              Effect.map(payments.updateMotive(principal.user_id, path.paymentId, payload.motive), (p) =>
+                ok("payment.metadata.updated", p)
+              )
+            )
+          )
+        )
+    })
+  )

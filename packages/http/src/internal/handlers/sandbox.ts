@@ -1,0 +1,61 @@
+/**
+ * The `sandbox` route: the faucet, which sends a simulated bank transfer to a CVU. It exists only
+ * when the engine has the sandbox's `Faucet`; otherwise the route answers 404.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import { Faucet, type Idempotency, type Transfers } from "@cobro/core"
+import { Effect, Option } from "effect"
+import * as Api from "../../Api.js"
+import { ApiError } from "../../ApiError.js"
+import { ok } from "../../Envelope.js"
+import { type Authentication, CurrentPrincipal } from "../../Security.js"
+import { domain, type GroupLive, idempotentPost, replies } from "./shared.js"
+
+/** `Faucet` is not in its type: it is read with `Effect.serviceOption` (present in sandbox mode). */
+export const SandboxLive: GroupLive<"sandbox", Idempotency.Idempotency | Authentication> =
+  HttpApiBuilder.group(Api.CobroApi, "sandbox", (handlers) =>
+    Effect.gen(function* () {
+      const faucet = yield* Effect.serviceOption(Faucet.Faucet)
+      return handlers.handle("faucet", ({ headers, path, payload, request }) =>
+        Effect.gen(function* () {
+          if (Option.isNone(faucet)) {
+            return yield* ApiError.of(404, "route.not.found", "the faucet exists only in sandbox mode")
+          }
+          const principal = yield* CurrentPrincipal
+          return yield* idempotentPost(
+            { headers, request },
+            {
+              scope: principal.user_id,
+              payload: { schema: Faucet.FaucetRequest, value: payload },
+              reply: replies.faucetResult,
+              run: domain(
+                Effect.map(faucet.value.send(principal.user_id, path.cvu, payload), ({ outcome, transfer }) =>
+                  ok("faucet.transfer.sent", faucetResult(transfer, outcome))
+                )
+              )
+            }
+          )
+        })
+      )
+    })
+  )
+
+const faucetResult = (
+  transfer: {
+    readonly bank_transaction_id: string
+    readonly cvu: (typeof Api.FaucetResult.Type)["cvu"]
+    readonly amount: { readonly minor: bigint }
+    readonly sender_cuit: string
+  },
+  outcome: Transfers.IngestOutcome
+): typeof Api.FaucetResult.Type => ({
+  transaction_id: transfer.bank_transaction_id,
+  cvu: transfer.cvu,
+  amount: Number(transfer.amount.minor) / 100,
+  currency: "ARS",
+  sender_cuit: transfer.sender_cuit,
+  outcome: outcome._tag === "Credited" ? "credited" : outcome._tag === "Bounced" ? "bounced" : "duplicate",
+  target: outcome._tag === "Credited" ? outcome.target : null,
+  target_id: outcome._tag === "Credited" ? outcome.target_id : null,
+  reason: outcome._tag === "Bounced" ? outcome.reason : null
+})

@@ -1,0 +1,47 @@
+/** The `schedules` routes (partner-authenticated): payout schedules (create, list, read, update). */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import { type Idempotency, Schedule, Schedules } from "@cobro/core"
+import { Effect } from "effect"
+import * as Api from "../../Api.js"
+import { success } from "../../Envelope.js"
+import { CurrentPrincipal, type PartnerAuthentication } from "../../Security.js"
+import { domain, type GroupLive, idempotentPost, replies } from "./shared.js"
+
+export const SchedulesLive: GroupLive<
+  "schedules",
+  Schedules.Schedules | Idempotency.Idempotency | PartnerAuthentication
+> = HttpApiBuilder.group(Api.CobroApi, "schedules", (handlers) =>
+  Effect.gen(function* () {
+    const schedules = yield* Schedules.Schedules
+    return handlers
+      .handle("create", ({ headers, payload, request }) =>
+        Effect.gen(function* () {
+          const principal = yield* CurrentPrincipal
+          return yield* idempotentPost(
+            { headers, request },
+            {
+              scope: principal.user_id,
+              payload: { schema: Schedule.CreateScheduleRequest, value: payload },
+              reply: replies.payoutScheduleWireStatus,
+              run: domain(Effect.map(schedules.create(principal, payload), success))
+            }
+          )
+        })
+      )
+      .handle("list", () =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          domain(Effect.map(schedules.list(principal), (list) => success({ schedules: list })))
+        )
+      )
+      .handle("get", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          domain(Effect.map(schedules.get(principal, path.schedule_id), success))
+        )
+      )
+      .handle("update", ({ path, payload }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          domain(Effect.map(schedules.patch(principal, path.schedule_id, payload), success))
+        )
+      )
+  })
+)
