@@ -3,18 +3,13 @@
  * sources bundled at start, no build step), listening, serving, and stopping cleanly on SIGTERM.
  */
 import { describe, expect, it } from "vitest"
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
-
-const bin = fileURLToPath(new URL("../bin/cobro.js", import.meta.url))
-
-/** Starting node and tsx on a busy machine is slow; waits are generous but finite. */
-const START_TIMEOUT = 90_000
+import { START_TIMEOUT, spawnCobro } from "./support.js"
 
 interface Running {
   readonly child: ChildProcess
@@ -23,18 +18,11 @@ interface Running {
   readonly exited: Promise<number | null>
 }
 
+/** `output` is stdout alone here, `errors` stderr. */
 const start = (args: ReadonlyArray<string>, env: Record<string, string>, cwd: string): Running => {
-  const child = spawn(process.execPath, [bin, ...args], {
-    cwd,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let out = ""
-  let err = ""
-  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()))
-  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()))
+  const { child, stdout, stderr } = spawnCobro(args, env, cwd)
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  return { child, output: () => out, errors: () => err, exited }
+  return { child, output: stdout, errors: stderr, exited }
 }
 
 const waitFor = async (running: Running, pattern: RegExp, timeout: number): Promise<RegExpMatchArray> => {

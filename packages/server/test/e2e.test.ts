@@ -10,22 +10,25 @@ import { BankAccount } from "@cobro/core"
 import { freshPgUrl, pgAdminUrl, pgAvailable } from "@cobro/storage-contract"
 import { Receiver } from "@cobro/webhooks"
 import { Effect, Either, Exit, Scope } from "effect"
-import { type ChildProcess, execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { type Browser, chromium } from "playwright-core"
+import {
+  type CobroProcess,
+  execCobroJson,
+  listeningPort,
+  START_TIMEOUT,
+  spawnCobro,
+  stop
+} from "./support.js"
 
-const bin = fileURLToPath(new URL("../bin/cobro.js", import.meta.url))
 const CHROMIUM = "/usr/bin/chromium"
 const hasChromium = fs.existsSync(CHROMIUM)
 
-/** Starting node and tsx on a busy machine is slow; every wait is generous but finite. */
-const START_TIMEOUT = 90_000
-const CLI_TIMEOUT = 90_000
+/** Every wait is generous but finite (START_TIMEOUT and the CLI's timeout: ./support.ts). */
 const STEP_TIMEOUT = 30_000
 
 const pg = await Effect.runPromise(pgAvailable)
@@ -49,11 +52,9 @@ const freePort = () =>
     })
   })
 
-interface Running {
-  readonly child: ChildProcess
+interface Running extends CobroProcess {
   readonly base: string
   readonly env: Record<string, string>
-  readonly output: () => string
   readonly dir: string
 }
 
@@ -68,58 +69,21 @@ const startServer = async (database: (dir: string) => string): Promise<Running> 
     COBRO_PUBLIC_URL: base,
     COBRO_JOB_INTERVAL: "1 second"
   }
-  const child = spawn(process.execPath, [bin, "serve"], {
-    cwd: dir,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let out = ""
-  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()))
-  child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString()))
-  const running: Running = { child, base, env, output: () => out, dir }
-  const deadline = Date.now() + START_TIMEOUT
-  while (!/Listening on http/.test(out)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stopServer(running)
-      throw new Error(`cobro serve did not start (exit ${child.exitCode}):\n${out}`)
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
+  const running: Running = { ...spawnCobro(["serve"], env, dir), base, env, dir }
+  await listeningPort(running, START_TIMEOUT, () => stopServer(running))
   return running
 }
 
-/** SIGTERM, then SIGKILL if it has not exited within 20 s. */
+/** SIGTERM, then SIGKILL if it has not exited within 20 s; then its directory removed. */
 const stopServer = async (running: Running | undefined) => {
   if (running === undefined) return
-  const { child } = running
-  if (child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
-    child.kill("SIGTERM")
-    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000)
-    await exited
-    clearTimeout(timer)
-  }
+  await stop(running)
   fs.rmSync(running.dir, { recursive: true, force: true })
 }
 
 /** Runs `cobro <args> --json` with the server's environment and parses what it prints. */
 const cliJson = (env: Record<string, string>, args: ReadonlyArray<string>) =>
-  new Promise<Record<string, string>>((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [bin, ...args, "--json"],
-      { env: { ...process.env, ...env }, timeout: CLI_TIMEOUT, killSignal: "SIGKILL" },
-      (error, stdout, stderr) => {
-        if (error !== null)
-          return reject(new Error(`cobro ${args.join(" ")} failed: ${error.message}\n${stderr}`))
-        try {
-          resolve(JSON.parse(stdout) as Record<string, string>)
-        } catch {
-          reject(new Error(`cobro ${args.join(" ")} printed no JSON:\n${stdout}\n${stderr}`))
-        }
-      }
-    )
-  })
+  execCobroJson<Record<string, string>>(args, env)
 
 // --- the merchant's side: webhook receiver and web site ----------------------------------------
 

@@ -12,17 +12,22 @@ import { describe, expect, it } from "vitest"
 import { freshPgUrl, pgAdminUrl, pgAvailable } from "@cobro/storage-contract"
 import Database from "better-sqlite3"
 import { Effect } from "effect"
-import { type ChildProcess, execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import pg from "pg"
+import {
+  type CobroProcess,
+  execCobro,
+  kill9,
+  listeningPort,
+  START_TIMEOUT,
+  spawnCobro,
+  stop
+} from "./support.js"
 
-const bin = fileURLToPath(new URL("../bin/cobro.js", import.meta.url))
-const START_TIMEOUT = 90_000
 const REQUEST_TIMEOUT = 30_000
 
 const pgUp = await Effect.runPromise(pgAvailable)
@@ -33,60 +38,22 @@ if (!pgUp) {
 
 // --- processes ----------------------------------------------------------------------------------
 
-interface Running {
-  readonly child: ChildProcess
+interface Running extends CobroProcess {
   readonly base: string
-  readonly output: () => string
 }
 
+/** `cobro serve` on a port of its choosing (PORT=0), read from its `Listening on` line. */
 const serve = async (env: Record<string, string>, cwd: string): Promise<Running> => {
-  const child = spawn(process.execPath, [bin, "serve"], {
-    cwd,
-    env: { ...process.env, PORT: "0", COBRO_MODE: "sandbox", COBRO_RATE_LIMITS: "off", ...env },
-    stdio: ["ignore", "pipe", "pipe"]
+  const started = spawnCobro(
+    ["serve"],
+    { PORT: "0", COBRO_MODE: "sandbox", COBRO_RATE_LIMITS: "off", ...env },
+    cwd
+  )
+  const port = await listeningPort(started, START_TIMEOUT, () => {
+    started.child.kill("SIGKILL")
   })
-  let out = ""
-  child.stdout!.on("data", (c: Buffer) => (out += c.toString()))
-  child.stderr!.on("data", (c: Buffer) => (out += c.toString()))
-  const deadline = Date.now() + START_TIMEOUT
-  for (;;) {
-    const port = /Listening on http:\/\/localhost:(\d+)/.exec(out)?.[1]
-    if (port !== undefined) return { child, base: `http://127.0.0.1:${port}`, output: () => out }
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill("SIGKILL")
-      throw new Error(`cobro serve did not start:\n${out}`)
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
+  return { ...started, base: `http://127.0.0.1:${port}` }
 }
-
-const exited = (running: Running) =>
-  running.child.exitCode !== null || running.child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise<void>((resolve) => running.child.once("exit", () => resolve()))
-
-const kill9 = async (running: Running) => {
-  running.child.kill("SIGKILL")
-  await exited(running)
-}
-
-const stop = async (running: Running) => {
-  running.child.kill("SIGTERM")
-  const timer = setTimeout(() => running.child.kill("SIGKILL"), 20_000)
-  await exited(running)
-  clearTimeout(timer)
-}
-
-const cli = (env: Record<string, string>, args: ReadonlyArray<string>) =>
-  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [bin, ...args],
-      { env: { ...process.env, ...env }, timeout: 90_000, killSignal: "SIGKILL" },
-      (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
-    )
-  })
 
 // --- HTTP ---------------------------------------------------------------------------------------
 
@@ -248,7 +215,7 @@ const expectEveryEventDelivered = async (
 }
 
 const expectLedgerVerifies = async (env: Record<string, string>) => {
-  const verify = await cli(env, ["ledger", "verify", "--json"])
+  const verify = await execCobro(["ledger", "verify", "--json"], env)
   expect(verify.code, verify.stderr).toBe(0)
   expect(JSON.parse(verify.stdout)).toMatchObject({ ok: true, problems: [] })
 }

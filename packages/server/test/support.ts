@@ -1,13 +1,17 @@
 /**
  * Test helpers: temporary SQLite files, configuration from a map, the CLI run in process with its
- * output captured, and an in-process server on a random port.
+ * output captured, and an in-process server on a random port; and the real `cobro` executable
+ * (bin/cobro.js) as separate processes: `cobro serve` started, waited for, stopped or killed, and
+ * `cobro <args>` run to completion.
  */
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { NodeContext, NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Console, Effect, Exit, Layer, type Scope } from "effect"
+import { type ChildProcess, type ExecFileException, execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import { Cli, Server, ServerConfig } from "../src/index.js"
 
 /** A fresh directory, removed with the scope. */
@@ -110,3 +114,122 @@ export const get = (url: string, token?: string) =>
   request(
     HttpClientRequest.get(url).pipe(token === undefined ? (r) => r : HttpClientRequest.bearerToken(token))
   )
+
+// --- the `cobro` executable as separate processes -----------------------------------------------
+
+const bin = fileURLToPath(new URL("../bin/cobro.js", import.meta.url))
+
+/** Starting node and bundling the sources on a busy machine is slow; waits are generous but finite. */
+export const START_TIMEOUT = 90_000
+
+/** How long a `cobro <args>` process may run before it is killed with SIGKILL. */
+const CLI_TIMEOUT = 90_000
+
+export interface CobroProcess {
+  readonly child: ChildProcess
+  /** stdout and stderr, interleaved as they arrived. */
+  readonly output: () => string
+  readonly stdout: () => string
+  readonly stderr: () => string
+}
+
+/** Spawns `cobro <args>` in `cwd`, with `env` over this process's environment; output collected. */
+export const spawnCobro = (args: ReadonlyArray<string>, env: Env, cwd: string): CobroProcess => {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let out = ""
+  let stdout = ""
+  let stderr = ""
+  child.stdout!.on("data", (chunk: Buffer) => {
+    const text = chunk.toString()
+    stdout += text
+    out += text
+  })
+  child.stderr!.on("data", (chunk: Buffer) => {
+    const text = chunk.toString()
+    stderr += text
+    out += text
+  })
+  return { child, output: () => out, stdout: () => stdout, stderr: () => stderr }
+}
+
+/**
+ * The port of `cobro serve` once it prints `Listening on http://localhost:<port>`. When the process
+ * exits first or `timeout` ms pass: `cleanup`, then a failure with the output.
+ */
+export const listeningPort = async (
+  running: CobroProcess,
+  timeout: number,
+  cleanup: () => void | Promise<void>
+): Promise<number> => {
+  const deadline = Date.now() + timeout
+  for (;;) {
+    const port = /Listening on http:\/\/localhost:(\d+)/.exec(running.output())?.[1]
+    if (port !== undefined) return Number(port)
+    if (running.child.exitCode !== null || Date.now() > deadline) {
+      await cleanup()
+      throw new Error(`cobro serve did not start (exit ${running.child.exitCode}):\n${running.output()}`)
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null
+
+/** Resolves once `child` has exited (at once if it already has). */
+const exited = (child: ChildProcess): Promise<void> =>
+  hasExited(child) ? Promise.resolve() : new Promise<void>((resolve) => child.once("exit", () => resolve()))
+
+/** SIGKILL, and its exit. */
+export const kill9 = async (running: { readonly child: ChildProcess }): Promise<void> => {
+  running.child.kill("SIGKILL")
+  await exited(running.child)
+}
+
+/** SIGTERM, then SIGKILL if it has not exited within 20 s; resolves once it has exited. */
+export const stop = async (running: { readonly child: ChildProcess }): Promise<void> => {
+  const { child } = running
+  if (hasExited(child)) return
+  child.kill("SIGTERM")
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000)
+  await exited(child)
+  clearTimeout(timer)
+}
+
+export interface CobroResult {
+  /** 0 on success, else the exit code (1 when there is none: killed by a signal). */
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+  readonly error: ExecFileException | null
+}
+
+/** Runs `cobro <args>` to completion with `env` over this process's environment; never rejects. */
+export const execCobro = (args: ReadonlyArray<string>, env: Env): Promise<CobroResult> =>
+  new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { env: { ...process.env, ...env }, timeout: CLI_TIMEOUT, killSignal: "SIGKILL" },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr, error })
+    )
+  })
+
+/** `cobro <args> --json` as a process that must succeed; what it prints, parsed. */
+export const execCobroJson = async <A = Record<string, unknown>>(
+  args: ReadonlyArray<string>,
+  env: Env
+): Promise<A> => {
+  const result = await execCobro([...args, "--json"], env)
+  if (result.error !== null)
+    throw new Error(`cobro ${args.join(" ")} failed: ${result.error.message}\n${result.stderr}`)
+  try {
+    return JSON.parse(result.stdout) as A
+  } catch {
+    throw new Error(`cobro ${args.join(" ")} printed no JSON:\n${result.stdout}\n${result.stderr}`)
+  }
+}
