@@ -8,7 +8,7 @@ import { Effect, Stream } from "effect"
 import * as Api from "../../Api.js"
 import { ok } from "../../Envelope.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
-import { domain, type GroupLive, idempotentPost, ownList, replies, streamedList } from "./shared.js"
+import { domain, type GroupLive, principalPost, ownList, replies, streamedList } from "./shared.js"
 
 export const CustomersLive: GroupLive<
   "customers",
@@ -18,22 +18,15 @@ export const CustomersLive: GroupLive<
     const customers = yield* Customers.Customers
     return handlers
       .handle("create", ({ headers, payload, request }) =>
-        Effect.gen(function* () {
-          const principal = yield* CurrentPrincipal
-          return yield* idempotentPost(
-            { headers, request },
-            {
-              scope: principal.user_id,
-              payload: { schema: Customer.CreateCustomerRequest, value: payload },
-              reply: replies.customerCreated,
-              run: domain(
-                Effect.map(customers.create(principal.user_id, payload), (c) =>
-                  ok("customer.created", Customer.CustomerCreated.fromCustomer(c))
-                )
-              )
-            }
+        principalPost({ headers, request }, (principal) => ({
+          payload: { schema: Customer.CreateCustomerRequest, value: payload },
+          reply: replies.customerCreated,
+          run: domain(
+            Effect.map(customers.create(principal.user_id, payload), (c) =>
+              ok("customer.created", Customer.CustomerCreated.fromCustomer(c))
+            )
           )
-        })
+        }))
       )
       .handle("changeAlias", ({ path, payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>

@@ -8,8 +8,8 @@ import { Effect, Option } from "effect"
 import * as Api from "../../Api.js"
 import { ApiError } from "../../ApiError.js"
 import { ok } from "../../Envelope.js"
-import { type Authentication, CurrentPrincipal } from "../../Security.js"
-import { domain, type GroupLive, idempotentPost, replies } from "./shared.js"
+import type { Authentication } from "../../Security.js"
+import { domain, type GroupLive, principalPost, replies } from "./shared.js"
 
 /** `Faucet` is not in its type: it is read with `Effect.serviceOption` (present in sandbox mode). */
 export const SandboxLive: GroupLive<"sandbox", Idempotency.Idempotency | Authentication> =
@@ -21,20 +21,16 @@ export const SandboxLive: GroupLive<"sandbox", Idempotency.Idempotency | Authent
           if (Option.isNone(faucet)) {
             return yield* ApiError.of(404, "route.not.found", "the faucet exists only in sandbox mode")
           }
-          const principal = yield* CurrentPrincipal
-          return yield* idempotentPost(
-            { headers, request },
-            {
-              scope: principal.user_id,
-              payload: { schema: Faucet.FaucetRequest, value: payload },
-              reply: replies.faucetResult,
-              run: domain(
-                Effect.map(faucet.value.send(principal.user_id, path.cvu, payload), ({ outcome, transfer }) =>
-                  ok("faucet.transfer.sent", faucetResult(transfer, outcome))
-                )
+          const send = faucet.value.send
+          return yield* principalPost({ headers, request }, (principal) => ({
+            payload: { schema: Faucet.FaucetRequest, value: payload },
+            reply: replies.faucetResult,
+            run: domain(
+              Effect.map(send(principal.user_id, path.cvu, payload), ({ outcome, transfer }) =>
+                ok("faucet.transfer.sent", faucetResult(transfer, outcome))
               )
-            }
-          )
+            )
+          }))
         })
       )
     })

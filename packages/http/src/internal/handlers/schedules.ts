@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import * as Api from "../../Api.js"
 import { success } from "../../Envelope.js"
 import { CurrentPrincipal, type PartnerAuthentication } from "../../Security.js"
-import { domain, type GroupLive, idempotentPost, replies } from "./shared.js"
+import { domain, type GroupLive, principalPost, replies } from "./shared.js"
 
 export const SchedulesLive: GroupLive<
   "schedules",
@@ -15,18 +15,11 @@ export const SchedulesLive: GroupLive<
     const schedules = yield* Schedules.Schedules
     return handlers
       .handle("create", ({ headers, payload, request }) =>
-        Effect.gen(function* () {
-          const principal = yield* CurrentPrincipal
-          return yield* idempotentPost(
-            { headers, request },
-            {
-              scope: principal.user_id,
-              payload: { schema: Schedule.CreateScheduleRequest, value: payload },
-              reply: replies.payoutScheduleWireStatus,
-              run: domain(Effect.map(schedules.create(principal, payload), success))
-            }
-          )
-        })
+        principalPost({ headers, request }, (principal) => ({
+          payload: { schema: Schedule.CreateScheduleRequest, value: payload },
+          reply: replies.payoutScheduleWireStatus,
+          run: domain(Effect.map(schedules.create(principal, payload), success))
+        }))
       )
       .handle("list", () =>
         Effect.flatMap(CurrentPrincipal, (principal) =>

@@ -1,16 +1,18 @@
 /**
  * What the route groups' handlers share: mapping domain errors to `ApiError`, the owner check
  * and streamed body of the list routes, the reply schemas of the idempotent routes and
- * `idempotentPost`, the one way a handler runs an `Idempotency-Key` route.
+ * `idempotentPost` (with `principalPost`, its authenticated form), the one way a handler runs an
+ * `Idempotency-Key` route.
  */
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Customer, type Errors, type Idempotency, Schedule, Split } from "@cobro/core"
+import { Customer, type Errors, type Idempotency, type Principal, Schedule, Split } from "@cobro/core"
 import { Chunk, Effect, type Layer, Schema, Stream } from "effect"
 import * as Api from "../../Api.js"
 import { ApiError, fromDomain } from "../../ApiError.js"
 import { Envelope, StatusEnvelope } from "../../Envelope.js"
+import { CurrentPrincipal } from "../../Security.js"
 import { idempotent } from "../idempotent.js"
 
 /**
@@ -112,3 +114,17 @@ export const idempotentPost = <A, I, R, P = never, PI = never>(
     run: route.run
   })
 }
+
+/**
+ * `idempotentPost` of an authenticated route: the keys are the principal's (scope: its user id),
+ * and `route` builds the rest from the principal.
+ */
+export const principalPost = <A, I, R, P = never, PI = never>(
+  incoming: Parameters<typeof idempotentPost>[0],
+  route: (
+    principal: Principal.Principal
+  ) => Omit<Parameters<typeof idempotentPost<A, I, R, P, PI>>[1], "scope">
+) =>
+  Effect.flatMap(CurrentPrincipal, (principal) =>
+    idempotentPost(incoming, { scope: principal.user_id, ...route(principal) })
+  )

@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import * as Api from "../../Api.js"
 import { ok } from "../../Envelope.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
-import { domain, type GroupLive, idempotentPost, replies } from "./shared.js"
+import { domain, type GroupLive, principalPost, replies } from "./shared.js"
 
 export const SplitsLive: GroupLive<"splits", Splits.Splits | Idempotency.Idempotency | Authentication> =
   HttpApiBuilder.group(Api.CobroApi, "splits", (handlers) =>
@@ -16,18 +16,11 @@ export const SplitsLive: GroupLive<"splits", Splits.Splits | Idempotency.Idempot
       const splits = yield* Splits.Splits
       return handlers
         .handle("create", ({ headers, payload, request }) =>
-          Effect.gen(function* () {
-            const principal = yield* CurrentPrincipal
-            return yield* idempotentPost(
-              { headers, request },
-              {
-                scope: principal.user_id,
-                payload: { schema: Split.CreateSplitPaymentRequest, value: payload },
-                reply: replies.splitPaymentView,
-                run: domain(Effect.map(splits.create(principal, payload), (v) => ok("split.created", v)))
-              }
-            )
-          })
+          principalPost({ headers, request }, (principal) => ({
+            payload: { schema: Split.CreateSplitPaymentRequest, value: payload },
+            reply: replies.splitPaymentView,
+            run: domain(Effect.map(splits.create(principal, payload), (v) => ok("split.created", v)))
+          }))
         )
         .handle("get", ({ path }) =>
           Effect.flatMap(CurrentPrincipal, (principal) =>
@@ -35,58 +28,33 @@ export const SplitsLive: GroupLive<"splits", Splits.Splits | Idempotency.Idempot
           )
         )
         .handle("instructPayouts", ({ headers, path, payload, request }) =>
-          Effect.gen(function* () {
-            const principal = yield* CurrentPrincipal
-            return yield* idempotentPost(
-              { headers, request },
-              {
-                scope: principal.user_id,
-                payload: { schema: Split.InstructPayoutsRequest, value: payload },
-                reply: replies.splitPaymentView,
-                run: domain(
-                  Effect.map(splits.instructPayouts(principal, path.split_payment_id, payload), (v) =>
-                    ok("split.payouts.accepted", v)
-                  )
-                )
-              }
+          principalPost({ headers, request }, (principal) => ({
+            payload: { schema: Split.InstructPayoutsRequest, value: payload },
+            reply: replies.splitPaymentView,
+            run: domain(
+              Effect.map(splits.instructPayouts(principal, path.split_payment_id, payload), (v) =>
+                ok("split.payouts.accepted", v)
+              )
             )
-          })
+          }))
         )
         .handle("createAccounts", ({ headers, payload, request }) =>
-          Effect.gen(function* () {
-            const principal = yield* CurrentPrincipal
-            return yield* idempotentPost(
-              { headers, request },
-              {
-                scope: principal.user_id,
-                payload: { schema: Split.PayoutAccountList, value: payload },
-                reply: replies.verificationRequestView,
-                run: domain(
-                  Effect.map(splits.createAccounts(principal, payload), (v) =>
-                    ok("payout_accounts.created", v)
-                  )
-                )
-              }
+          principalPost({ headers, request }, (principal) => ({
+            payload: { schema: Split.PayoutAccountList, value: payload },
+            reply: replies.verificationRequestView,
+            run: domain(
+              Effect.map(splits.createAccounts(principal, payload), (v) => ok("payout_accounts.created", v))
             )
-          })
+          }))
         )
         .handle("verifyAccounts", ({ headers, payload, request }) =>
-          Effect.gen(function* () {
-            const principal = yield* CurrentPrincipal
-            return yield* idempotentPost(
-              { headers, request },
-              {
-                scope: principal.user_id,
-                payload: { schema: Split.VerifyAccountsRequest, value: payload },
-                reply: replies.verificationRequestView,
-                run: domain(
-                  Effect.map(splits.verifyAccounts(principal, payload), (v) =>
-                    ok("payout_accounts.verified", v)
-                  )
-                )
-              }
+          principalPost({ headers, request }, (principal) => ({
+            payload: { schema: Split.VerifyAccountsRequest, value: payload },
+            reply: replies.verificationRequestView,
+            run: domain(
+              Effect.map(splits.verifyAccounts(principal, payload), (v) => ok("payout_accounts.verified", v))
             )
-          })
+          }))
         )
         .handle("listAccounts", () =>
           Effect.flatMap(CurrentPrincipal, (principal) =>
@@ -98,21 +66,14 @@ export const SplitsLive: GroupLive<"splits", Splits.Splits | Idempotency.Idempot
           )
         )
         .handle("disableAccount", ({ headers, path, request }) =>
-          Effect.gen(function* () {
-            const principal = yield* CurrentPrincipal
-            return yield* idempotentPost(
-              { headers, request },
-              {
-                scope: principal.user_id,
-                reply: replies.payoutAccount,
-                run: domain(
-                  Effect.map(splits.disableAccount(principal, path.account_id), (v) =>
-                    ok("payout_account.disabled", v)
-                  )
-                )
-              }
+          principalPost({ headers, request }, (principal) => ({
+            reply: replies.payoutAccount,
+            run: domain(
+              Effect.map(splits.disableAccount(principal, path.account_id), (v) =>
+                ok("payout_account.disabled", v)
+              )
             )
-          })
+          }))
         )
     })
   )
