@@ -9,6 +9,8 @@ export class Transactor extends Context.Tag("@cobro/core/Transactor")<
   Transactor,
   {
     readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    /** Whether the calling fiber is inside a unit of work of this store. */
+    readonly inTransaction: Effect.Effect<boolean>
   }
 >() {}
 
@@ -19,5 +21,5 @@ export const transactionally = <A, E, R>(
 
 export const layerMemory: Layer.Layer<Transactor, never, MemoryDb> = Layer.effect(
   Transactor,
-  Effect.map(MemoryDb, (db) => ({ withTransaction: db.transaction }))
+  Effect.map(MemoryDb, (db) => ({ withTransaction: db.transaction, inTransaction: db.inTransaction }))
 )

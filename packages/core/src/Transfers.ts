@@ -6,7 +6,7 @@
  * Notifications that arrive together (`ingestAll`) answer the same, and those to open payments
  * share one unit of work per batch.
  */
-import { DateTime, Effect, Either, Option } from "effect"
+import { DateTime, Deferred, Effect, Either, Exit, Option } from "effect"
 import type { Cvu } from "./BankAccount.js"
 import { BankProvider, type IncomingTransfer } from "./BankProvider.js"
 import { CustomerRepository } from "./CustomerRepository.js"
@@ -37,6 +37,16 @@ export const batchSize = 100
  * return (`ProviderFailure`), or the ledger refusing a movement (`Conflict`).
  */
 export type IngestError = InvalidInput | ProviderFailure | Conflict
+
+/** What a caller waiting in `ingest`'s queue is told: its outcome, or to run the next batch. */
+type Signal = IngestOutcome | "lead"
+
+interface Turn {
+  readonly transfer: IncomingTransfer
+  readonly signal: Deferred.Deferred<Signal, IngestError>
+  /** Waiting, in a batch under way, or told to run the next batch. */
+  state: "queued" | "taken" | "lead"
+}
 
 /** Why money reaching `payment`'s CVU now is returned rather than credited, if it is. */
 const refusal = (transfer: IncomingTransfer, payment: P.Payment, now: DateTime.Utc): string | undefined =>
@@ -237,20 +247,20 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
      * (`AlreadyRecorded`), the unit of work rolls back and the first outcome is answered. No
      * read ahead of it: repeats are rare, and the common case saves a statement.
      */
-    const ingest = Effect.fn("Transfers.ingest")(function* (transfer: IncomingTransfer) {
-      if (transfer.amount.minor <= 0n) return yield* InvalidInput.of("amount", "must be positive")
-      return yield* transactor
-        .withTransaction(route(transfer, transfer.cvu))
-        .pipe(
-          Effect.catchTag("AlreadyRecorded", () =>
-            Effect.flatMap(log.findById(transfer.bank_transaction_id), (previous) =>
-              Option.isSome(previous)
-                ? Effect.succeed<IngestOutcome>({ _tag: "Duplicate", previous: previous.value })
-                : Effect.dieMessage("transfer log lost a record")
+    const ingestOne = (transfer: IncomingTransfer): Effect.Effect<IngestOutcome, IngestError> =>
+      transfer.amount.minor <= 0n
+        ? Effect.fail(InvalidInput.of("amount", "must be positive"))
+        : transactor
+            .withTransaction(route(transfer, transfer.cvu))
+            .pipe(
+              Effect.catchTag("AlreadyRecorded", () =>
+                Effect.flatMap(log.findById(transfer.bank_transaction_id), (previous) =>
+                  Option.isSome(previous)
+                    ? Effect.succeed<IngestOutcome>({ _tag: "Duplicate", previous: previous.value })
+                    : Effect.dieMessage("transfer log lost a record")
+                )
+              )
             )
-          )
-        )
-    })
 
     /**
      * The common case of a batch, in one unit of work: transfers in ARS to open payments, each
@@ -332,31 +342,108 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
       )
 
     /**
+     * What ingesting each transfer of `batch` (at most `batchSize`) in turn ends in: transfers to
+     * open payments credited together, every other one, and all of them when the common unit of
+     * work fails (for whatever reason: it left nothing), through `ingestOne`.
+     */
+    const settle = (batch: ReadonlyArray<IncomingTransfer>) =>
+      Effect.gen(function* () {
+        const together = yield* creditTogether(batch).pipe(
+          Effect.catchAllCause(() => Effect.succeed(new Map<number, IngestOutcome>()))
+        )
+        const exits: Array<Exit.Exit<IngestOutcome, IngestError>> = []
+        for (let index = 0; index < batch.length; index++) {
+          const outcome = together.get(index)
+          exits.push(
+            outcome !== undefined ? Exit.succeed(outcome) : yield* Effect.exit(ingestOne(batch[index]!))
+          )
+        }
+        return exits
+      })
+
+    /**
      * Ingests notifications that arrived together (a bank's batch, a statement read): the
      * outcome of each, in order, is what `ingest` of each in that order answers, and each is as
      * durable. Transfers to open payments are credited together (`creditTogether`), by batches of
      * at most `batchSize`; every other transfer (a customer's or split's CVU, an unknown or
      * closed CVU, another currency, a repeated notification, a non-positive amount, fees above
      * the amount) then goes through `ingest`, one by one, as does every transfer of a batch whose
-     * common unit of work failed.
+     * common unit of work failed. A defect (a storage fault) fails `ingestAll` once the batch it
+     * happened in is done: what was ingested stays, and the same list can be handed over again.
      */
     const ingestAll = Effect.fn("Transfers.ingestAll")(function* (
       transfers: ReadonlyArray<IncomingTransfer>
     ) {
       const outcomes: Array<Either.Either<IngestOutcome, IngestError>> = []
       for (let from = 0; from < transfers.length; from += batchSize) {
-        const batch = transfers.slice(from, from + batchSize)
-        const together = yield* creditTogether(batch).pipe(
-          Effect.orElseSucceed(() => new Map<number, IngestOutcome>())
-        )
-        for (let index = 0; index < batch.length; index++) {
-          const outcome = together.get(index)
-          outcomes.push(
-            outcome !== undefined ? Either.right(outcome) : yield* Effect.either(ingest(batch[index]!))
-          )
-        }
+        for (const exit of yield* settle(transfers.slice(from, from + batchSize)))
+          outcomes.push(yield* Effect.either(exit))
       }
       return outcomes
+    })
+
+    // Group commit. Notifications handed to `ingest` while a unit of work of other notifications
+    // is under way wait for it in a queue; the caller that finishes it takes the waiting ones (up
+    // to `batchSize`) as its own next batch, or hands them to the first of them, which does.
+    // Each batch thus runs in a caller's fiber, with its clock, services and span parent: no
+    // background worker runs on anyone's behalf.
+    const queue: Array<Turn> = []
+    let leading = false
+
+    /** Runs the batch at the head of the queue, which holds `own`; answers `own`'s exit. */
+    const lead = (own: Turn) =>
+      Effect.uninterruptible(
+        Effect.gen(function* () {
+          const batch = queue.splice(0, batchSize)
+          for (const turn of batch) turn.state = "taken"
+          const settled = yield* Effect.exit(
+            batch.length === 1
+              ? Effect.map(Effect.exit(ingestOne(own.transfer)), (exit) => [exit])
+              : settle(batch.map((turn) => turn.transfer))
+          )
+          const next = queue[0]
+          if (next === undefined) leading = false
+          else {
+            next.state = "lead"
+            yield* Deferred.succeed(next.signal, "lead")
+          }
+          let mine: Exit.Exit<IngestOutcome, IngestError> = Exit.die("a transfer missing from its own batch")
+          for (let i = 0; i < batch.length; i++) {
+            const exit = Exit.isSuccess(settled) ? settled.value[i]! : Exit.failCause(settled.cause)
+            if (batch[i] === own) mine = exit
+            else yield* Deferred.done(batch[i]!.signal, exit)
+          }
+          return mine
+        })
+      ).pipe(Effect.flatten)
+
+    /**
+     * A waiting caller interrupted: out of the queue if its batch has not started (it is then
+     * not ingested), the next batch run for the others if it was to run it.
+     */
+    const abandon = (turn: Turn) =>
+      Effect.suspend(() => {
+        if (turn.state === "lead") return Effect.ignore(lead(turn))
+        if (turn.state === "queued") queue.splice(queue.indexOf(turn), 1)
+        return Effect.void
+      })
+
+    /**
+     * Ingests one bank notification: whatever its CVU belongs to is credited, or the money is
+     * recorded and returned. Concurrent calls outside a unit of work share units of work (see
+     * `ingestAll`); each answers what it would alone. Inside the caller's unit of work it runs
+     * in it, alone.
+     */
+    const ingest = Effect.fn("Transfers.ingest")(function* (transfer: IncomingTransfer) {
+      if (yield* transactor.inTransaction) return yield* ingestOne(transfer)
+      const turn: Turn = { transfer, signal: yield* Deferred.make<Signal, IngestError>(), state: "queued" }
+      queue.push(turn)
+      if (!leading) {
+        leading = true
+        return yield* lead(turn)
+      }
+      const signal = yield* Effect.onInterrupt(Deferred.await(turn.signal), () => abandon(turn))
+      return signal === "lead" ? yield* lead(turn) : signal
     })
 
     return { ingest, ingestAll } as const

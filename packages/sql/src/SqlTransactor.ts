@@ -7,13 +7,15 @@ import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { Transactor as Port } from "@cobro/core"
 import { Effect, Layer } from "effect"
+import { inTransaction } from "./internal/sql.js"
 
 export const make = Effect.map(SqlClient.SqlClient, (sql) =>
   Port.Transactor.of({
     withTransaction: (effect) =>
       sql
         .withTransaction(effect)
-        .pipe(Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
+        .pipe(Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die)),
+    inTransaction
   })
 )
 

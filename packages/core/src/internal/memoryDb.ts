@@ -21,6 +21,8 @@ export interface MemoryDbShape {
   readonly run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** Runs `effect` as a unit of work (a savepoint when nested). */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** Whether the calling fiber is inside a unit of work of this database. */
+  readonly inTransaction: Effect.Effect<boolean>
 }
 
 export class MemoryDb extends Context.Tag("@cobro/core/internal/MemoryDb")<MemoryDb, MemoryDbShape>() {}
@@ -93,7 +95,8 @@ export const make = Effect.gen(function* () {
         inThisDb(journal)
           ? withJournal(journal, effect)
           : lock.withPermits(1)(withJournal(Option.none(), effect))
-      )
+      ),
+    inTransaction: Effect.map(FiberRef.get(currentJournal), inThisDb)
   }
   return db
 })

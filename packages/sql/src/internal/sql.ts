@@ -2,8 +2,9 @@
  * Small helpers shared by the repositories: value conversions between the domain and rows that
  * both Postgres and SQLite return (Postgres gives BIGINT as text, SQLite as a number).
  */
-import { DateTime, Effect, Schema } from "effect"
+import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
+import { DateTime, Effect, Option, Schema } from "effect"
 
 /** BIGINT/INTEGER column → bigint. */
 export const toBigInt = (value: unknown): bigint =>
@@ -50,3 +51,30 @@ export const violationText = (error: SqlError): string => {
   const cause = error.cause as { constraint?: unknown; message?: unknown } | undefined
   return `${String(cause?.constraint ?? "")} ${String(cause?.message ?? "")}`
 }
+
+/** Whether the calling fiber is inside a unit of work (a transaction of `SqlClient`). */
+export const inTransaction: Effect.Effect<boolean> = Effect.map(
+  Effect.serviceOption(SqlClient.TransactionConnection),
+  Option.isSome
+)
+
+/**
+ * Runs one statement whose failure the caller turns into a domain error (a unique or check
+ * violation) so that the failure leaves an enclosing unit of work usable: inside one, in a
+ * SAVEPOINT (a failed statement aborts a whole Postgres transaction); outside, alone, as one
+ * statement is atomic by itself (no BEGIN and COMMIT around it).
+ */
+export const recoverable =
+  (sql: SqlClient.SqlClient) =>
+  <A, E, R>(statement: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
+    Effect.flatMap(inTransaction, (inside) => (inside ? sql.withTransaction(statement) : statement))
+
+/**
+ * Runs statements that must all be written or none, and whose failures are defects: inside a
+ * unit of work, in it (a defect rolls the whole unit back; a SAVEPOINT would add two statements
+ * for nothing); outside, in a transaction of their own.
+ */
+export const together =
+  (sql: SqlClient.SqlClient) =>
+  <A, E, R>(statements: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
+    Effect.flatMap(inTransaction, (inside) => (inside ? statements : sql.withTransaction(statements)))
