@@ -45,9 +45,13 @@ const request = (i: number) =>
     payment_options: ["transfer"]
   })
 
+/** Callers of `ingest` at once in the concurrent run (a server's requests in flight). */
+const CALLERS = 16
+
 /**
  * Payment creations and transfer ingestions through the engine, N each: creations and `ingest`
- * one after another, then N more transfers to N more payments as one list to `ingestAll`.
+ * one after another; N more transfers to N more payments as one list to `ingestAll`; N more
+ * through `ingest` called by CALLERS callers at once (their calls share units of work).
  */
 const library = (storage: Layer.Layer<Engine.Storage, unknown>) =>
   Effect.gen(function* () {
@@ -75,7 +79,7 @@ const library = (storage: Layer.Layer<Engine.Storage, unknown>) =>
     const created = []
     for (let i = 0; i < N; i++) created.push(yield* payments.create(request(i)))
     const createMs = performance.now() - start
-    for (let i = N; i < 2 * N; i++) created.push(yield* payments.create(request(i)))
+    for (let i = N; i < 3 * N; i++) created.push(yield* payments.create(request(i)))
     const bank = yield* SandboxBank.SandboxBank
     const transfers = []
     for (const p of created)
@@ -85,14 +89,30 @@ const library = (storage: Layer.Layer<Engine.Storage, unknown>) =>
     for (const t of transfers.slice(0, N)) yield* ingest(t)
     const ingestMs = performance.now() - start
     start = performance.now()
-    const outcomes = yield* ingestAll(transfers.slice(N))
+    const outcomes = yield* ingestAll(transfers.slice(N, 2 * N))
     const ingestAllMs = performance.now() - start
     if (!outcomes.every((o) => o._tag === "Right" && o.right._tag === "Credited"))
       throw new Error("ingestAll did not credit every transfer")
+    const queue = transfers.slice(2 * N)
+    start = performance.now()
+    const concurrent = yield* Effect.all(
+      Array.from({ length: CALLERS }, () =>
+        Effect.gen(function* () {
+          const mine = []
+          for (let t = queue.shift(); t !== undefined; t = queue.shift()) mine.push(yield* ingest(t))
+          return mine
+        })
+      ),
+      { concurrency: "unbounded" }
+    )
+    const concurrentMs = performance.now() - start
+    if (!concurrent.flat().every((o) => o._tag === "Credited"))
+      throw new Error("concurrent ingest did not credit every transfer")
     return {
       create: perSecond(N, createMs),
       ingest: perSecond(N, ingestMs),
-      ingestAll: perSecond(N, ingestAllMs)
+      ingestAll: perSecond(N, ingestAllMs),
+      concurrent: perSecond(N, concurrentMs)
     }
   }).pipe(Effect.provide(Engine.layerSandbox(storage)))
 
@@ -127,6 +147,12 @@ const sqliteBench = async (): Promise<Array<Result>> => {
       backend: "SQLite",
       operation: "transfer ingestions, ingestAll",
       libraryPerSecond: lib.ingestAll,
+      rawPerSecond: raw
+    },
+    {
+      backend: "SQLite",
+      operation: `transfer ingestions, ${CALLERS} callers of ingest`,
+      libraryPerSecond: lib.concurrent,
       rawPerSecond: raw
     }
   ]
@@ -175,6 +201,12 @@ const pgBench = async (): Promise<Array<Result>> => {
         operation: "transfer ingestions, ingestAll",
         libraryPerSecond: lib.ingestAll,
         rawPerSecond: raw
+      },
+      {
+        backend: "Postgres",
+        operation: `transfer ingestions, ${CALLERS} callers of ingest`,
+        libraryPerSecond: lib.concurrent,
+        rawPerSecond: raw
       }
     ]
   } finally {
@@ -185,7 +217,7 @@ const pgBench = async (): Promise<Array<Result>> => {
 
 const results = [...(await sqliteBench()), ...(await pgBench())]
 console.log(
-  `N = ${N} operations each (sequential; ingestAll: one list of N, batches of ${Transfers.batchSize})\n`
+  `N = ${N} operations each (sequential; ingestAll: one list of N, batches of ${Transfers.batchSize}; then ${CALLERS} callers of ingest at once)\n`
 )
 console.log("| backend | operation | library ops/s | raw single-insert ops/s | ratio |")
 console.log("|---|---|---|---|---|")

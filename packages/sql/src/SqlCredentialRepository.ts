@@ -7,7 +7,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Credential, CredentialRepository as Port, Errors, Ids } from "@cobro/core"
 import { type DateTime, Effect, Layer, Option, Schema } from "effect"
-import { isUniqueViolation, millis, toDateTime } from "./internal/sql.js"
+import { isUniqueViolation, millis, toDateTime, recoverable } from "./internal/sql.js"
 
 interface CredentialRow {
   readonly user_id: string
@@ -113,9 +113,10 @@ export const make = Effect.gen(function* () {
 
   return Port.CredentialRepository.of({
     insertCredential: (credential) =>
-      sql
-        .withTransaction(sql`INSERT INTO cobro_credentials ${sql.insert(credentialRow(credential))}`)
-        .pipe(Effect.asVoid, Effect.catchTag("SqlError", credentialConflict(credential))),
+      recoverable(sql)(sql`INSERT INTO cobro_credentials ${sql.insert(credentialRow(credential))}`).pipe(
+        Effect.asVoid,
+        Effect.catchTag("SqlError", credentialConflict(credential))
+      ),
     updateCredential: (credential) => {
       const { user_id: _, ...fields } = credentialRow(credential)
       return sql`UPDATE cobro_credentials SET ${sql.update(fields)} WHERE user_id = ${credential.user_id}`.pipe(
@@ -134,9 +135,10 @@ export const make = Effect.gen(function* () {
         Effect.orDie
       ),
     insertToken: (token) =>
-      sql
-        .withTransaction(sql`INSERT INTO cobro_access_tokens ${sql.insert(tokenRow(token))}`)
-        .pipe(Effect.asVoid, Effect.catchTag("SqlError", tokenConflict)),
+      recoverable(sql)(sql`INSERT INTO cobro_access_tokens ${sql.insert(tokenRow(token))}`).pipe(
+        Effect.asVoid,
+        Effect.catchTag("SqlError", tokenConflict)
+      ),
     findToken: (hash) =>
       sql<TokenRow>`SELECT * FROM cobro_access_tokens WHERE token_hash = ${hash}`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromTokenRow)),

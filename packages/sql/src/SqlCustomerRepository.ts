@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Customer as C, CustomerRepository as Port, Errors, Money } from "@cobro/core"
 import { Effect, Layer, Option } from "effect"
-import { decodeJson, encodeJson, isUniqueViolation, millis, toBigInt } from "./internal/sql.js"
+import { decodeJson, encodeJson, isUniqueViolation, millis, toBigInt, recoverable } from "./internal/sql.js"
 
 interface CustomerRow {
   readonly doc: unknown
@@ -80,21 +80,19 @@ export const make = Effect.gen(function* () {
       ),
     update: (customer) => {
       const { user_id: _u, customer_id: _c, ...fields } = row(customer)
-      return sql
-        .withTransaction(
-          sql`UPDATE cobro_customers SET ${sql.update(fields)}
+      return recoverable(sql)(
+        sql`UPDATE cobro_customers SET ${sql.update(fields)}
             WHERE user_id = ${customer.user_id} AND customer_id = ${customer.customer_id} RETURNING user_id`
+      ).pipe(
+        Effect.catchTag("SqlError", (e: SqlError) =>
+          isUniqueViolation(e) ? conflictOf(customer, false) : Effect.die(e)
+        ),
+        Effect.flatMap((rows) =>
+          rows.length === 0
+            ? Effect.fail(conflict("customer.not.found", `customer ${customer.customer_id} does not exist`))
+            : Effect.void
         )
-        .pipe(
-          Effect.catchTag("SqlError", (e: SqlError) =>
-            isUniqueViolation(e) ? conflictOf(customer, false) : Effect.die(e)
-          ),
-          Effect.flatMap((rows) =>
-            rows.length === 0
-              ? Effect.fail(conflict("customer.not.found", `customer ${customer.customer_id} does not exist`))
-              : Effect.void
-          )
-        )
+      )
     },
     findById: (owner, id) =>
       sql<CustomerRow>`${select} WHERE user_id = ${owner} AND customer_id = ${id}`.pipe(

@@ -7,13 +7,13 @@ import { SqlClient } from "@effect/sql"
 import { Outbox as Port } from "@cobro/core"
 import { Effect, Layer, Option } from "effect"
 import { insertPending } from "./internal/deliveries.js"
-import { decodeJson, encodeJson, millis } from "./internal/sql.js"
+import { decodeJson, encodeJson, millis, together } from "./internal/sql.js"
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const encode = encodeJson(Port.OutboxEvent)
   const decode = decodeJson(Port.OutboxEvent)
-  /** Both tables or neither, also when called outside a unit of work (inside one: a savepoint). */
+  /** Both tables or neither, also when called outside a unit of work. */
   const appendAll = (events: ReadonlyArray<Port.OutboxEvent>) => {
     if (events.length === 0) return Effect.void
     const insert = sql`INSERT INTO cobro_outbox ${sql.insert(
@@ -28,7 +28,7 @@ export const make = Effect.gen(function* () {
     return (
       events.every((event) => event.webhook_url === null)
         ? Effect.asVoid(insert)
-        : sql.withTransaction(Effect.zipRight(insert, insertPending(sql, events)))
+        : together(sql)(Effect.zipRight(insert, insertPending(sql, events)))
     ).pipe(Effect.orDie)
   }
   return Port.Outbox.of({

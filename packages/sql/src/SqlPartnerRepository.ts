@@ -12,7 +12,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Errors, Ids, Partner as P, PartnerRepository as Port } from "@cobro/core"
 import { Effect, Layer, Option } from "effect"
-import { decodeJson, encodeJson, isUniqueViolation, millis, toDateTime } from "./internal/sql.js"
+import { decodeJson, encodeJson, isUniqueViolation, millis, toDateTime, recoverable } from "./internal/sql.js"
 
 interface ConsentRow {
   readonly partner_id: string
@@ -113,9 +113,10 @@ export const make = Effect.gen(function* () {
 
   return Port.PartnerRepository.of({
     insert: (partner) =>
-      sql
-        .withTransaction(sql`INSERT INTO cobro_partners ${sql.insert(partnerRow(partner))}`)
-        .pipe(Effect.asVoid, Effect.catchTag("SqlError", partnerConflict(partner))),
+      recoverable(sql)(sql`INSERT INTO cobro_partners ${sql.insert(partnerRow(partner))}`).pipe(
+        Effect.asVoid,
+        Effect.catchTag("SqlError", partnerConflict(partner))
+      ),
     update: (partner) => {
       const { partner_id: _, ...fields } = partnerRow(partner)
       return sql`UPDATE cobro_partners SET ${sql.update(fields)} WHERE partner_id = ${partner.partner_id}`.pipe(
@@ -163,9 +164,10 @@ export const make = Effect.gen(function* () {
         Effect.orDie
       ),
     insertCode: (code) =>
-      sql
-        .withTransaction(sql`INSERT INTO cobro_authorization_codes ${sql.insert(codeRow(code))}`)
-        .pipe(Effect.asVoid, Effect.catchTag("SqlError", codeConflict)),
+      recoverable(sql)(sql`INSERT INTO cobro_authorization_codes ${sql.insert(codeRow(code))}`).pipe(
+        Effect.asVoid,
+        Effect.catchTag("SqlError", codeConflict)
+      ),
     findCodeForUpdate: (hash) =>
       sql<CodeRow>`SELECT * FROM cobro_authorization_codes WHERE code_hash = ${hash}${forUpdate}`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromCodeRow)),

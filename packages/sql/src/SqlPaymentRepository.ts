@@ -4,7 +4,7 @@
 import { SqlClient } from "@effect/sql"
 import { Errors, Payment as P, PaymentRepository as Port } from "@cobro/core"
 import { Effect, Layer, Option } from "effect"
-import { decodeJson, encodeJson, isUniqueViolation, millis } from "./internal/sql.js"
+import { decodeJson, encodeJson, isUniqueViolation, millis, recoverable } from "./internal/sql.js"
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -31,7 +31,7 @@ export const make = Effect.gen(function* () {
 
   return Port.PaymentRepository.of({
     insert: (payment) =>
-      sql.withTransaction(sql`INSERT INTO cobro_payments ${sql.insert(row(payment))}`).pipe(
+      recoverable(sql)(sql`INSERT INTO cobro_payments ${sql.insert(row(payment))}`).pipe(
         Effect.asVoid,
         Effect.catchTag("SqlError", (e) =>
           isUniqueViolation(e)

@@ -9,7 +9,14 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Errors, Split as S, SplitRepository as Port } from "@cobro/core"
 import { Effect, Layer, Option } from "effect"
-import { decodeJson, encodeJson, isUniqueViolation, millis, violationText } from "./internal/sql.js"
+import {
+  decodeJson,
+  encodeJson,
+  isUniqueViolation,
+  millis,
+  violationText,
+  recoverable
+} from "./internal/sql.js"
 
 interface DocRow {
   readonly doc: unknown
@@ -157,7 +164,7 @@ export const make = Effect.gen(function* () {
 
   return Port.SplitRepository.of({
     insert: (split) =>
-      sql.withTransaction(sql`INSERT INTO cobro_split_payments ${sql.insert(splitRow(split))}`).pipe(
+      recoverable(sql)(sql`INSERT INTO cobro_split_payments ${sql.insert(splitRow(split))}`).pipe(
         Effect.asVoid,
         Effect.catchTag("SqlError", (e) =>
           isUniqueViolation(e)

@@ -5,7 +5,7 @@ import { SqlClient } from "@effect/sql"
 import { Errors, User, UserRepository as Port } from "@cobro/core"
 import { Effect, Layer, Option } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
-import { decodeJson, encodeJson, isUniqueViolation, violationText } from "./internal/sql.js"
+import { decodeJson, encodeJson, isUniqueViolation, violationText, recoverable } from "./internal/sql.js"
 
 const conflictOf = (e: SqlError): Effect.Effect<never, Errors.Conflict> => {
   if (!isUniqueViolation(e)) return Effect.die(e)
@@ -38,25 +38,24 @@ export const make = Effect.gen(function* () {
 
   return Port.UserRepository.of({
     insert: (user) =>
-      sql
-        .withTransaction(sql`INSERT INTO cobro_users ${sql.insert(row(user))}`)
-        .pipe(Effect.asVoid, Effect.catchTag("SqlError", conflictOf)),
+      recoverable(sql)(sql`INSERT INTO cobro_users ${sql.insert(row(user))}`).pipe(
+        Effect.asVoid,
+        Effect.catchTag("SqlError", conflictOf)
+      ),
     update: (user) => {
       const { user_id: _, ...fields } = row(user)
-      return sql
-        .withTransaction(
-          sql<{
-            user_id: string
-          }>`UPDATE cobro_users SET ${sql.update(fields)} WHERE user_id = ${user.user_id} RETURNING user_id`
+      return recoverable(sql)(
+        sql<{
+          user_id: string
+        }>`UPDATE cobro_users SET ${sql.update(fields)} WHERE user_id = ${user.user_id} RETURNING user_id`
+      ).pipe(
+        Effect.catchTag("SqlError", conflictOf),
+        Effect.flatMap((rows) =>
+          rows.length === 0
+            ? Effect.fail(new Errors.Conflict({ key: "user.not.found", message: "no such user" }))
+            : Effect.void
         )
-        .pipe(
-          Effect.catchTag("SqlError", conflictOf),
-          Effect.flatMap((rows) =>
-            rows.length === 0
-              ? Effect.fail(new Errors.Conflict({ key: "user.not.found", message: "no such user" }))
-              : Effect.void
-          )
-        )
+      )
     },
     findById: (id) =>
       sql<{ doc: unknown }>`SELECT doc FROM cobro_users WHERE user_id = ${id}`.pipe(
