@@ -394,6 +394,10 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
     const lead = (own: Turn) =>
       Effect.uninterruptible(
         Effect.gen(function* () {
+          // Callers ready to run get their turn first, to join the batch: on SQLite a unit of
+          // work never yields, so without this a batch would hold whoever queued while the
+          // previous one was answered, often nobody.
+          yield* Effect.yieldNow()
           const batch = queue.splice(0, batchSize)
           for (const turn of batch) turn.state = "taken"
           const settled = yield* Effect.exit(
