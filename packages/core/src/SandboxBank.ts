@@ -25,6 +25,7 @@ import {
   type OutgoingTransfer
 } from "./BankProvider.js"
 import { BankTransactionId } from "./Ids.js"
+import { randomDigits } from "./internal/ids.js"
 import type { Money } from "./Money.js"
 
 /** The PSP code (entity 000, PSP 0003) of every CVU the sandbox issues. */
@@ -125,31 +126,35 @@ const emptyState: State = {
 
 const bankError = (reason: BankError["reason"], message: string) => new BankError({ reason, message })
 
-const randomDigits = (n: number): Effect.Effect<string> =>
-  Effect.map(Effect.replicateEffect(Random.nextIntBetween(0, 10), n), (ds) => ds.join(""))
+const randomDecimal = (n: number): Effect.Effect<string> => randomDigits(10, n)
 
-const randomHex = (n: number): Effect.Effect<string> =>
-  Effect.map(Effect.replicateEffect(Random.nextIntBetween(0, 16), n), (ds) =>
-    ds.map((d) => d.toString(16)).join("")
-  )
+const randomCvu: Effect.Effect<Cvu> = Effect.map(randomDecimal(13), (account) => makeCvu(PSP_CODE, account))
 
-const randomCvu: Effect.Effect<Cvu> = Effect.map(randomDigits(13), (account) => makeCvu(PSP_CODE, account))
-
+/** Three words, in one draw. */
 const randomAlias: Effect.Effect<Alias> = Effect.map(
-  Effect.replicateEffect(Random.choice(ALIAS_WORDS), 3),
-  (words) => AliasSchema.make(words.join("."))
+  Random.nextIntBetween(0, ALIAS_WORDS.length ** 3),
+  (n) => {
+    const size = ALIAS_WORDS.length
+    return AliasSchema.make(
+      [
+        ALIAS_WORDS[n % size],
+        ALIAS_WORDS[Math.floor(n / size) % size],
+        ALIAS_WORDS[Math.floor(n / size ** 2)]
+      ].join(".")
+    )
+  }
 )
 
 /** A random CBU of a real-looking bank (285) and branch, for senders nobody named. */
 const randomCbu: Effect.Effect<string> = Effect.zipWith(
-  randomDigits(4),
-  randomDigits(13),
+  randomDecimal(4),
+  randomDecimal(13),
   (branch, account) => makeCbu(`285${branch}`, account)
 )
 
 const randomCuit: Effect.Effect<Cuit> = Effect.zipWith(
   Random.choice(["20", "27"] as const),
-  randomDigits(8),
+  randomDecimal(8),
   (prefix, dni) => makeCuit(prefix, dni)
 )
 
@@ -169,7 +174,7 @@ const fresh = <A>(
 
 const freshTransactionId = (state: State) =>
   fresh(
-    Effect.map(randomHex(20), (hex) => BankTransactionId.make(`SBX-${hex}`)),
+    Effect.map(randomDigits(16, 20), (hex) => BankTransactionId.make(`SBX-${hex}`)),
     (id) => HashSet.has(state.transactionIds, id),
     "transaction id"
   )
