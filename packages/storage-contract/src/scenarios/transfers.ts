@@ -253,5 +253,56 @@ export const transferScenarios: ReadonlyArray<Scenario> = [
       )
       yield* expectLedgerOk
     })
+  },
+  {
+    name: "Transactor.inTransaction: true inside a unit of work, nested ones included, false outside and after",
+    run: Effect.gen(function* () {
+      const transactor = yield* Transactor.Transactor
+      expect(yield* transactor.inTransaction).toBe(false)
+      const inside = yield* transactor.withTransaction(
+        Effect.all([transactor.inTransaction, transactor.withTransaction(transactor.inTransaction)])
+      )
+      expect(inside).toEqual([true, true])
+      expect(yield* Effect.flip(transactor.withTransaction(Effect.fail("rolled back")))).toBe("rolled back")
+      expect(yield* transactor.inTransaction).toBe(false)
+    })
+  },
+  {
+    name: "ingest: concurrent callers share units of work, a caller's own unit of work keeps its notification to itself",
+    run: Effect.gen(function* () {
+      yield* seedUser()
+      const payments = yield* Payments.Payments
+      const bank = yield* SandboxBank.SandboxBank
+      const transfers = yield* Transfers.Transfers
+      const transactor = yield* Transactor.Transactor
+      const created = yield* Effect.forEach(
+        Array.from({ length: 40 }, (_, i) => i),
+        (i) => payments.create(createRequest({ external_id: `g-${i}` }))
+      )
+      const sent = yield* Effect.forEach(created, (p) =>
+        bank.simulateIncoming({ cvu: p.cvu, amount: ars(150000n) })
+      )
+      // 39 callers at once, their first notification sent twice; the last payment's notification
+      // goes in a caller's unit of work that then fails.
+      const [outcomes, own] = yield* Effect.all(
+        [
+          Effect.forEach([...sent.slice(0, 39), sent[0]!], transfers.ingest, { concurrency: "unbounded" }),
+          Effect.flip(
+            transactor.withTransaction(Effect.zipRight(transfers.ingest(sent[39]!), Effect.fail("abandoned")))
+          )
+        ],
+        { concurrency: "unbounded" }
+      )
+      expect(own).toBe("abandoned")
+      expect(outcomes.filter((o) => o._tag === "Credited")).toHaveLength(39)
+      expect(outcomes.filter((o) => o._tag === "Duplicate")).toHaveLength(1)
+      for (const p of created.slice(0, 39))
+        expect((yield* payments.get(u1, p.id)).payment_status).toBe("SUCCESS")
+      expect((yield* payments.get(u1, created[39]!.id)).transactions).toHaveLength(0)
+      expect(yield* (yield* Ledger.Ledger).balance(LedgerAccount.bankClearing)).toEqual(ars(39n * 150000n))
+      // Handed over again, it is credited.
+      expect((yield* transfers.ingest(sent[39]!))._tag).toBe("Credited")
+      yield* expectLedgerOk
+    })
   }
 ]
