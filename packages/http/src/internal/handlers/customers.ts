@@ -41,7 +41,7 @@ export const CustomersLive: GroupLive<
         Effect.gen(function* () {
           const principal = yield* CurrentPrincipal
           yield* ownList(principal, urlParams.user_id)
-          return streamedList(
+          return yield* streamedList(
             "customers.found",
             "customers",
             Customer.CustomerSummary,

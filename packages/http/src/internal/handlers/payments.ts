@@ -79,7 +79,7 @@ export const PaymentsLive: GroupLive<"payments", Payments.Payments | Accounts.Ac
           Effect.gen(function* () {
             const principal = yield* CurrentPrincipal
             yield* ownList(principal, urlParams.user_id)
-            return streamedList(
+            return yield* streamedList(
               "payments.found",
               "payments",
               Api.PaymentSummary,

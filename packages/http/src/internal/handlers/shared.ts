@@ -5,10 +5,10 @@
  * `Idempotency-Key` route.
  */
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Customer, type Errors, type Idempotency, type Principal, Schedule, Split } from "@cobro/core"
-import { Chunk, Effect, type Layer, Schema, Stream } from "effect"
+import { Cause, Chunk, Effect, type Layer, Schema, Stream } from "effect"
 import * as Api from "../../Api.js"
 import { ApiError, fromDomain } from "../../ApiError.js"
 import { Envelope, StatusEnvelope } from "../../Envelope.js"
@@ -32,7 +32,10 @@ const pathOf = (request: HttpServerRequest.HttpServerRequest) => request.url.spl
 /**
  * An envelope whose `data.<field>` is an array written as the stream yields it, so a list of any
  * length is sent in constant memory. Callers check access before, so the stream only fails on a
- * storage defect (the connection is then cut, never a half-valid 200 that looks complete).
+ * storage defect. The 200 and part of the body are then already sent: the defect is logged and
+ * the connection cut (on node, its socket destroyed; on a fetch-style host, the body stream
+ * errors), so that no client takes the part for the whole list. Ending the body instead, as the
+ * platform does on a failed stream, made a truncated list a complete HTTP response.
  *
  * Each chunk of `items` (a storage page) is encoded and written as one piece of the body, not one
  * piece per item. With a write per item, the items' buffers queued behind the socket lived long
@@ -45,27 +48,46 @@ export const streamedList = <A, I, E>(
   field: string,
   item: Schema.Schema<A, I>,
   items: Stream.Stream<A, E>
-): HttpServerResponse.HttpServerResponse => {
-  const encode = Schema.encodeSync(item)
-  const open = `{"message":${JSON.stringify(message)},"error":false,"code":200,"data":{${JSON.stringify(field)}:[`
-  const body = Stream.make(open).pipe(
-    Stream.concat(
-      items.pipe(
-        Stream.orDie,
-        Stream.chunks,
-        Stream.filter(Chunk.isNonEmpty),
-        Stream.mapAccum(true, (first, chunk) => {
-          let json = ""
-          for (const value of chunk) json += `,${JSON.stringify(encode(value))}`
-          return [false, first ? json.slice(1) : json] as const
-        })
-      )
-    ),
-    Stream.concat(Stream.make("]}}")),
-    Stream.encodeText
-  )
-  return HttpServerResponse.stream(body, { contentType: "application/json" })
-}
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+    const encode = Schema.encodeSync(item)
+    const open = `{"message":${JSON.stringify(message)},"error":false,"code":200,"data":{${JSON.stringify(field)}:[`
+    const body = Stream.make(open).pipe(
+      Stream.concat(
+        items.pipe(
+          Stream.orDie,
+          Stream.chunks,
+          Stream.filter(Chunk.isNonEmpty),
+          Stream.mapAccum(true, (first, chunk) => {
+            let json = ""
+            for (const value of chunk) json += `,${JSON.stringify(encode(value))}`
+            return [false, first ? json.slice(1) : json] as const
+          })
+        )
+      ),
+      Stream.concat(Stream.make("]}}")),
+      Stream.tapErrorCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.void
+          : Effect.zipRight(
+              Effect.logError(
+                `${request.method} ${pathOf(request)} failed while its list was being sent`,
+                cause
+              ),
+              cut(request)
+            )
+      ),
+      Stream.encodeText
+    )
+    return HttpServerResponse.stream(body, { contentType: "application/json" })
+  })
+
+/** Cuts the connection a request came on, where the host has one (node's socket). */
+const cut = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.sync(() => {
+    const source = request.source as { readonly socket?: { readonly destroy?: () => void } } | undefined
+    source?.socket?.destroy?.()
+  })
 
 export const ownList = (principal: { readonly user_id: string }, user_id: string) =>
   user_id === principal.user_id

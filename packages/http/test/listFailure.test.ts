@@ -1,0 +1,98 @@
+/**
+ * A list that fails while it is being sent (a stored row that no longer decodes, the database
+ * gone mid-list): the 200 and part of the body are out, so the connection must be cut and the
+ * failure logged. A body that ended cleanly would look like a complete, shorter list.
+ */
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Engine, PaymentRepository, PaymentRequest, Payments } from "@cobro/core"
+import { Effect, Layer, Logger, Schema } from "effect"
+import * as http from "node:http"
+import { CobroHttp } from "../src/index.js"
+import { merchant, tokenFor } from "./support.js"
+
+/** The memory engine whose payments port dies on every page after the first. */
+const failingSecondPage = Layer.effect(
+  PaymentRepository.PaymentRepository,
+  Effect.map(PaymentRepository.PaymentRepository, (repo) => {
+    let pages = 0
+    return PaymentRepository.PaymentRepository.of({
+      ...repo,
+      page: (query, cursor, size) =>
+        ++pages > 1 ? Effect.dieMessage("the database went away") : repo.page(query, cursor, size)
+    })
+  })
+)
+
+const logged: Array<string> = []
+const collect = Logger.make(({ logLevel, message }) => {
+  logged.push(`${logLevel.label} ${String(message)}`)
+})
+
+const server = HttpApiBuilder.serve().pipe(
+  Layer.provide(CobroHttp.layer()),
+  Layer.provideMerge(
+    Engine.layerSandbox(failingSecondPage.pipe(Layer.provideMerge(Engine.layerMemoryStorage)))
+  ),
+  Layer.provideMerge(NodeHttpServer.layerTest),
+  Layer.provide(Logger.replace(Logger.defaultLogger, collect))
+)
+
+/** GET with node's own client: how the response ended, and what arrived. */
+const get = (port: number, path: string, token: string) =>
+  Effect.async<{ readonly status: number; readonly ended: "end" | "error"; readonly body: string }>(
+    (resume) => {
+      const chunks: Array<Buffer> = []
+      const request = http.get(
+        { host: "127.0.0.1", port, path, headers: { authorization: `Bearer ${token}` } },
+        (response) => {
+          const done = (ended: "end" | "error") =>
+            resume(
+              Effect.succeed({
+                status: response.statusCode ?? 0,
+                ended,
+                body: Buffer.concat(chunks).toString()
+              })
+            )
+          response.on("data", (c: Buffer) => chunks.push(c))
+          response.once("end", () => done("end"))
+          response.once("error", () => done("error"))
+        }
+      )
+      request.once("error", () => resume(Effect.succeed({ status: 0, ended: "error", body: "" })))
+    }
+  )
+
+describe("a list that fails while it is being sent", () => {
+  it.scoped("cuts the connection and logs the failure: no clean end of a partial list", () =>
+    Effect.gen(function* () {
+      const created = yield* merchant("m1")
+      const token = yield* tokenFor("m1", created.client_id, created.client_secret)
+      const payments = yield* Payments.Payments
+      // More than one storage page (200): the first is sent, the second fails.
+      for (let i = 0; i < 201; i++) {
+        yield* payments.create(
+          Schema.decodeUnknownSync(PaymentRequest.CreatePaymentRequest)({
+            user_id: "m1",
+            external_id: `order-${i}`,
+            price: { amount: 1500, currency: "ARS" },
+            payment_options: ["transfer"]
+          })
+        )
+      }
+      const address = (yield* HttpServer.HttpServer).address
+      const port = address._tag === "TcpAddress" ? address.port : 0
+      const reply = yield* get(port, "/payments/?user_id=m1", token)
+      expect(reply.ended).toBe("error")
+      expect(reply.status).toBe(200)
+      // The first page did go out: a client that ignored the error would see a shorter list.
+      expect(reply.body.startsWith('{"message":"payments.found"')).toBe(true)
+      expect(reply.body.endsWith("]}}")).toBe(false)
+      expect(logged).toContainEqual("ERROR GET /payments/ failed while its list was being sent")
+      // The server goes on answering.
+      const again = yield* get(port, "/payments/VAR-m1-order-0/public", token)
+      expect([again.status, again.ended]).toEqual([200, "end"])
+    }).pipe(Effect.provide(server))
+  )
+})
