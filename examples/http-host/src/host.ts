@@ -47,17 +47,20 @@ const seedDemoMerchant = Effect.gen(function* () {
 
 const isUnder = (path: string, base: string) => path === base || path.startsWith(`${base}/`)
 
-/** Starts the host on `port` (0: any free port). */
+/**
+ * Starts the host on `port` (0: any free port). The engine is built once the server listens: the
+ * payment page's address (`payment_url`, given to payers) is under the host's own URL and prefix,
+ * which are only known then.
+ */
 export const start = async (port: number): Promise<Host> => {
-  const engine = ManagedRuntime.make(Engine.layerMemory())
-  const merchant = await engine.runPromise(seedDemoMerchant)
-  const cobro = await CobroHttp.toNodeListener(Layer.succeedContext((await engine.runtime()).context), {
-    prefix
-  })
-
+  let cobro: Awaited<ReturnType<typeof CobroHttp.toNodeListener>> | undefined = undefined
   const server = Http.createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0] ?? "/"
-    if (isUnder(path, prefix)) return cobro.listener(request, response)
+    if (isUnder(path, prefix)) {
+      if (cobro !== undefined) return cobro.listener(request, response)
+      response.writeHead(503, { "content-type": "text/plain; charset=utf-8" }).end("starting")
+      return
+    }
     if (request.method === "GET" && path === "/health") {
       response.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("ok")
       return
@@ -72,14 +75,22 @@ export const start = async (port: number): Promise<Host> => {
     })
   })
   const actual = (server.address() as AddressInfo).port
+  const url = `http://localhost:${actual}`
+
+  const engine = ManagedRuntime.make(Engine.layerMemory({ paymentPageBaseUrl: `${url}${prefix}` }))
+  const merchant = await engine.runPromise(seedDemoMerchant)
+  cobro = await CobroHttp.toNodeListener(Layer.succeedContext((await engine.runtime()).context), {
+    prefix
+  })
+  const mounted = cobro
 
   const close = async () => {
     await new Promise<void>((resolve, reject) => {
       server.close((error) => (error === undefined ? resolve() : reject(error)))
       server.closeIdleConnections()
     })
-    await cobro.dispose()
+    await mounted.dispose()
     await engine.dispose()
   }
-  return { url: `http://localhost:${actual}`, port: actual, merchant, close }
+  return { url, port: actual, merchant, close }
 }

@@ -59,12 +59,24 @@ describe("a node:http host mounting cobro under /api/cobro", () => {
     expect(created.status).toBe(200)
     const { message, data } = (await created.json()) as {
       message: string
-      data: { id: string; payment_status: string; quotes: Array<{ cvu: string; alias: string }> }
+      data: {
+        id: string
+        payment_status: string
+        quotes: Array<{ cvu: string; alias: string }>
+        payment_url: string
+      }
     }
     expect(message).toBe("payment.created")
     expect(data.id).toBe("VAR-demo_merchant-order-1")
     expect(data.payment_status).toBe("PENDING")
     expect(data.quotes).toHaveLength(1)
+
+    // The payer's link is the host's own page under the prefix, and it opens.
+    expect(data.payment_url).toBe(`${host.url}/api/cobro/pay/${data.id}`)
+    const page = await fetch(data.payment_url)
+    expect(page.status).toBe(200)
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/)
+    expect(await page.text()).toContain(data.quotes[0]!.cvu)
 
     const token = await login()
     const read = await api(`/payments/${data.id}`, { headers: { authorization: `Bearer ${token}` } })
