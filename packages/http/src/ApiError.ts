@@ -13,8 +13,10 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Errors } from "@cobro/core"
 import { Match, Schema } from "effect"
 
+/** The statuses a route may answer with (each route's documented errors). */
 export const statuses = [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 502, 503] as const
-export const Status = Schema.Literal(...statuses)
+/** Those, and 405: a path's wrong method, answered at the edge, never by a route. */
+export const Status = Schema.Literal(...statuses, 405)
 export type Status = typeof Status.Type
 
 export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
@@ -24,7 +26,9 @@ export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
   detail: Schema.String,
   field: Schema.optional(Schema.String),
   /** Seconds a client should wait before retrying (429). */
-  retry_after: Schema.optional(Schema.Number)
+  retry_after: Schema.optional(Schema.Number),
+  /** The methods the path has (405), sent as the `Allow` header. */
+  allow: Schema.optional(Schema.Array(Schema.String))
 }) {
   static of(status: Status, key: string, detail: string, field?: string): ApiError {
     return new ApiError(field === undefined ? { status, key, detail } : { status, key, detail, field })
@@ -69,6 +73,7 @@ const meanings: Record<Status, string> = {
   401: "Missing, malformed, unknown, revoked or expired token, or invalid credentials or code",
   403: "The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule)",
   404: "No such resource for this caller (another account's resources are not found), or no such route",
+  405: "The path exists, not with this method: the Allow header lists its methods",
   409: "The request conflicts with the resource's state or with another resource",
   413: "The body is larger than the server accepts",
   415: "The body is not JSON",

@@ -213,6 +213,9 @@ describe("CobroHttp.toNodeListener", () => {
       expect(lookalike.body).toEqual(errorBody(404, "route.not.found"))
       const bare = yield* send("/api/cobro")
       expect(bare.body).toEqual(errorBody(404, "route.not.found"))
+      // A wrong method is told apart under the prefix too.
+      const wrongMethod = yield* send("/api/cobro/payments/", { method: "DELETE" })
+      expect([wrongMethod.status, (wrongMethod.body as Json).message]).toEqual([405, "method.not.allowed"])
       // The status envelope is chosen on the path without the prefix.
       const partner = yield* send(
         "/api/cobro/auth/tokens",

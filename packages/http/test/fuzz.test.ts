@@ -429,7 +429,7 @@ layer(serverLayer({ rateLimits: false }))((it) => {
         })
     )
 
-    it.effect("an unknown path or method is a 404 route.not.found in the path's envelope", () =>
+    it.effect("an unknown path is a 404 route.not.found in the path's envelope", () =>
       Effect.gen(function* () {
         const route = apiRoutes.find((r) => r.id === "GET /payments/")!
         for (const path of ["/", "/nope", "/payments/a/b/c/d", "/%ZZ", "/openapi.json/x", "/users"]) {
@@ -437,6 +437,30 @@ layer(serverLayer({ rateLimits: false }))((it) => {
           expect([path, response.status]).toEqual([path, 404])
           expect((response.body as { message: string }).message).toBe("route.not.found")
         }
+      })
+    )
+
+    it.effect("a path with a method it does not take is a 405 naming its methods in Allow", () =>
+      Effect.gen(function* () {
+        const cases = [
+          ["DELETE", "/payments/", "GET, POST"],
+          ["PUT", "/payments/VAR-x-1/public", "GET"],
+          ["GET", "/auth/tokens", "POST"],
+          ["GET", "/users/u1", "PATCH"]
+        ] as const
+        for (const [method, path, allow] of cases) {
+          const response = yield* raw(HttpClientRequest.make(method)(path))
+          expect([method, path, response.status, response.headers["allow"]]).toEqual([
+            method,
+            path,
+            405,
+            allow
+          ])
+          expect(response.body).toMatchObject({ error: true, message: "method.not.allowed" })
+        }
+        // The status envelope on the partner and account routes, as for any error there.
+        const partner = yield* raw(HttpClientRequest.get("/auth/tokens"))
+        expect(partner.body).toMatchObject({ status: "error", error: true, message: "method.not.allowed" })
       })
     )
   })

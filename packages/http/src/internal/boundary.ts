@@ -5,6 +5,7 @@
  * becomes an `ApiError` in the route's envelope. A defect is logged with its cause and answered with a
  * bare 500: no stack trace or internal text reaches the wire.
  */
+import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiError from "@effect/platform/HttpApiError"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import type * as HttpApp from "@effect/platform/HttpApp"
@@ -13,6 +14,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
 import { Cause, Effect, Option, Predicate, Stream } from "effect"
+import { CobroApi } from "../Api.js"
 import { ApiError, type Style, toWire } from "../ApiError.js"
 import { HttpConfig } from "../HttpConfig.js"
 
@@ -32,8 +34,33 @@ export const styleOf = (url: string): Style => {
 export const errorResponse = (error: ApiError, style: Style): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.unsafeJson(toWire(error, style), {
     status: error.status,
-    headers: error.retry_after === undefined ? {} : { "retry-after": String(error.retry_after) }
+    headers: {
+      ...(error.retry_after === undefined ? {} : { "retry-after": String(error.retry_after) }),
+      ...(error.allow === undefined ? {} : { allow: error.allow.join(", ") })
+    }
   })
+
+/** Every route of the API as its method and a pattern of its path (`:param` is one segment). */
+const apiRoutes: ReadonlyArray<{ readonly method: string; readonly path: RegExp }> = (() => {
+  const routes: Array<{ method: string; path: RegExp }> = []
+  HttpApi.reflect(CobroApi, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      const segments = endpoint.path
+        .replace(/\/+$/, "")
+        .split("/")
+        .map((s) => (s.startsWith(":") ? "[^/]+" : s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+      routes.push({ method: endpoint.method, path: new RegExp(`^${segments.join("/")}/?$`) })
+    }
+  })
+  return routes
+})()
+
+/** The methods the API answers at `url`'s path, in a stable order (none: no such path). */
+export const methodsAt = (url: string): ReadonlyArray<string> => {
+  const path = url.split("?")[0] ?? url
+  return [...new Set(apiRoutes.filter((r) => r.path.test(path)).map((r) => r.method))].sort()
+}
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i
@@ -86,7 +113,17 @@ export const toApiError = (cause: Cause.Cause<unknown>, maxBodyBytes: number): O
     if (error instanceof ApiError) return Option.some(error)
     if (error instanceof HttpApiError.HttpApiDecodeError) return Option.some(decodeError(error))
     if (error instanceof HttpServerError.RouteNotFound) {
-      return Option.some(ApiError.of(404, "route.not.found", "no route matches this method and path"))
+      const allow = methodsAt(error.request.url)
+      return Option.some(
+        allow.length === 0
+          ? ApiError.of(404, "route.not.found", "no route matches this method and path")
+          : new ApiError({
+              status: 405,
+              key: "method.not.allowed",
+              detail: `${error.request.method} is not a method of this path; it takes ${allow.join(", ")}`,
+              allow
+            })
+      )
     }
   }
   const defect = Cause.dieOption(cause)
