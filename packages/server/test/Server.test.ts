@@ -173,16 +173,25 @@ const receiver = Effect.acquireRelease(
     () =>
       new Promise<{
         url: string
-        received: Array<{ body: string; signature: string | undefined }>
+        received: Array<{ body: string; signature: string | undefined; timestamp: string | undefined }>
         server: http.Server
       }>((resolve) => {
-        const received: Array<{ body: string; signature: string | undefined }> = []
+        const received: Array<{
+          body: string
+          signature: string | undefined
+          timestamp: string | undefined
+        }> = []
         const server = http.createServer((req, res) => {
           let body = ""
           req.on("data", (chunk: Buffer) => (body += chunk.toString()))
           req.on("end", () => {
             const signature = req.headers["x-service-signature"]
-            received.push({ body, signature: Array.isArray(signature) ? signature[0] : signature })
+            const timestamp = req.headers["webhook-timestamp"]
+            received.push({
+              body,
+              signature: Array.isArray(signature) ? signature[0] : signature,
+              timestamp: Array.isArray(timestamp) ? timestamp[0] : timestamp
+            })
             res.writeHead(200).end()
           })
         })
@@ -222,6 +231,9 @@ describe("webhooks in the server", () => {
             externalId: "with-hook"
           })
           expect(hook.received[0]!.signature).toMatch(/^sha256=[0-9a-f]{64}$/)
+          // Signed at real time, not the sandbox's six days ahead: receivers that check the
+          // timestamp against their own clock (Standard Webhooks) still accept it.
+          expect(Math.abs(Number(hook.received[0]!.timestamp) - Date.now() / 1000)).toBeLessThan(60)
         }).pipe(Effect.provide(serverLayer(config)))
       })
   )

@@ -106,7 +106,10 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
                   ...Signature.headers({
                     secret: secret.right,
                     eventId: claimed.event_id,
-                    timestamp: Math.floor(DateTime.toEpochMillis(startedAt) / 1000),
+                    timestamp: Math.floor(
+                      (config.signingClock?.unsafeCurrentTimeMillis() ?? DateTime.toEpochMillis(startedAt)) /
+                        1000
+                    ),
                     body: claimed.body
                   })
                 }

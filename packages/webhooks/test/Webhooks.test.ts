@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Accounts, Auth, Engine, Ids, type WebhookDeliveryRepository as W } from "@cobro/core"
-import { DateTime, Duration, Effect, Either, Layer, Random, Schema, TestClock } from "effect"
+import { Clock, DateTime, Duration, Effect, Either, Layer, Random, Schema, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { Receiver, Signature, Webhooks, WebhooksConfig } from "../src/index.js"
 import {
@@ -131,6 +131,38 @@ describe("Webhooks worker", () => {
         expect((yield* webhooks.deliverDue()).attempted).toBe(0)
         expect(receiver.received).toHaveLength(1)
       }).pipe(Effect.provide(memory))
+  )
+
+  it.scoped(
+    "with signingClock, webhook-timestamp is that clock's time; the attempt and schedule stay on Clock",
+    () =>
+      Effect.gen(function* () {
+        // The engine's clock is a week ahead of real time, as the reference server's sandbox
+        // clock after an advance; the signing clock is real time.
+        const ahead = Duration.toMillis(Duration.days(7))
+        yield* TestClock.setTime(Date.now() + ahead)
+        const receiver = yield* testReceiver()
+        const created = yield* merchant()
+        yield* paidPayment("o-1", receiver.url)
+        const webhooks = yield* Webhooks.Webhooks
+        expect((yield* webhooks.deliverDue()).delivered).toBe(1)
+        const request = receiver.received[0]!
+        expect(Math.abs(Number(request.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(60)
+        // A receiver on real time accepts it.
+        expect(
+          Either.isRight(
+            Receiver.verifySync({
+              secret: created.client_secret,
+              headers: request.headers,
+              body: request.body,
+              now: Date.now()
+            })
+          )
+        ).toBe(true)
+        const [delivery] = yield* webhooks.list()
+        const [attempt] = yield* webhooks.attempts(delivery!.event_id)
+        expect(millisOf(attempt!.attempted_at)).toBe(DateTime.toEpochMillis(yield* DateTime.now))
+      }).pipe(Effect.provide(webhooksOver(Engine.layerMemoryStorage, { signingClock: Clock.make() })))
   )
 
   it.scoped("account.activated goes to the partner's webhook URL, signed with the partner's secret", () =>
