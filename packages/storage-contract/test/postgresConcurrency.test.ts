@@ -39,15 +39,34 @@ if (!available) {
 const instance = (url: string, maxConnections: number) =>
   Layer.build(Engine.layerSandboxServices(PgStorage.layer({ url: Redacted.make(url), maxConnections })))
 
+/**
+ * A fresh database, one sandbox bank and an engine instance per pool size in `pools` (as that
+ * many server processes) over them. `on(i)` runs an effect on instance `i`; `instance(url, n)`
+ * with `bank` makes more later.
+ */
+const fresh = (...pools: ReadonlyArray<number>) =>
+  Effect.gen(function* () {
+    const url = yield* freshPgUrl
+    const bank = yield* Layer.build(Layer.mergeAll(SandboxBank.layer, SecondFactor.layerSandbox))
+    const instances = yield* Effect.all(
+      pools.map((n) => Effect.provide(instance(url, n), bank)),
+      { concurrency: "unbounded" }
+    )
+    const on =
+      (i: number) =>
+      <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        Effect.provide(effect, instances[i]!)
+    const sandbox = yield* Effect.provide(SandboxBank.SandboxBank, bank)
+    return { url, bank, instances, on, sandbox } as const
+  })
+
 describe.skipIf(!available)("Postgres concurrency", () => {
   it.scoped(
     "500 concurrent transfers to one customer over several connections leave the balance exact",
     () =>
       Effect.gen(function* () {
-        const url = yield* freshPgUrl
-        const bank = yield* Layer.build(Layer.mergeAll(SandboxBank.layer, SecondFactor.layerSandbox))
-        const engine = yield* Effect.provide(instance(url, 8), bank)
-        const run = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, engine)
+        const { on, sandbox } = yield* fresh(8)
+        const run = on(0)
         yield* run(seedUser({ alias_prefix: User.AliasPrefix.make("tienda") }))
         const customer = yield* run(
           Effect.flatMap(Customers.Customers, (s) =>
@@ -63,7 +82,6 @@ describe.skipIf(!available)("Postgres concurrency", () => {
           )
         )
         const cvu = customer.bank_info.cvu as BankAccount.Cvu
-        const sandbox = yield* Effect.provide(SandboxBank.SandboxBank, bank)
         const transfers = yield* Effect.all(
           Array.from({ length: 500 }, (_, i) =>
             sandbox.simulateIncoming({ cvu, amount: Money.make(BigInt(100 + i), "ARS") })
@@ -96,10 +114,8 @@ describe.skipIf(!available)("Postgres concurrency", () => {
     "300 concurrent transfers to 300 payments of two merchants: each credited once, no deadlock on the shared ledger accounts",
     () =>
       Effect.gen(function* () {
-        const url = yield* freshPgUrl
-        const bank = yield* Layer.build(Layer.mergeAll(SandboxBank.layer, SecondFactor.layerSandbox))
-        const engine = yield* Effect.provide(instance(url, 10), bank)
-        const run = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, engine)
+        const { on, sandbox } = yield* fresh(10)
+        const run = on(0)
         yield* run(seedUser())
         yield* run(seedUser({ user_id: u2, email: "u2@example.com" }))
         const payments = yield* run(
@@ -111,7 +127,6 @@ describe.skipIf(!available)("Postgres concurrency", () => {
             )
           )
         )
-        const sandbox = yield* Effect.provide(SandboxBank.SandboxBank, bank)
         const transfers = yield* Effect.all(
           payments.map((p) => sandbox.simulateIncoming({ cvu: p.cvu, amount: p.quoteAmount }))
         )
@@ -146,15 +161,7 @@ describe.skipIf(!available)("Postgres concurrency", () => {
     "two instances ingesting the same 300 notifications in batches, in opposite orders, credit each once without deadlock",
     () =>
       Effect.gen(function* () {
-        const url = yield* freshPgUrl
-        const bank = yield* Layer.build(Layer.mergeAll(SandboxBank.layer, SecondFactor.layerSandbox))
-        const engines = yield* Effect.all(
-          [instance(url, 4), instance(url, 4)].map((e) => Effect.provide(e, bank))
-        )
-        const on =
-          (i: number) =>
-          <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-            Effect.provide(effect, engines[i]!)
+        const { on, sandbox } = yield* fresh(4, 4)
         yield* on(0)(seedUser())
         const payments = yield* on(0)(
           Effect.flatMap(Payments.Payments, (p) =>
@@ -163,7 +170,6 @@ describe.skipIf(!available)("Postgres concurrency", () => {
             )
           )
         )
-        const sandbox = yield* Effect.provide(SandboxBank.SandboxBank, bank)
         // Three notifications to each payment, interleaved so every batch locks many payments.
         const transfers = yield* Effect.all(
           [0, 1, 2].flatMap(() =>
@@ -202,12 +208,8 @@ describe.skipIf(!available)("Postgres concurrency", () => {
     "two instances running the same due work do each piece once",
     () =>
       Effect.gen(function* () {
-        const url = yield* freshPgUrl
-        const bank = yield* Layer.build(Layer.mergeAll(SandboxBank.layer, SecondFactor.layerSandbox))
-        const a = yield* Effect.provide(instance(url, 4), bank)
-        const b = yield* Effect.provide(instance(url, 4), bank)
-        const onA = <X, E, R>(effect: Effect.Effect<X, E, R>) => Effect.provide(effect, a)
-        const onB = <X, E, R>(effect: Effect.Effect<X, E, R>) => Effect.provide(effect, b)
+        const { on, sandbox } = yield* fresh(4, 4)
+        const [onA, onB] = [on(0), on(1)]
         yield* onA(seedUser())
         const payments = yield* onA(
           Effect.flatMap(Payments.Payments, (s) =>
@@ -223,7 +225,6 @@ describe.skipIf(!available)("Postgres concurrency", () => {
         })
         expect(reports.reduce((n, r) => n + r.expired, 0)).toBe(payments.length)
         expect(reports.reduce((n, r) => n + r.failed, 0)).toBe(0)
-        const sandbox = yield* Effect.provide(SandboxBank.SandboxBank, bank)
         for (const p of payments) expect(yield* sandbox.isOpen(p.cvu)).toBe(false)
         yield* onB(expectLedgerOk)
       }),
@@ -234,9 +235,7 @@ describe.skipIf(!available)("Postgres concurrency", () => {
     "work an instance left half done is taken over by another once its lease lapses",
     () =>
       Effect.gen(function* () {
-        const url = yield* freshPgUrl
-        const bank = yield* Layer.build(Layer.mergeAll(SandboxBank.layer, SecondFactor.layerSandbox))
-        const sandbox = yield* Effect.provide(SandboxBank.SandboxBank, bank)
+        const { url, bank, sandbox } = yield* fresh()
         const runDue = Effect.flatMap(Jobs.Jobs, (j) => j.runDue())
         // Instance A claims the split's payouts, the bank is down for one of them, and A goes away.
         const { b: payee, id } = yield* Effect.scoped(
@@ -263,16 +262,7 @@ describe.skipIf(!available)("Postgres concurrency", () => {
 
 describe.skipIf(!available)("three instances on one Postgres", () => {
   /** Three engine instances (as three server processes) over one fresh database and one bank. */
-  const three = Effect.gen(function* () {
-    const url = yield* freshPgUrl
-    const bank = yield* Layer.build(Layer.mergeAll(SandboxBank.layer, SecondFactor.layerSandbox))
-    const instances = yield* Effect.all(
-      [0, 1, 2].map(() => Effect.provide(instance(url, 4), bank)),
-      { concurrency: "unbounded" }
-    )
-    const sandbox = yield* Effect.provide(SandboxBank.SandboxBank, bank)
-    return { instances, bank, sandbox } as const
-  })
+  const three = fresh(4, 4, 4)
 
   /** `effect` on every instance `times` times, all at once. */
   const everywhere = <X, E, R>(
