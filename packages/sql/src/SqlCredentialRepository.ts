@@ -7,7 +7,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Credential, CredentialRepository as Port, Errors, Ids } from "@cobro/core"
 import { type DateTime, Effect, Layer, Option, Schema } from "effect"
-import { isUniqueViolation, millis, toDateTime, recoverable } from "./internal/sql.js"
+import { isUniqueViolation, millis, recoverable, toDateTime } from "./internal/sql.js"
 
 interface CredentialRow {
   readonly user_id: string

@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Customer as C, CustomerRepository as Port, Errors, Money } from "@cobro/core"
 import { Effect, Layer, Option } from "effect"
-import { decodeJson, encodeJson, isUniqueViolation, millis, toBigInt, recoverable } from "./internal/sql.js"
+import { decodeJson, encodeJson, isUniqueViolation, millis, recoverable, toBigInt } from "./internal/sql.js"
 
 interface CustomerRow {
   readonly doc: unknown

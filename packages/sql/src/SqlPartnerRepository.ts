@@ -12,7 +12,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Errors, Ids, Partner as P, PartnerRepository as Port } from "@cobro/core"
 import { Effect, Layer, Option } from "effect"
-import { decodeJson, encodeJson, isUniqueViolation, millis, toDateTime, recoverable } from "./internal/sql.js"
+import { decodeJson, encodeJson, isUniqueViolation, millis, recoverable, toDateTime } from "./internal/sql.js"
 
 interface ConsentRow {
   readonly partner_id: string

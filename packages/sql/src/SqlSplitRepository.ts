@@ -14,8 +14,8 @@ import {
   encodeJson,
   isUniqueViolation,
   millis,
-  violationText,
-  recoverable
+  recoverable,
+  violationText
 } from "./internal/sql.js"
 
 interface DocRow {

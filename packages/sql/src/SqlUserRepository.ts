@@ -5,7 +5,7 @@ import { SqlClient } from "@effect/sql"
 import { Errors, User, UserRepository as Port } from "@cobro/core"
 import { Effect, Layer, Option } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
-import { decodeJson, encodeJson, isUniqueViolation, violationText, recoverable } from "./internal/sql.js"
+import { decodeJson, encodeJson, isUniqueViolation, recoverable, violationText } from "./internal/sql.js"
 
 const conflictOf = (e: SqlError): Effect.Effect<never, Errors.Conflict> => {
   if (!isUniqueViolation(e)) return Effect.die(e)
