@@ -100,7 +100,7 @@ describe("a node:http host mounting cobro under /api/cobro", () => {
       message: "route.not.found",
       error: true,
       code: 404,
-      data: { detail: "no route matches this method and path" }
+      data: { detail: "no route has this path" }
     })
   })
 

@@ -116,7 +116,7 @@ export const toApiError = (cause: Cause.Cause<unknown>, maxBodyBytes: number): O
       const allow = methodsAt(error.request.url)
       return Option.some(
         allow.length === 0
-          ? ApiError.of(404, "route.not.found", "no route matches this method and path")
+          ? ApiError.of(404, "route.not.found", "no route has this path")
           : new ApiError({
               status: 405,
               key: "method.not.allowed",
