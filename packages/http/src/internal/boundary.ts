@@ -153,34 +153,69 @@ const isMaxBytesExceeded = (cause: unknown) =>
  * larger. A larger body is still read to its end and dropped: abandoning it would make node reset
  * the connection before the 413 is sent (platform-node destroys an unfinished request), and the
  * web platform has no size limit of its own on such a body.
+ *
+ * The chunks are read from the host's own body (a fetch `Request`'s stream, node's
+ * `IncomingMessage`) where there is one: through `request.stream`, an Effect `Stream` over it, a
+ * small body took ~240 µs to read against ~10 µs, half the cost of a POST on a fetch-style host.
  */
 const readBounded = (
   request: HttpServerRequest.HttpServerRequest,
   max: number
-): Effect.Effect<Option.Option<Uint8Array>> =>
-  Effect.suspend(() => {
-    const chunks: Array<Uint8Array> = []
-    let size = 0
-    return request.stream.pipe(
-      Stream.runForEach((chunk) =>
-        Effect.sync(() => {
-          size += chunk.length
-          if (size <= max) chunks.push(chunk)
+): Effect.Effect<Option.Option<Uint8Array>> => {
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  const take = (chunk: Uint8Array) => {
+    size += chunk.length
+    if (size <= max) chunks.push(chunk)
+  }
+  const source = hostBody(request)
+  const read: Effect.Effect<void, unknown> =
+    source === undefined
+      ? Stream.runForEach(request.stream, (chunk) => Effect.sync(() => take(chunk)))
+      : Effect.tryPromise(async () => {
+          for await (const chunk of source) take(chunk)
         })
-      ),
-      Effect.orDie,
-      Effect.map(() => {
-        if (size > max) return Option.none()
-        const body = new Uint8Array(size)
-        let offset = 0
-        for (const chunk of chunks) {
-          body.set(chunk, offset)
-          offset += chunk.length
-        }
-        return Option.some(body)
-      })
-    )
-  })
+  return read.pipe(
+    Effect.orDie,
+    Effect.map(() => {
+      if (size > max) return Option.none()
+      const body = new Uint8Array(size)
+      let offset = 0
+      for (const chunk of chunks) {
+        body.set(chunk, offset)
+        offset += chunk.length
+      }
+      return Option.some(body)
+    })
+  )
+}
+
+/** The host's body of `request` as chunks: a fetch `Request`'s stream or node's request itself. */
+const hostBody = (request: HttpServerRequest.HttpServerRequest): AsyncIterable<Uint8Array> | undefined => {
+  const source: unknown = request.source
+  if (typeof Request !== "undefined" && source instanceof Request) {
+    const body = source.body
+    return body === null ? undefined : readerChunks(body)
+  }
+  return Predicate.hasProperty(source, Symbol.asyncIterator) &&
+    typeof source[Symbol.asyncIterator] === "function"
+    ? (source as AsyncIterable<Uint8Array>)
+    : undefined
+}
+
+/** A web `ReadableStream`'s chunks, through its reader (not every runtime makes it iterable). */
+async function* readerChunks(body: ReadableStream<Uint8Array>): AsyncIterable<Uint8Array> {
+  const reader = body.getReader()
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return
+      yield value
+    }
+  } finally {
+    reader.releaseLock()
+  }
+}
 
 /**
  * A body without `Content-Length`: chunked on node, or a streamed `Request` on fetch-style hosts
