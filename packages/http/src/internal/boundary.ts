@@ -13,7 +13,8 @@ import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
-import { Cause, Effect, Option, Predicate, Stream } from "effect"
+import { Cause, Effect, FiberRef, Option, Predicate, Stream } from "effect"
+import { globalValue } from "effect/GlobalValue"
 import { CobroApi } from "../Api.js"
 import { ApiError, type Style, toWire } from "../ApiError.js"
 import { HttpConfig } from "../HttpConfig.js"
@@ -105,13 +106,31 @@ const nestsDeeperThan = (text: string, max: number): boolean => {
   return false
 }
 
-/** What a failure of the routed app means for the client. */
-export const toApiError = (cause: Cause.Cause<unknown>, maxBodyBytes: number): Option.Option<ApiError> => {
+/**
+ * Set in a request's fiber once its route's handler has succeeded (`replying` in
+ * `handlers/shared.ts`). `HttpApiBuilder` reports a reply that does not encode as the same
+ * `HttpApiDecodeError` as a request that does not decode; after the handler, it is the reply's,
+ * a fault of ours (500, logged), not a 400 that blames the client.
+ */
+export const replied: FiberRef.FiberRef<boolean> = globalValue(Symbol.for("@cobro/http/replied"), () =>
+  FiberRef.unsafeMake(false)
+)
+
+const internalError = () =>
+  ApiError.of(500, "internal.error", "something went wrong on our side; it has been logged")
+
+/** What a failure of the routed app means for the client; `afterHandler`: see `replied`. */
+export const toApiError = (
+  cause: Cause.Cause<unknown>,
+  maxBodyBytes: number,
+  afterHandler = false
+): Option.Option<ApiError> => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     const error = failure.value
     if (error instanceof ApiError) return Option.some(error)
-    if (error instanceof HttpApiError.HttpApiDecodeError) return Option.some(decodeError(error))
+    if (error instanceof HttpApiError.HttpApiDecodeError)
+      return Option.some(afterHandler ? internalError() : decodeError(error))
     if (error instanceof HttpServerError.RouteNotFound) {
       const allow = methodsAt(error.request.url)
       return Option.some(
@@ -138,9 +157,7 @@ export const toApiError = (cause: Cause.Cause<unknown>, maxBodyBytes: number): O
     }
   }
   if (Cause.isInterruptedOnly(cause)) return Option.none()
-  return Option.some(
-    ApiError.of(500, "internal.error", "something went wrong on our side; it has been logged")
-  )
+  return Option.some(internalError())
 }
 
 /** The body outgrew `withMaxBodySize` (platform-node reports it as a plain `Error`). */
@@ -307,14 +324,16 @@ export const boundary = (app: HttpApp.Default): HttpApp.Default<never, HttpConfi
     return yield* routed.pipe(
       HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes)),
       Effect.catchAllCause((cause) =>
-        Option.match(toApiError(cause, config.maxBodyBytes), {
-          onNone: () => Effect.failCause(cause),
-          onSome: (error) =>
-            Effect.as(
-              error.status >= 500 ? Effect.logError("request failed", cause) : Effect.void,
-              errorResponse(error, style)
-            )
-        })
+        Effect.flatMap(FiberRef.get(replied), (afterHandler) =>
+          Option.match(toApiError(cause, config.maxBodyBytes, afterHandler), {
+            onNone: () => Effect.failCause(cause),
+            onSome: (error) =>
+              Effect.as(
+                error.status >= 500 ? Effect.logError("request failed", cause) : Effect.void,
+                errorResponse(error, style)
+              )
+          })
+        )
       )
     )
   })

@@ -5,10 +5,10 @@ import { Effect } from "effect"
 import * as Api from "../../Api.js"
 import { success } from "../../Envelope.js"
 import { CurrentPrincipal, type PartnerAuthentication } from "../../Security.js"
-import { domain, type GroupLive } from "./shared.js"
+import { domain, type GroupLive, replying } from "./shared.js"
 
 export const AccountsLive: GroupLive<"accounts", Accounts.Accounts | PartnerAuthentication> =
-  HttpApiBuilder.group(Api.CobroApi, "accounts", (handlers) =>
+  HttpApiBuilder.group(Api.CobroApi, "accounts", (unmarked, handlers = replying(unmarked)) =>
     Effect.gen(function* () {
       const accounts = yield* Accounts.Accounts
       return handlers

@@ -8,12 +8,12 @@ import { Effect, Stream } from "effect"
 import * as Api from "../../Api.js"
 import { ok } from "../../Envelope.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
-import { domain, type GroupLive, principalPost, ownList, replies, streamedList } from "./shared.js"
+import { domain, type GroupLive, principalPost, ownList, replies, streamedList, replying } from "./shared.js"
 
 export const CustomersLive: GroupLive<
   "customers",
   Customers.Customers | Idempotency.Idempotency | Authentication
-> = HttpApiBuilder.group(Api.CobroApi, "customers", (handlers) =>
+> = HttpApiBuilder.group(Api.CobroApi, "customers", (unmarked, handlers = replying(unmarked)) =>
   Effect.gen(function* () {
     const customers = yield* Customers.Customers
     return handlers

@@ -11,7 +11,7 @@ import { ok } from "../../Envelope.js"
 import type { HttpConfig } from "../../HttpConfig.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
 import * as RateLimit from "../rateLimit.js"
-import { domain, type GroupLive, idempotentPost, ownList, replies, streamedList } from "./shared.js"
+import { domain, type GroupLive, idempotentPost, ownList, replies, streamedList, replying } from "./shared.js"
 
 const toCreated = (payment: Payment.Payment): typeof Api.PaymentCreated.Type => ({
   id: payment.id,
@@ -24,7 +24,7 @@ const toCreated = (payment: Payment.Payment): typeof Api.PaymentCreated.Type => 
 export const PublicPaymentsLive: GroupLive<
   "publicPayments",
   Payments.Payments | Idempotency.Idempotency | HttpConfig | RateLimiter.RateLimiter
-> = HttpApiBuilder.group(Api.CobroApi, "publicPayments", (handlers) =>
+> = HttpApiBuilder.group(Api.CobroApi, "publicPayments", (unmarked, handlers = replying(unmarked)) =>
   Effect.gen(function* () {
     const payments = yield* Payments.Payments
     return handlers
@@ -70,7 +70,7 @@ const detailOf = (payment: Payment.Payment, accounts: Accounts.Accounts) =>
   }))
 
 export const PaymentsLive: GroupLive<"payments", Payments.Payments | Accounts.Accounts | Authentication> =
-  HttpApiBuilder.group(Api.CobroApi, "payments", (handlers) =>
+  HttpApiBuilder.group(Api.CobroApi, "payments", (unmarked, handlers = replying(unmarked)) =>
     Effect.gen(function* () {
       const payments = yield* Payments.Payments
       const accounts = yield* Accounts.Accounts

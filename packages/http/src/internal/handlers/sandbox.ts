@@ -9,11 +9,11 @@ import * as Api from "../../Api.js"
 import { ApiError } from "../../ApiError.js"
 import { ok } from "../../Envelope.js"
 import type { Authentication } from "../../Security.js"
-import { domain, type GroupLive, principalPost, replies } from "./shared.js"
+import { domain, type GroupLive, principalPost, replies, replying } from "./shared.js"
 
 /** `Faucet` is not in its type: it is read with `Effect.serviceOption` (present in sandbox mode). */
 export const SandboxLive: GroupLive<"sandbox", Idempotency.Idempotency | Authentication> =
-  HttpApiBuilder.group(Api.CobroApi, "sandbox", (handlers) =>
+  HttpApiBuilder.group(Api.CobroApi, "sandbox", (unmarked, handlers = replying(unmarked)) =>
     Effect.gen(function* () {
       const faucet = yield* Effect.serviceOption(Faucet.Faucet)
       return handlers.handle("faucet", ({ headers, path, payload, request }) =>

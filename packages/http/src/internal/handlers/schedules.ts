@@ -5,12 +5,12 @@ import { Effect } from "effect"
 import * as Api from "../../Api.js"
 import { success } from "../../Envelope.js"
 import { CurrentPrincipal, type PartnerAuthentication } from "../../Security.js"
-import { domain, type GroupLive, principalPost, replies } from "./shared.js"
+import { domain, type GroupLive, principalPost, replies, replying } from "./shared.js"
 
 export const SchedulesLive: GroupLive<
   "schedules",
   Schedules.Schedules | Idempotency.Idempotency | PartnerAuthentication
-> = HttpApiBuilder.group(Api.CobroApi, "schedules", (handlers) =>
+> = HttpApiBuilder.group(Api.CobroApi, "schedules", (unmarked, handlers = replying(unmarked)) =>
   Effect.gen(function* () {
     const schedules = yield* Schedules.Schedules
     return handlers

@@ -8,11 +8,12 @@ import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Customer, type Errors, type Idempotency, type Principal, Schedule, Split } from "@cobro/core"
-import { Cause, Chunk, Effect, type Layer, Schema, Stream } from "effect"
+import { Cause, Chunk, Effect, FiberRef, type Layer, Schema, Stream } from "effect"
 import * as Api from "../../Api.js"
 import { ApiError, fromDomain } from "../../ApiError.js"
 import { Envelope, StatusEnvelope } from "../../Envelope.js"
 import { CurrentPrincipal } from "../../Security.js"
+import { replied } from "../boundary.js"
 import { idempotent } from "../idempotent.js"
 
 /**
@@ -22,6 +23,35 @@ import { idempotent } from "../idempotent.js"
  * `Idempotency`, which an inferred type could not in a module that never imports it (TS2742).
  */
 export type GroupLive<Name extends string, R> = Layer.Layer<HttpApiGroup.ApiGroup<"cobro", Name>, never, R>
+
+/**
+ * `handlers` (of `HttpApiBuilder.group`) whose every handler, once it succeeds, sets `replied`:
+ * a failure after it is then the reply's encoding, answered 500, not 400. Each group builds on
+ * it: `(unmarked, handlers = replying(unmarked)) => …`.
+ */
+export const replying = <H extends object>(handlers: H): H =>
+  new Proxy(handlers, {
+    get: (target, property, receiver) => {
+      if (property !== "handle") return Reflect.get(target, property, receiver)
+      const handle = (target as unknown as Handle).handle.bind(target)
+      return (
+        name: string,
+        handler: (request: unknown) => Effect.Effect<unknown, unknown, unknown>,
+        options?: unknown
+      ) =>
+        replying(
+          handle(name, (request) => Effect.tap(handler(request), () => FiberRef.set(replied, true)), options)
+        )
+    }
+  })
+
+interface Handle {
+  readonly handle: (
+    name: string,
+    handler: (request: unknown) => Effect.Effect<unknown, unknown, unknown>,
+    options?: unknown
+  ) => object
+}
 
 export const domain = <A, R>(
   effect: Effect.Effect<A, Errors.DomainError, R>

@@ -8,10 +8,10 @@ import { Effect } from "effect"
 import * as Api from "../../Api.js"
 import { ok } from "../../Envelope.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
-import { domain, type GroupLive, principalPost, replies } from "./shared.js"
+import { domain, type GroupLive, principalPost, replies, replying } from "./shared.js"
 
 export const SplitsLive: GroupLive<"splits", Splits.Splits | Idempotency.Idempotency | Authentication> =
-  HttpApiBuilder.group(Api.CobroApi, "splits", (handlers) =>
+  HttpApiBuilder.group(Api.CobroApi, "splits", (unmarked, handlers = replying(unmarked)) =>
     Effect.gen(function* () {
       const splits = yield* Splits.Splits
       return handlers

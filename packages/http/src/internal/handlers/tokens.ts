@@ -10,10 +10,10 @@ import * as Api from "../../Api.js"
 import { ok, success } from "../../Envelope.js"
 import type { HttpConfig } from "../../HttpConfig.js"
 import * as RateLimit from "../rateLimit.js"
-import { domain, type GroupLive } from "./shared.js"
+import { domain, type GroupLive, replying } from "./shared.js"
 
 export const UserTokensLive: GroupLive<"userTokens", Auth.Auth | HttpConfig | RateLimiter.RateLimiter> =
-  HttpApiBuilder.group(Api.CobroApi, "userTokens", (handlers) =>
+  HttpApiBuilder.group(Api.CobroApi, "userTokens", (unmarked, handlers = replying(unmarked)) =>
     Effect.gen(function* () {
       const auth = yield* Auth.Auth
       return handlers.handle("issue", ({ path, payload, request }) =>
@@ -26,7 +26,7 @@ export const UserTokensLive: GroupLive<"userTokens", Auth.Auth | HttpConfig | Ra
   )
 
 export const PartnerTokensLive: GroupLive<"partnerTokens", Auth.Auth | HttpConfig | RateLimiter.RateLimiter> =
-  HttpApiBuilder.group(Api.CobroApi, "partnerTokens", (handlers) =>
+  HttpApiBuilder.group(Api.CobroApi, "partnerTokens", (unmarked, handlers = replying(unmarked)) =>
     Effect.gen(function* () {
       const auth = yield* Auth.Auth
       return handlers.handle("exchange", ({ payload, request }) =>
