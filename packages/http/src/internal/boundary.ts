@@ -107,7 +107,7 @@ const nestsDeeperThan = (text: string, max: number): boolean => {
 }
 
 /**
- * Set in a request's fiber once its route's handler has succeeded (`replying` in
+ * Set in a request's fiber once its route's handler has succeeded (`group` in
  * `handlers/shared.ts`). `HttpApiBuilder` reports a reply that does not encode as the same
  * `HttpApiDecodeError` as a request that does not decode; after the handler, it is the reply's,
  * a fault of ours (500, logged), not a 400 that blames the client.

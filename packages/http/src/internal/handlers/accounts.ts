@@ -1,14 +1,13 @@
 /** The `accounts` routes (partner-authenticated): read and update a user's account. */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Accounts } from "@cobro/core"
 import { Effect } from "effect"
-import * as Api from "../../Api.js"
 import { success } from "../../Envelope.js"
 import { CurrentPrincipal, type PartnerAuthentication } from "../../Security.js"
-import { domain, type GroupLive, replying } from "./shared.js"
+import { domain, type GroupLive, group } from "./shared.js"
 
-export const AccountsLive: GroupLive<"accounts", Accounts.Accounts | PartnerAuthentication> =
-  HttpApiBuilder.group(Api.CobroApi, "accounts", (unmarked, handlers = replying(unmarked)) =>
+export const AccountsLive: GroupLive<"accounts", Accounts.Accounts | PartnerAuthentication> = group(
+  "accounts",
+  (handlers) =>
     Effect.gen(function* () {
       const accounts = yield* Accounts.Accounts
       return handlers
@@ -23,4 +22,4 @@ export const AccountsLive: GroupLive<"accounts", Accounts.Accounts | PartnerAuth
           )
         )
     })
-  )
+)

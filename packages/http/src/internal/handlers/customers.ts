@@ -2,18 +2,16 @@
  * The `customers` routes: a merchant's customers (each with its own CVU), their aliases, the
  * list and one customer's transactions.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Customer, Customers, type Idempotency } from "@cobro/core"
 import { Effect, Stream } from "effect"
-import * as Api from "../../Api.js"
 import { ok } from "../../Envelope.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
-import { domain, type GroupLive, principalPost, ownList, replies, streamedList, replying } from "./shared.js"
+import { domain, type GroupLive, principalPost, ownList, replies, streamedList, group } from "./shared.js"
 
 export const CustomersLive: GroupLive<
   "customers",
   Customers.Customers | Idempotency.Idempotency | Authentication
-> = HttpApiBuilder.group(Api.CobroApi, "customers", (unmarked, handlers = replying(unmarked)) =>
+> = group("customers", (handlers) =>
   Effect.gen(function* () {
     const customers = yield* Customers.Customers
     return handlers

@@ -2,7 +2,6 @@
  * The payment routes: `publicPayments` (create a payment and read its public view, rate limited
  * and without a token) and `payments` (the merchant's list, detail and changes of its payments).
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as RateLimiter from "@effect/experimental/RateLimiter"
 import { Accounts, type Idempotency, type Payment, PaymentRequest, Payments } from "@cobro/core"
 import { Effect } from "effect"
@@ -11,7 +10,7 @@ import { ok } from "../../Envelope.js"
 import type { HttpConfig } from "../../HttpConfig.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
 import * as RateLimit from "../rateLimit.js"
-import { domain, type GroupLive, idempotentPost, ownList, replies, streamedList, replying } from "./shared.js"
+import { domain, type GroupLive, idempotentPost, ownList, replies, streamedList, group } from "./shared.js"
 
 const toCreated = (payment: Payment.Payment): typeof Api.PaymentCreated.Type => ({
   id: payment.id,
@@ -24,7 +23,7 @@ const toCreated = (payment: Payment.Payment): typeof Api.PaymentCreated.Type => 
 export const PublicPaymentsLive: GroupLive<
   "publicPayments",
   Payments.Payments | Idempotency.Idempotency | HttpConfig | RateLimiter.RateLimiter
-> = HttpApiBuilder.group(Api.CobroApi, "publicPayments", (unmarked, handlers = replying(unmarked)) =>
+> = group("publicPayments", (handlers) =>
   Effect.gen(function* () {
     const payments = yield* Payments.Payments
     return handlers
@@ -70,7 +69,7 @@ const detailOf = (payment: Payment.Payment, accounts: Accounts.Accounts) =>
   }))
 
 export const PaymentsLive: GroupLive<"payments", Payments.Payments | Accounts.Accounts | Authentication> =
-  HttpApiBuilder.group(Api.CobroApi, "payments", (unmarked, handlers = replying(unmarked)) =>
+  group("payments", (handlers) =>
     Effect.gen(function* () {
       const payments = yield* Payments.Payments
       const accounts = yield* Accounts.Accounts

@@ -2,18 +2,18 @@
  * The `sandbox` route: the faucet, which sends a simulated bank transfer to a CVU. It exists only
  * when the engine has the sandbox's `Faucet`; otherwise the route answers 404.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Faucet, type Idempotency, type Transfers } from "@cobro/core"
 import { Effect, Option } from "effect"
 import * as Api from "../../Api.js"
 import { ApiError } from "../../ApiError.js"
 import { ok } from "../../Envelope.js"
 import type { Authentication } from "../../Security.js"
-import { domain, type GroupLive, principalPost, replies, replying } from "./shared.js"
+import { domain, type GroupLive, principalPost, replies, group } from "./shared.js"
 
 /** `Faucet` is not in its type: it is read with `Effect.serviceOption` (present in sandbox mode). */
-export const SandboxLive: GroupLive<"sandbox", Idempotency.Idempotency | Authentication> =
-  HttpApiBuilder.group(Api.CobroApi, "sandbox", (unmarked, handlers = replying(unmarked)) =>
+export const SandboxLive: GroupLive<"sandbox", Idempotency.Idempotency | Authentication> = group(
+  "sandbox",
+  (handlers) =>
     Effect.gen(function* () {
       const faucet = yield* Effect.serviceOption(Faucet.Faucet)
       return handlers.handle("faucet", ({ headers, path, payload, request }) =>
@@ -34,7 +34,7 @@ export const SandboxLive: GroupLive<"sandbox", Idempotency.Idempotency | Authent
         })
       )
     })
-  )
+)
 
 const faucetResult = (
   transfer: {

@@ -1,16 +1,14 @@
 /** The `schedules` routes (partner-authenticated): payout schedules (create, list, read, update). */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { type Idempotency, Schedule, Schedules } from "@cobro/core"
 import { Effect } from "effect"
-import * as Api from "../../Api.js"
 import { success } from "../../Envelope.js"
 import { CurrentPrincipal, type PartnerAuthentication } from "../../Security.js"
-import { domain, type GroupLive, principalPost, replies, replying } from "./shared.js"
+import { domain, type GroupLive, principalPost, replies, group } from "./shared.js"
 
 export const SchedulesLive: GroupLive<
   "schedules",
   Schedules.Schedules | Idempotency.Idempotency | PartnerAuthentication
-> = HttpApiBuilder.group(Api.CobroApi, "schedules", (unmarked, handlers = replying(unmarked)) =>
+> = group("schedules", (handlers) =>
   Effect.gen(function* () {
     const schedules = yield* Schedules.Schedules
     return handlers

@@ -4,6 +4,8 @@
  * `idempotentPost` (with `principalPost`, its authenticated form), the one way a handler runs an
  * `Idempotency-Key` route.
  */
+import type * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -24,12 +26,27 @@ import { idempotent } from "../idempotent.js"
  */
 export type GroupLive<Name extends string, R> = Layer.Layer<HttpApiGroup.ApiGroup<"cobro", Name>, never, R>
 
+type Groups = typeof Api.CobroApi extends HttpApi.HttpApi<string, infer G, infer _E, infer _R> ? G : never
+type ApiErrors = typeof Api.CobroApi extends HttpApi.HttpApi<string, infer _G, infer E, infer _R> ? E : never
+type ApiContext = typeof Api.CobroApi extends HttpApi.HttpApi<string, infer _G, infer _E, infer R> ? R : never
+
 /**
- * `handlers` (of `HttpApiBuilder.group`) whose every handler, once it succeeds, sets `replied`:
- * a failure after it is then the reply's encoding, answered 500, not 400. Each group builds on
- * it: `(unmarked, handlers = replying(unmarked)) => …`.
+ * `HttpApiBuilder.group` of `CobroApi`, with every handler marking its fiber once it succeeds
+ * (`replied`): a failure after it is then its reply's encoding, answered 500, not 400.
  */
-export const replying = <H extends object>(handlers: H): H =>
+export const group = <const Name extends HttpApiGroup.HttpApiGroup.Name<Groups>, Return>(
+  name: Name,
+  build: (
+    handlers: HttpApiBuilder.Handlers.FromGroup<
+      ApiErrors,
+      ApiContext,
+      HttpApiGroup.HttpApiGroup.WithName<Groups, Name>
+    >
+  ) => HttpApiBuilder.Handlers.ValidateReturn<Return>
+) => HttpApiBuilder.group(Api.CobroApi, name, (handlers) => build(replying(handlers)))
+
+/** `handlers` whose `handle` wraps each handler so that, once it succeeds, it sets `replied`. */
+const replying = <H extends object>(handlers: H): H =>
   new Proxy(handlers, {
     get: (target, property, receiver) => {
       if (property !== "handle") return Reflect.get(target, property, receiver)

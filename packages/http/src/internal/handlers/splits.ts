@@ -2,16 +2,14 @@
  * The `splits` routes: split payments and their payout instructions, and the payout accounts
  * they pay to (create, verify, list, disable).
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { type Idempotency, Split, Splits } from "@cobro/core"
 import { Effect } from "effect"
-import * as Api from "../../Api.js"
 import { ok } from "../../Envelope.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
-import { domain, type GroupLive, principalPost, replies, replying } from "./shared.js"
+import { domain, type GroupLive, principalPost, replies, group } from "./shared.js"
 
 export const SplitsLive: GroupLive<"splits", Splits.Splits | Idempotency.Idempotency | Authentication> =
-  HttpApiBuilder.group(Api.CobroApi, "splits", (unmarked, handlers = replying(unmarked)) =>
+  group("splits", (handlers) =>
     Effect.gen(function* () {
       const splits = yield* Splits.Splits
       return handlers

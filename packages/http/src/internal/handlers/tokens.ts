@@ -3,17 +3,15 @@
  * partner client exchanges an authorization code for a token).
  */
 import type * as RateLimiter from "@effect/experimental/RateLimiter"
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Auth } from "@cobro/core"
 import { Effect } from "effect"
-import * as Api from "../../Api.js"
 import { ok, success } from "../../Envelope.js"
 import type { HttpConfig } from "../../HttpConfig.js"
 import * as RateLimit from "../rateLimit.js"
-import { domain, type GroupLive, replying } from "./shared.js"
+import { domain, type GroupLive, group } from "./shared.js"
 
 export const UserTokensLive: GroupLive<"userTokens", Auth.Auth | HttpConfig | RateLimiter.RateLimiter> =
-  HttpApiBuilder.group(Api.CobroApi, "userTokens", (unmarked, handlers = replying(unmarked)) =>
+  group("userTokens", (handlers) =>
     Effect.gen(function* () {
       const auth = yield* Auth.Auth
       return handlers.handle("issue", ({ path, payload, request }) =>
@@ -26,7 +24,7 @@ export const UserTokensLive: GroupLive<"userTokens", Auth.Auth | HttpConfig | Ra
   )
 
 export const PartnerTokensLive: GroupLive<"partnerTokens", Auth.Auth | HttpConfig | RateLimiter.RateLimiter> =
-  HttpApiBuilder.group(Api.CobroApi, "partnerTokens", (unmarked, handlers = replying(unmarked)) =>
+  group("partnerTokens", (handlers) =>
     Effect.gen(function* () {
       const auth = yield* Auth.Auth
       return handlers.handle("exchange", ({ payload, request }) =>
