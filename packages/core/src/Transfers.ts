@@ -6,13 +6,14 @@
  * Notifications that arrive together (`ingestAll`) answer the same, and those to open payments
  * share one unit of work per batch.
  */
-import { DateTime, Deferred, Effect, Either, Exit, Option } from "effect"
+import { DateTime, Effect, Either, Exit, Option } from "effect"
 import type { Cvu } from "./BankAccount.js"
 import { BankProvider, type IncomingTransfer } from "./BankProvider.js"
 import { CustomerRepository } from "./CustomerRepository.js"
 import { Customers, transferTargetId } from "./Customers.js"
 import { type Conflict, InvalidInput, ProviderFailure } from "./Errors.js"
 import * as FeePolicy from "./FeePolicy.js"
+import * as GroupCommit from "./internal/groupCommit.js"
 import { emitPaymentUpdated, isClosed, paymentUpdated } from "./internal/paymentEvents.js"
 import { type EntryInput, Ledger, credit, debit } from "./Ledger.js"
 import * as Accounts from "./LedgerAccount.js"
@@ -37,16 +38,6 @@ export const batchSize = 100
  * return (`ProviderFailure`), or the ledger refusing a movement (`Conflict`).
  */
 export type IngestError = InvalidInput | ProviderFailure | Conflict
-
-/** What a caller waiting in `ingest`'s queue is told: its outcome, or to run the next batch. */
-type Signal = IngestOutcome | "lead"
-
-interface Turn {
-  readonly transfer: IncomingTransfer
-  readonly signal: Deferred.Deferred<Signal, IngestError>
-  /** Waiting, in a batch under way, or told to run the next batch. */
-  state: "queued" | "taken" | "lead"
-}
 
 /** Why money reaching `payment`'s CVU now is returned rather than credited, if it is. */
 const refusal = (transfer: IncomingTransfer, payment: P.Payment, now: DateTime.Utc): string | undefined =>
@@ -382,72 +373,22 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
       return outcomes
     })
 
-    // Group commit. Notifications handed to `ingest` while a unit of work of other notifications
-    // is under way wait for it in a queue; the caller that finishes it takes the waiting ones (up
-    // to `batchSize`) as its own next batch, or hands them to the first of them, which does.
-    // Each batch thus runs in a caller's fiber, with its clock, services and span parent: no
-    // background worker runs on anyone's behalf.
-    const queue: Array<Turn> = []
-    let leading = false
-
-    /** Runs the batch at the head of the queue, which holds `own`; answers `own`'s exit. */
-    const lead = (own: Turn) =>
-      Effect.uninterruptible(
-        Effect.gen(function* () {
-          // Callers ready to run get their turn first, to join the batch: on SQLite a unit of
-          // work never yields, so without this a batch would hold whoever queued while the
-          // previous one was answered, often nobody.
-          yield* Effect.yieldNow()
-          const batch = queue.splice(0, batchSize)
-          for (const turn of batch) turn.state = "taken"
-          const settled = yield* Effect.exit(
-            batch.length === 1
-              ? Effect.map(Effect.exit(ingestOne(own.transfer)), (exit) => [exit])
-              : settle(batch.map((turn) => turn.transfer))
-          )
-          const next = queue[0]
-          if (next === undefined) leading = false
-          else {
-            next.state = "lead"
-            yield* Deferred.succeed(next.signal, "lead")
-          }
-          let mine: Exit.Exit<IngestOutcome, IngestError> = Exit.die("a transfer missing from its own batch")
-          for (let i = 0; i < batch.length; i++) {
-            const exit = Exit.isSuccess(settled) ? settled.value[i]! : Exit.failCause(settled.cause)
-            if (batch[i] === own) mine = exit
-            else yield* Deferred.done(batch[i]!.signal, exit)
-          }
-          return mine
-        })
-      ).pipe(Effect.flatten)
-
-    /**
-     * A waiting caller interrupted: out of the queue if its batch has not started (it is then
-     * not ingested), the next batch run for the others if it was to run it.
-     */
-    const abandon = (turn: Turn) =>
-      Effect.suspend(() => {
-        if (turn.state === "lead") return Effect.ignore(lead(turn))
-        if (turn.state === "queued") queue.splice(queue.indexOf(turn), 1)
-        return Effect.void
-      })
+    /** Concurrent notifications share units of work: one alone, several through `settle`. */
+    const grouped = GroupCommit.make({
+      batchSize,
+      run: (batch: ReadonlyArray<IncomingTransfer>) =>
+        batch.length === 1 ? Effect.map(Effect.exit(ingestOne(batch[0]!)), (exit) => [exit]) : settle(batch)
+    })
 
     /**
      * Ingests one bank notification: whatever its CVU belongs to is credited, or the money is
-     * recorded and returned. Concurrent calls outside a unit of work share units of work (see
-     * `ingestAll`); each answers what it would alone. Inside the caller's unit of work it runs
-     * in it, alone.
+     * recorded and returned. Concurrent calls outside a unit of work share units of work (group
+     * commit, `internal/groupCommit.ts`); each answers what it would alone. Inside the caller's
+     * unit of work it runs in it, alone: batched with others, it would commit or roll back with
+     * them.
      */
     const ingest = Effect.fn("Transfers.ingest")(function* (transfer: IncomingTransfer) {
-      if (yield* transactor.inTransaction) return yield* ingestOne(transfer)
-      const turn: Turn = { transfer, signal: yield* Deferred.make<Signal, IngestError>(), state: "queued" }
-      queue.push(turn)
-      if (!leading) {
-        leading = true
-        return yield* lead(turn)
-      }
-      const signal = yield* Effect.onInterrupt(Deferred.await(turn.signal), () => abandon(turn))
-      return signal === "lead" ? yield* lead(turn) : signal
+      return yield* (yield* transactor.inTransaction) ? ingestOne(transfer) : grouped(transfer)
     })
 
     return { ingest, ingestAll } as const

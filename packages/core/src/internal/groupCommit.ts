@@ -1,0 +1,85 @@
+/**
+ * Group commit: calls that arrive while a batch is being run wait in a queue; the caller whose
+ * batch ends hands the waiting ones (up to `batchSize`) to the first of them, which runs them as
+ * its batch and answers each its own exit. A lone call runs at once, alone. Each batch runs in a
+ * caller's fiber, with its clock, services and span parent: no background worker acts on anyone's
+ * behalf.
+ *
+ * - A batch, once taken, runs to its end (uninterruptibly).
+ * - A caller interrupted while it waits leaves the queue, and its item is not run; one
+ *   interrupted just as it was handed the next batch still runs it, so nobody behind it waits
+ *   forever.
+ * - The caller about to take the queue yields once first, so that callers ready to run queue
+ *   before it: where a batch never yields (SQLite), the queue would otherwise hold only whoever
+ *   arrived while the previous batch was being answered.
+ */
+import { Deferred, Effect, Exit } from "effect"
+
+/** What a waiting caller is told: its exit, or to run the next batch. */
+type Signal<B> = B | typeof lead
+
+const lead = Symbol.for("@cobro/core/internal/groupCommit/lead")
+
+interface Turn<A, B, E> {
+  readonly item: A
+  readonly signal: Deferred.Deferred<Signal<B>, E>
+  /** Waiting, in a batch under way, or told to run the next batch. */
+  state: "queued" | "taken" | "lead"
+}
+
+/**
+ * A function that submits one item and answers its exit, running items submitted together
+ * through `run` (which answers one exit per item, in order; it should not fail, and if it dies,
+ * every item of its batch dies with it).
+ */
+export const make = <A, B, E>(options: {
+  readonly batchSize: number
+  readonly run: (items: ReadonlyArray<A>) => Effect.Effect<ReadonlyArray<Exit.Exit<B, E>>>
+}): ((item: A) => Effect.Effect<B, E>) => {
+  const queue: Array<Turn<A, B, E>> = []
+  let leading = false
+
+  /** Runs the batch at the head of the queue, which holds `own`; answers `own`'s exit. */
+  const runBatch = (own: Turn<A, B, E>) =>
+    Effect.uninterruptible(
+      Effect.gen(function* () {
+        yield* Effect.yieldNow()
+        const batch = queue.splice(0, options.batchSize)
+        for (const turn of batch) turn.state = "taken"
+        const settled = yield* Effect.exit(options.run(batch.map((turn) => turn.item)))
+        const next = queue[0]
+        if (next === undefined) leading = false
+        else {
+          next.state = "lead"
+          yield* Deferred.succeed(next.signal, lead)
+        }
+        let mine: Exit.Exit<B, E> = Exit.die("an item missing from its own batch")
+        for (let i = 0; i < batch.length; i++) {
+          const exit = Exit.isSuccess(settled) ? settled.value[i]! : Exit.failCause(settled.cause)
+          if (batch[i] === own) mine = exit
+          else yield* Deferred.done(batch[i]!.signal, exit)
+        }
+        return mine
+      })
+    ).pipe(Effect.flatten)
+
+  /** A waiting caller interrupted: out of the queue, or the batch it was handed run anyway. */
+  const abandon = (turn: Turn<A, B, E>) =>
+    Effect.suspend(() => {
+      if (turn.state === "lead") return Effect.ignore(runBatch(turn))
+      if (turn.state === "queued") queue.splice(queue.indexOf(turn), 1)
+      return Effect.void
+    })
+
+  return (item) =>
+    Effect.gen(function* () {
+      const turn: Turn<A, B, E> = { item, signal: yield* Deferred.make<Signal<B>, E>(), state: "queued" }
+      queue.push(turn)
+      if (!leading) {
+        leading = true
+        return yield* runBatch(turn)
+      }
+      const signal = yield* Effect.onInterrupt(Deferred.await(turn.signal), () => abandon(turn))
+      return signal === lead ? yield* runBatch(turn) : (signal as B)
+    })
+}
