@@ -3,9 +3,13 @@ import {
   BankAccount,
   Ids,
   Ledger,
+  LedgerAccount,
   Money,
   Outbox,
+  type Payment,
   PaymentRequest,
+  Payments,
+  SandboxBank,
   User,
   UserRepository
 } from "../src/index.js"
@@ -62,3 +66,20 @@ export const events = Effect.gen(function* () {
   const outbox = yield* Outbox.Outbox
   return (yield* outbox.list(0, 100_000)).map((e) => e.event)
 })
+
+/** The merchant `seedUser` inserts. */
+export const u1 = Ids.UserId.make("u1")
+
+/** A payer's transfer of `amount` pesos to `cvu`, as the bank would notify it. */
+export const transfer = (cvu: BankAccount.Cvu, amount: string) =>
+  Effect.flatMap(SandboxBank.SandboxBank, (bank) => bank.simulateIncoming({ cvu, amount: ars(amount) }))
+
+/** A payment of u1 created through the service (`createRequest` with `fields`). */
+export const newPayment = (fields: Record<string, unknown> = {}) =>
+  Effect.flatMap(Payments.Payments, (p) => p.create(createRequest(fields)))
+
+/** `p` as it is stored now. */
+export const reload = (p: Payment.Payment) => Effect.flatMap(Payments.Payments, (s) => s.get(u1, p.id))
+
+/** u1's available balance. */
+export const available = Effect.flatMap(Ledger.Ledger, (l) => l.balance(LedgerAccount.merchantAvailable(u1)))
