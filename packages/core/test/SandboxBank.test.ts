@@ -39,6 +39,19 @@ describe("SandboxBank accounts", () => {
     }).pipe(withSandbox)
   )
 
+  it.effect("draws aliases from millions: 3,000 accounts use over 250 words in each place", () =>
+    // With 48 words there were 110,592 aliases, and a load test's 110,593rd open payment failed
+    // with `unavailable`. 288 words make 23.9 million; 3,000 draws show nearly all of them.
+    Effect.gen(function* () {
+      const bank = yield* BankProvider
+      const refs = yield* Effect.forEach(Array.from({ length: 3000 }), () => bank.openAccount({}))
+      const words = refs.map((r) => r.alias.split("."))
+      for (const place of [0, 1, 2]) {
+        expect(new Set(words.map((w) => w[place])).size).toBeGreaterThan(250)
+      }
+    }).pipe(withSandbox)
+  )
+
   it.effect("is deterministic under a seeded Random", () =>
     Effect.gen(function* () {
       const open = () =>
