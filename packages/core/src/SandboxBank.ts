@@ -3,8 +3,23 @@
  * play the bank's side: money arriving, holders existing, the bank refusing things. Every number
  * it issues passes the real check-digit rules, and all randomness comes from `Random`, so a
  * seeded `Random` replays the same CVUs, aliases and transaction ids.
+ *
+ * Its memory follows what is open, not what happened: it forgets a closed account and a transfer
+ * in. It keeps only the payouts it sent (by reference, for their idempotency) and the transfers
+ * it returned, so a server running on it for months grows with those, not with its payments.
  */
-import { Context, Effect, HashMap, HashSet, Layer, Option, Random, SynchronizedRef } from "effect"
+import {
+  Chunk,
+  Context,
+  Effect,
+  Hash,
+  HashMap,
+  HashSet,
+  Layer,
+  Option,
+  Random,
+  SynchronizedRef
+} from "effect"
 import {
   type Alias,
   Alias as AliasSchema,
@@ -31,7 +46,7 @@ import type { Money } from "./Money.js"
 /** The PSP code (entity 000, PSP 0003) of every CVU the sandbox issues. */
 const PSP_CODE = "0000003"
 const DEFAULT_SENDER_NAME = "Pagador Sandbox"
-/** Attempts at drawing an unused CVU, alias or id before giving up with `unavailable`. */
+/** Attempts at drawing an unused CVU or alias before giving up with `unavailable`. */
 const MAX_ATTEMPTS = 1000
 
 /**
@@ -114,14 +129,12 @@ export class SandboxBank extends Context.Tag("@cobro/core/SandboxBank")<
   }
 >() {}
 
-interface Issued {
-  readonly alias: Alias
-  readonly open: boolean
-}
-
 interface State {
-  /** Every CVU ever issued, open or closed (a closed CVU is never reissued). */
-  readonly issued: HashMap.HashMap<Cvu, Issued>
+  /**
+   * Open accounts and their aliases. A closed CVU is forgotten: CVUs are drawn from 10¹³ at
+   * random, so one is reissued with a chance of one in 10¹³ ÷ (CVUs closed since the start).
+   */
+  readonly open: HashMap.HashMap<Cvu, Alias>
   /** Aliases held by open accounts. */
   readonly aliases: HashMap.HashMap<string, Cvu>
   /** External holders, keyed by account and by alias. */
@@ -130,26 +143,24 @@ interface State {
   readonly failures: HashMap.HashMap<string, TransferFailure>
   /** Outgoing transfers by our reference (the bank's idempotency key). */
   readonly sentByReference: HashMap.HashMap<string, SentTransfer>
-  readonly sent: ReadonlyArray<SentTransfer>
-  /** Ids of transfers made by `simulateIncoming`, the only ones that can be returned. */
-  readonly incoming: HashSet.HashSet<string>
+  readonly sent: Chunk.Chunk<SentTransfer>
   readonly returnedIds: HashSet.HashSet<string>
-  readonly returned: ReadonlyArray<IncomingTransfer>
-  readonly transactionIds: HashSet.HashSet<string>
+  readonly returned: Chunk.Chunk<IncomingTransfer>
+  /** Transfer ids issued so far: the first part of the next id, unique in this bank. */
+  readonly sequence: number
 }
 
 const emptyState: State = {
-  issued: HashMap.empty(),
+  open: HashMap.empty(),
   aliases: HashMap.empty(),
   holders: HashMap.empty(),
   refused: HashSet.empty(),
   failures: HashMap.empty(),
   sentByReference: HashMap.empty(),
-  sent: [],
-  incoming: HashSet.empty(),
+  sent: Chunk.empty(),
   returnedIds: HashSet.empty(),
-  returned: [],
-  transactionIds: HashSet.empty()
+  returned: Chunk.empty(),
+  sequence: 0
 }
 
 const bankError = (reason: BankError["reason"], message: string) => new BankError({ reason, message })
@@ -200,12 +211,16 @@ const fresh = <A>(
     return yield* bankError("unavailable", `sandbox could not allocate an unused ${what}`)
   })
 
-const freshTransactionId = (state: State) =>
-  fresh(
-    Effect.map(randomDigits(16, 20), (hex) => BankTransactionId.make(`SBX-${hex}`)),
-    (id) => HashSet.has(state.transactionIds, id),
-    "transaction id"
-  )
+/**
+ * The next transfer id, `SBX-` and hex digits: this bank's sequence number (unique here without
+ * remembering earlier ids) and 64 random bits (unique across restarts and instances), then, for a
+ * transfer in, `seal`'s mark of it (how `returnTransfer` knows its own transfers).
+ */
+const nextTransactionId = (state: State): Effect.Effect<readonly [string, State]> =>
+  Effect.map(randomDigits(16, 16), (random) => [
+    `SBX-${state.sequence.toString(16).padStart(8, "0")}${random}`,
+    { ...state, sequence: state.sequence + 1 }
+  ])
 
 /** An alias is taken while an open account or a registered external holder uses it. */
 const aliasTaken = (state: State, alias: string): boolean =>
@@ -226,6 +241,20 @@ const resolve = (state: State, address: string): string =>
  */
 export const make = Effect.gen(function* () {
   const ref = yield* SynchronizedRef.make(emptyState)
+  /**
+   * A transfer in carries a mark of its id, CVU and amount under this bank's own key, so the
+   * bank recognises it when asked to return it, however old, without keeping a list; another
+   * instance's (or a made-up) transfer is refused.
+   */
+  const key = yield* randomDigits(16, 16)
+  const seal = (id: string, cvu: Cvu, amount: Money) =>
+    (Hash.string(`${key}|${id}|${cvu}|${amount.currency}|${amount.minor}`) >>> 0)
+      .toString(16)
+      .padStart(8, "0")
+  const sealed = (transfer: IncomingTransfer) => {
+    const id = transfer.bank_transaction_id
+    return id.length > 8 && seal(id.slice(0, -8), transfer.cvu, transfer.amount) === id.slice(-8)
+  }
   const modify = <B>(f: (state: State) => Effect.Effect<readonly [B, State], BankError>) =>
     SynchronizedRef.modifyEffect(ref, f)
   const update = (f: (state: State) => State) => SynchronizedRef.update(ref, f)
@@ -239,10 +268,10 @@ export const make = Effect.gen(function* () {
             return yield* bankError("alias_taken", `alias ${requested} is already in use`)
           }
           const alias = requested ?? (yield* fresh(randomAlias, (a) => aliasTaken(state, a), "alias"))
-          const cvu = yield* fresh(randomCvu, (c) => HashMap.has(state.issued, c), "CVU")
+          const cvu = yield* fresh(randomCvu, (c) => HashMap.has(state.open, c), "CVU")
           const next: State = {
             ...state,
-            issued: HashMap.set(state.issued, cvu, { alias, open: true }),
+            open: HashMap.set(state.open, cvu, alias),
             aliases: HashMap.set(state.aliases, alias, cvu)
           }
           return [new BankAccountRef({ cvu, alias }), next] as const
@@ -253,21 +282,20 @@ export const make = Effect.gen(function* () {
     changeAlias: Effect.fn("SandboxBank.changeAlias")(function* (cvu, alias) {
       return yield* modify((state) =>
         Effect.gen(function* () {
-          const issued = HashMap.get(state.issued, cvu)
-          if (Option.isNone(issued) || !issued.value.open) {
+          const current = HashMap.get(state.open, cvu)
+          if (Option.isNone(current)) {
             return yield* bankError("rejected", `CVU ${cvu} is not an open account`)
           }
           if (HashSet.has(state.refused, cvu)) {
             return yield* bankError("alias_change_refused", `CVU ${cvu} is too recent to change its alias`)
           }
-          const current = issued.value.alias
-          if (alias !== current && aliasTaken(state, alias)) {
+          if (alias !== current.value && aliasTaken(state, alias)) {
             return yield* bankError("alias_taken", `alias ${alias} is already in use`)
           }
           const next: State = {
             ...state,
-            issued: HashMap.set(state.issued, cvu, { alias, open: true }),
-            aliases: HashMap.set(HashMap.remove(state.aliases, current), alias, cvu)
+            open: HashMap.set(state.open, cvu, alias),
+            aliases: HashMap.set(HashMap.remove(state.aliases, current.value), alias, cvu)
           }
           return [new BankAccountRef({ cvu, alias }), next] as const
         })
@@ -276,16 +304,13 @@ export const make = Effect.gen(function* () {
 
     releaseAccount: (cvu) =>
       update((state) =>
-        Option.match(HashMap.get(state.issued, cvu), {
+        Option.match(HashMap.get(state.open, cvu), {
           onNone: () => state,
-          onSome: (issued): State =>
-            issued.open
-              ? {
-                  ...state,
-                  issued: HashMap.set(state.issued, cvu, { ...issued, open: false }),
-                  aliases: HashMap.remove(state.aliases, issued.alias)
-                }
-              : state
+          onSome: (alias): State => ({
+            ...state,
+            open: HashMap.remove(state.open, cvu),
+            aliases: HashMap.remove(state.aliases, alias)
+          })
         })
       ).pipe(Effect.withSpan("SandboxBank.releaseAccount")),
 
@@ -318,7 +343,8 @@ export const make = Effect.gen(function* () {
           if (Option.isSome(failure)) {
             return yield* bankError(failure.value, `sandbox set transfers to ${transfer.to} to fail`)
           }
-          const bank_transaction_id = yield* freshTransactionId(state)
+          const [id, numbered] = yield* nextTransactionId(state)
+          const bank_transaction_id = BankTransactionId.make(id)
           const sent: SentTransfer = {
             to: transfer.to,
             amount: transfer.amount,
@@ -326,10 +352,9 @@ export const make = Effect.gen(function* () {
             bank_transaction_id
           }
           const next: State = {
-            ...state,
+            ...numbered,
             sentByReference: HashMap.set(state.sentByReference, transfer.reference, sent),
-            sent: [...state.sent, sent],
-            transactionIds: HashSet.add(state.transactionIds, bank_transaction_id)
+            sent: Chunk.append(state.sent, sent)
           }
           return [{ bank_transaction_id }, next] as const
         })
@@ -340,13 +365,13 @@ export const make = Effect.gen(function* () {
       const id = transfer.bank_transaction_id
       return yield* modify((state) => {
         if (HashSet.has(state.returnedIds, id)) return Effect.succeed([undefined, state] as const)
-        if (!HashSet.has(state.incoming, id)) {
+        if (!sealed(transfer)) {
           return Effect.fail(bankError("rejected", `transfer ${id} was not received by this bank`))
         }
         const next: State = {
           ...state,
           returnedIds: HashSet.add(state.returnedIds, id),
-          returned: [...state.returned, transfer]
+          returned: Chunk.append(state.returned, transfer)
         }
         return Effect.succeed([undefined, next] as const)
       })
@@ -357,24 +382,19 @@ export const make = Effect.gen(function* () {
     simulateIncoming: Effect.fn("SandboxBank.simulateIncoming")(function* (input) {
       const sender_cuit = input.senderCuit ?? (yield* randomCuit)
       const sender_account = input.senderAccount ?? (yield* randomCbu)
-      return yield* modify((state) =>
-        Effect.map(freshTransactionId(state), (bank_transaction_id) => {
+      return yield* SynchronizedRef.modifyEffect(ref, (state) =>
+        Effect.map(nextTransactionId(state), ([id, next]) => {
           const transfer = new IncomingTransfer({
-            bank_transaction_id,
+            bank_transaction_id: BankTransactionId.make(`${id}${seal(id, input.cvu, input.amount)}`),
             cvu: input.cvu,
             amount: input.amount,
             sender_cuit,
             sender_name: input.senderName ?? DEFAULT_SENDER_NAME,
             sender_account
           })
-          const next: State = {
-            ...state,
-            incoming: HashSet.add(state.incoming, bank_transaction_id),
-            transactionIds: HashSet.add(state.transactionIds, bank_transaction_id)
-          }
           return [transfer, next] as const
         })
-      ).pipe(Effect.orDie)
+      )
     }),
 
     registerHolder: (holder) => {
@@ -402,12 +422,9 @@ export const make = Effect.gen(function* () {
     clearFailures: (address) =>
       update((state) => ({ ...state, failures: HashMap.remove(state.failures, address) })),
 
-    sentTransfers: Effect.map(SynchronizedRef.get(ref), (state) => state.sent),
-    returnedTransfers: Effect.map(SynchronizedRef.get(ref), (state) => state.returned),
-    isOpen: (cvu) =>
-      Effect.map(SynchronizedRef.get(ref), (state) =>
-        Option.exists(HashMap.get(state.issued, cvu), (issued) => issued.open)
-      )
+    sentTransfers: Effect.map(SynchronizedRef.get(ref), (state) => Chunk.toReadonlyArray(state.sent)),
+    returnedTransfers: Effect.map(SynchronizedRef.get(ref), (state) => Chunk.toReadonlyArray(state.returned)),
+    isOpen: (cvu) => Effect.map(SynchronizedRef.get(ref), (state) => HashMap.has(state.open, cvu))
   }
 
   return { bank, controls }
