@@ -2,7 +2,8 @@
  * Storage throughput through the library, each beside a raw single-statement baseline on the
  * same database in the same run, printed as ratios (library ÷ raw). Not part of the tests.
  *
- *   npm run bench            (SQLite, and Postgres when 127.0.0.1:5432 answers)
+ *   npm run bench:storage    (SQLite, and Postgres when 127.0.0.1:5432 answers; `npm run bench`
+ *                            runs it before bench:http)
  */
 import {
   BankAccount,
