@@ -16,7 +16,8 @@
  * - GET /payments over BENCH_LIST_SIZES payments of one merchant (rows added with SQL from a
  *   template payment the server created): time to the last byte, and the server's peak RSS
  *   (VmHWM of a freshly started process) beside its idle RSS;
- * - idle RSS of the server after start.
+ * - idle RSS of the server: 5 s after start, and at rest (BENCH_REST_SECONDS after start, by when
+ *   V8's memory reducer has given back the start's garbage).
  *
  * Appends a section to bench/results.md (BENCH_NO_WRITE=1 to only print).
  */
@@ -34,6 +35,7 @@ import * as prettier from "prettier"
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 10)
 const WARMUP_SECONDS = Number(process.env["BENCH_WARMUP_SECONDS"] ?? 3)
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 16)
+const REST_SECONDS = Number(process.env["BENCH_REST_SECONDS"] ?? 60)
 const LIST_SIZES = (process.env["BENCH_LIST_SIZES"] ?? "10000,100000").split(",").map(Number)
 const pgAdmin = process.env["COBRO_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -405,6 +407,7 @@ interface StoreResult {
   readonly faucetPerSecond: number
   readonly transfers: number
   readonly idleRss: number
+  readonly restRss: number
   readonly lists: ReadonlyArray<{
     size: number
     seconds: number
@@ -425,10 +428,12 @@ const benchStore = async (store: Store, rawUrl: string): Promise<StoreResult> =>
 
   console.error(`${store.name}: cobro`)
   const server = await startCobro(store.url)
-  let cobroRuns, faucetPerSecond, transfers, idleRss, token
+  let cobroRuns, faucetPerSecond, transfers, idleRss, restRss, token
   try {
     await sleep(5000)
     idleRss = memory(server).rss
+    await sleep(REST_SECONDS * 1000 - 5000)
+    restRss = memory(server).rss
     token = await demoToken(server)
     const created: Array<Created> = []
     cobroRuns = await creations(server, "http", created)
@@ -456,6 +461,7 @@ const benchStore = async (store: Store, rawUrl: string): Promise<StoreResult> =>
     faucetPerSecond,
     transfers,
     idleRss,
+    restRss,
     lists
   }
 }
@@ -514,11 +520,13 @@ for (const r of results) {
 }
 lines.push(
   "",
-  "| store | faucet transfers/s over HTTP | transfers | idle RSS MB |",
-  "| --- | --- | --- | --- |"
+  `| store | faucet transfers/s over HTTP | transfers | idle RSS MB, 5 s after start | at rest (${REST_SECONDS} s) |`,
+  "| --- | --- | --- | --- | --- |"
 )
 for (const r of results)
-  lines.push(`| ${r.store} | ${r.faucetPerSecond} | ${r.transfers} | ${r.idleRss.toFixed(0)} |`)
+  lines.push(
+    `| ${r.store} | ${r.faucetPerSecond} | ${r.transfers} | ${r.idleRss.toFixed(0)} | ${r.restRss.toFixed(0)} |`
+  )
 lines.push(
   "",
   "| store | GET /payments over | returned | body MB | seconds | idle RSS MB | peak RSS MB |",
