@@ -13,9 +13,10 @@
  * - latency at half that maximum rate: open loop (requests sent on a fixed schedule, latency
  *   counted from the scheduled time, so a stall is not hidden), p50/p99;
  * - incoming transfers through the faucet over HTTP, one per created payment, per second;
- * - GET /payments over BENCH_LIST_SIZES payments of one merchant (rows added with SQL from a
- *   template payment the server created): time to the last byte, and the server's peak RSS
- *   (VmHWM of a freshly started process) beside its idle RSS;
+ * - GET /payments over BENCH_LIST_SIZES payments of one merchant, on a database of its own (rows
+ *   added with SQL from a template payment the server created; nothing else in it, so the figure
+ *   is the list's, not that of the webhook deliveries the other phases leave due): time to the
+ *   last byte, and the server's peak RSS (VmHWM of a freshly started process) beside its idle RSS;
  * - idle RSS of the server: 5 s after start, and at rest (BENCH_REST_SECONDS after start, by when
  *   V8's memory reducer has given back the start's garbage).
  *
@@ -418,7 +419,23 @@ interface StoreResult {
   }>
 }
 
-const benchStore = async (store: Store, rawUrl: string): Promise<StoreResult> => {
+/** A token of the demo merchant on `store`'s database and the template payment the list copies. */
+const prepareList = async (store: Store) => {
+  const server = await startCobro(store.url)
+  try {
+    const token = await demoToken(server)
+    const { webhook_url: _, ...template } = createBody("x")
+    ok(
+      await send(server.base, "POST", "/payments/", { ...template, external_id: "list-template" }),
+      "template"
+    )
+    return token
+  } finally {
+    await stop(server)
+  }
+}
+
+const benchStore = async (store: Store, listStore: Store, rawUrl: string): Promise<StoreResult> => {
   console.error(`${store.name}: raw baseline`)
   const raw = await startBaseline(rawServer, rawUrl)
   const rawRuns = await creations(raw, "raw").finally(() => stop(raw))
@@ -428,30 +445,27 @@ const benchStore = async (store: Store, rawUrl: string): Promise<StoreResult> =>
 
   console.error(`${store.name}: cobro`)
   const server = await startCobro(store.url)
-  let cobroRuns, faucetPerSecond, transfers, idleRss, restRss, token
+  let cobroRuns, faucetPerSecond, transfers, idleRss, restRss
   try {
     await sleep(5000)
     idleRss = memory(server).rss
     await sleep(REST_SECONDS * 1000 - 5000)
     restRss = memory(server).rss
-    token = await demoToken(server)
+    const token = await demoToken(server)
     const created: Array<Created> = []
     cobroRuns = await creations(server, "http", created)
     transfers = created.length
     faucetPerSecond = await faucet(server, token, created)
-    ok(
-      await send(server.base, "POST", "/payments/", { ...createBody("x"), external_id: "list-template" }),
-      "template"
-    )
   } finally {
     await stop(server)
   }
 
   const lists = []
+  const listToken = await prepareList(listStore)
   for (const size of LIST_SIZES) {
     console.error(`${store.name}: GET /payments over ${size}`)
-    await seedTo(store, size)
-    lists.push({ size, ...(await list(store, token)) })
+    await seedTo(listStore, size)
+    lists.push({ size, ...(await list(listStore, listToken)) })
   }
   return {
     store: store.name,
@@ -471,7 +485,13 @@ const benchStore = async (store: Store, rawUrl: string): Promise<StoreResult> =>
 const results: Array<StoreResult> = []
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cobro-bench-http-"))
 try {
-  results.push(await benchStore(sqliteStore(path.join(dir, "cobro.db")), path.join(dir, "raw.db")))
+  results.push(
+    await benchStore(
+      sqliteStore(path.join(dir, "cobro.db")),
+      sqliteStore(path.join(dir, "list.db")),
+      path.join(dir, "raw.db")
+    )
+  )
 
   const admin = new pg.Client({ connectionString: pgAdmin })
   const reachable = await admin.connect().then(
@@ -481,14 +501,17 @@ try {
   if (!reachable) {
     console.error(`Postgres at ${pgAdmin} is not reachable: skipping the Postgres benchmark`)
   } else {
-    const name = `cobro_bench_http_${process.pid}`
-    await admin.query(`CREATE DATABASE ${name}`)
-    const url = new URL(pgAdmin)
-    url.pathname = `/${name}`
+    const names = [`cobro_bench_http_${process.pid}`, `cobro_bench_list_${process.pid}`] as const
+    const [url, listUrl] = names.map((name) => {
+      const url = new URL(pgAdmin)
+      url.pathname = `/${name}`
+      return url.toString()
+    }) as [string, string]
     try {
-      results.push(await benchStore(pgStore(url.toString()), url.toString()))
+      for (const name of names) await admin.query(`CREATE DATABASE ${name}`)
+      results.push(await benchStore(pgStore(url), pgStore(listUrl), url))
     } finally {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      for (const name of names) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
       await admin.end()
     }
   }
