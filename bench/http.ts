@@ -169,13 +169,29 @@ interface Run {
   readonly p50: number
   readonly p99: number
   readonly count: number
+  /** Share of the machine's CPU time the hypervisor took for other guests during the run (%). */
+  readonly steal: number
 }
 
-const summary = (latencies: ReadonlyArray<number>, elapsed: number): Run => ({
+/** The machine's CPU time counters (/proc/stat), to tell a slow run from a busy host. */
+const cpuTimes = (): ReadonlyArray<number> =>
+  fs.existsSync("/proc/stat")
+    ? fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number)
+    : []
+
+/** Percentage of the CPU time since `before` that was stolen (the 8th counter of /proc/stat). */
+const stealSince = (before: ReadonlyArray<number>) => {
+  const delta = cpuTimes().map((t, i) => t - (before[i] ?? 0))
+  const total = delta.reduce((a, b) => a + b, 0)
+  return total > 0 ? ((delta[7] ?? 0) / total) * 100 : NaN
+}
+
+const summary = (latencies: ReadonlyArray<number>, elapsed: number, before: ReadonlyArray<number>): Run => ({
   perSecond: Math.round((latencies.length / elapsed) * 1000),
   p50: percentile(latencies, 50),
   p99: percentile(latencies, 99),
-  count: latencies.length
+  count: latencies.length,
+  steal: stealSince(before)
 })
 
 /** `concurrency` workers call `request` back to back for `seconds`. */
@@ -185,6 +201,7 @@ const closedLoop = async (
   request: () => Promise<void>
 ): Promise<Run> => {
   const latencies: Array<number> = []
+  const before = cpuTimes()
   const start = performance.now()
   const end = start + seconds * 1000
   await Promise.all(
@@ -196,7 +213,7 @@ const closedLoop = async (
       }
     })
   )
-  return summary(latencies, performance.now() - start)
+  return summary(latencies, performance.now() - start, before)
 }
 
 /** `rate` requests a second on a fixed schedule for `seconds`; latency from the scheduled time. */
@@ -204,6 +221,7 @@ const openLoop = async (seconds: number, rate: number, request: () => Promise<vo
   const latencies: Array<number> = []
   const inFlight: Array<Promise<void>> = []
   const total = Math.max(1, Math.round(seconds * rate))
+  const before = cpuTimes()
   const start = performance.now()
   for (let i = 0; i < total; i++) {
     const scheduled = start + (i * 1000) / rate
@@ -212,7 +230,7 @@ const openLoop = async (seconds: number, rate: number, request: () => Promise<vo
     inFlight.push(request().then(() => void latencies.push(performance.now() - scheduled)))
   }
   await Promise.all(inFlight)
-  return summary(latencies, performance.now() - start)
+  return summary(latencies, performance.now() - start, before)
 }
 
 // --- the scenarios ------------------------------------------------------------------------------
@@ -528,17 +546,17 @@ const cpu = os.cpus()
 lines.push(
   `## HTTP — ${new Date().toISOString().slice(0, 10)} — ${cpu.length}× ${cpu[0]?.model ?? "?"}, ${Math.round(os.totalmem() / 2 ** 30)} GB, ${os.type().toLowerCase()} ${os.release()}, Node ${process.versions.node}`,
   "",
-  `\`npm run bench:http\` (\`bench/http.ts\`): the reference server as a child process (sandbox mode, rate limits off, log level warn) beside \`bench/raw-server.ts\` (node:http + one INSERT) and \`bench/effect-server.ts\` (the same work on cobro's stack: Effect HttpApi with Schema and \`@effect/sql\`, the framework floor) on the same store, in one run. Closed loop of ${CONCURRENCY} concurrent keep-alive requests for ${SECONDS} s after ${WARMUP_SECONDS} s of warm-up; then an open loop at half the measured maximum, latency from the scheduled send time. Load average at the end: ${os
+  `\`npm run bench:http\` (\`bench/http.ts\`): the reference server as a child process (sandbox mode, rate limits off, log level warn) beside \`bench/raw-server.ts\` (node:http + one INSERT) and \`bench/effect-server.ts\` (the same work on cobro's stack: Effect HttpApi with Schema and \`@effect/sql\`, the framework floor) on the same store, in one run. Closed loop of ${CONCURRENCY} concurrent keep-alive requests for ${SECONDS} s after ${WARMUP_SECONDS} s of warm-up; then an open loop at half the measured maximum, latency from the scheduled send time. CPU stolen: the share of the machine's CPU time the hypervisor gave to other guests during each loop (\`/proc/stat\`); a run with much of it says more about the host than about the code. Load average at the end: ${os
     .loadavg()
     .map((l) => l.toFixed(1))
     .join(", ")}.`,
   "",
-  "| store | create-payment req/s | raw req/s | ratio | Effect floor req/s | floor ÷ raw | cobro ÷ floor | p50 ms | p99 ms | raw p50 | raw p99 | at half max: rate | p50 ms | p99 ms |",
-  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  "| store | create-payment req/s | raw req/s | ratio | Effect floor req/s | floor ÷ raw | cobro ÷ floor | p50 ms | p99 ms | raw p50 | raw p99 | at half max: rate | p50 ms | p99 ms | CPU stolen %: raw, floor, cobro, half |",
+  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 )
 for (const r of results) {
   lines.push(
-    `| ${r.store} | ${r.cobro.max.perSecond} | ${r.raw.max.perSecond} | ${(r.cobro.max.perSecond / r.raw.max.perSecond).toFixed(2)} | ${r.floor.max.perSecond} | ${(r.floor.max.perSecond / r.raw.max.perSecond).toFixed(2)} | ${(r.cobro.max.perSecond / r.floor.max.perSecond).toFixed(2)} | ${ms(r.cobro.max.p50)} | ${ms(r.cobro.max.p99)} | ${ms(r.raw.max.p50)} | ${ms(r.raw.max.p99)} | ${r.cobro.half.perSecond} | ${ms(r.cobro.half.p50)} | ${ms(r.cobro.half.p99)} |`
+    `| ${r.store} | ${r.cobro.max.perSecond} | ${r.raw.max.perSecond} | ${(r.cobro.max.perSecond / r.raw.max.perSecond).toFixed(2)} | ${r.floor.max.perSecond} | ${(r.floor.max.perSecond / r.raw.max.perSecond).toFixed(2)} | ${(r.cobro.max.perSecond / r.floor.max.perSecond).toFixed(2)} | ${ms(r.cobro.max.p50)} | ${ms(r.cobro.max.p99)} | ${ms(r.raw.max.p50)} | ${ms(r.raw.max.p99)} | ${r.cobro.half.perSecond} | ${ms(r.cobro.half.p50)} | ${ms(r.cobro.half.p99)} | ${[r.raw.max, r.floor.max, r.cobro.max, r.cobro.half].map((run) => run.steal.toFixed(0)).join(", ")} |`
   )
 }
 lines.push(
