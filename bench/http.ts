@@ -437,7 +437,10 @@ interface StoreResult {
   }>
 }
 
-/** A token of the demo merchant on `store`'s database and the template payment the list copies. */
+/**
+ * Starts a server on `store`'s database (its first start makes the demo merchant), creates there the
+ * template payment the list copies, and returns the merchant's token.
+ */
 const prepareList = async (store: Store) => {
   const server = await startCobro(store.url)
   try {
