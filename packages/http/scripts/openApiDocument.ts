@@ -11,6 +11,9 @@ import { Engine } from "@cobro/core"
 import * as Prettier from "prettier"
 import { fileURLToPath } from "node:url"
 import { CobroHttp } from "../src/index.js"
+import { referencePath, renderReference } from "./apiReference.js"
+
+export { referencePath }
 
 /** `docs/openapi.json` at the repository root. */
 export const documentPath = fileURLToPath(new URL("../../../docs/openapi.json", import.meta.url))
@@ -33,4 +36,11 @@ export const served = async (): Promise<unknown> => {
 export const render = async (): Promise<string> => {
   const options = (await Prettier.resolveConfig(documentPath)) ?? {}
   return Prettier.format(JSON.stringify(await served(), null, 2), { ...options, filepath: documentPath })
+}
+
+/** `docs/api.md`'s exact text: the reference rendered from the served document, as prettier prints it. */
+export const renderApiReference = async (): Promise<string> => {
+  const options = (await Prettier.resolveConfig(referencePath)) ?? {}
+  const document = (await served()) as Parameters<typeof renderReference>[0]
+  return Prettier.format(renderReference(document), { ...options, filepath: referencePath })
 }

@@ -124,12 +124,26 @@ const paymentId = Schema.Struct({ paymentId: Ids.PaymentId })
 export class PublicPayments extends HttpApiGroup.make("publicPayments")
   .add(
     HttpApiEndpoint.post("create", "/payments/")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Create a payment",
+          description:
+            "Creates a one-off payment with its own CVU and alias, a `payment_url` for the payer and an expiry (5 days, or the account's cancellation period). Public: the body's `user_id` names the merchant. The id is `VAR-{user_id}-{external_id}`; repeating a creation with the same body answers the existing payment, the same `external_id` with another body is 409. A price in USDT, BNB or BRL is quoted in ARS. The crypto and PIX methods are deprecated: 503."
+        })
+      )
       .setPayload(PaymentRequest.CreatePaymentRequest)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Envelope(PaymentCreated))
   )
   .add(
     HttpApiEndpoint.get("getPublic", "/payments/:paymentId/public")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Read a payment as its payer sees it",
+          description:
+            "Public: what a payer's page needs (status, price, quotes, expiry, motive, redirect URL, the merchant's display name). No merchant data beyond that."
+        })
+      )
       .setPath(paymentId)
       .addSuccess(Envelope(Payment.PublicPayment))
   )
@@ -143,26 +157,63 @@ export class PublicPayments extends HttpApiGroup.make("publicPayments")
 export class Payments extends HttpApiGroup.make("payments")
   .add(
     HttpApiEndpoint.get("list", "/payments/")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List a merchant's payments",
+          description:
+            "Every payment of `user_id` (the token's own account), optionally of one `team_id` and created between `start_date` and `end_date`. No pagination: the list is streamed."
+        })
+      )
       .setUrlParams(ListPaymentsParams)
       .addSuccess(Envelope(Schema.Struct({ payments: Schema.Array(PaymentSummary) })))
   )
   .add(
-    HttpApiEndpoint.get("get", "/payments/:paymentId").setPath(paymentId).addSuccess(Envelope(PaymentDetail))
+    HttpApiEndpoint.get("get", "/payments/:paymentId")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Read a payment",
+          description:
+            "The whole payment with its transactions, `transaction_fields` once paid, and the merchant's `user_info`. Another account's payment is not found (404)."
+        })
+      )
+      .setPath(paymentId)
+      .addSuccess(Envelope(PaymentDetail))
   )
   .add(
     HttpApiEndpoint.put("extendExpiration", "/payments/:paymentId/expiration")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Extend a pending payment's expiry",
+          description:
+            "Moves `expiration_timestamp` of a PENDING payment later. Answers the bare updated payment, without an envelope."
+        })
+      )
       .setPath(paymentId)
       .setPayload(PaymentRequest.ExtendExpirationRequest)
       .addSuccess(PaymentWire)
   )
   .add(
     HttpApiEndpoint.put("reprice", "/payments/:paymentId/price")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Change a payment's price",
+          description:
+            "Sets a new ARS price. A PENDING payment keeps its state with the new quote; a SUCCESS, OVERPAID or UNDERPAID one is settled again against the amount received and its webhook is sent; an EXPIRED one is refused (409). Answers the bare updated payment, without an envelope."
+        })
+      )
       .setPath(paymentId)
       .setPayload(PaymentRequest.RepriceRequest)
       .addSuccess(PaymentWire)
   )
   .add(
     HttpApiEndpoint.put("updateMetadata", "/payments/:paymentId/metadata")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Change a payment's motive",
+          description:
+            "Only `motive` can change; each change is kept in `metadata.motive[]` with the previous value, who made it and when. Only the payment's owner may change it. Answers the whole updated payment in the envelope."
+        })
+      )
       .setPath(paymentId)
       .setPayload(PaymentRequest.UpdateMetadataRequest)
       .addSuccess(Envelope(PaymentWire))
@@ -173,6 +224,13 @@ export class Payments extends HttpApiGroup.make("payments")
 export class Sandbox extends HttpApiGroup.make("sandbox")
   .add(
     HttpApiEndpoint.post("faucet", "/cvu/:cvu/faucet")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Simulate an incoming transfer (sandbox)",
+          description:
+            "Sends `amount` pesos to one of your CVUs (a payment's, a fixed customer's or a split payment's) as a payer's bank would, from `cuit` if given: the transfer is credited, or bounced to the sender when the CVU is closed. Only in sandbox mode."
+        })
+      )
       .setPath(Schema.Struct({ cvu: BankAccount.Cvu }))
       .setPayload(Faucet.FaucetRequest)
       .setHeaders(IdempotencyHeaders)
@@ -187,23 +245,51 @@ const customerId = Schema.Struct({ customer_id: Customer.CustomerId })
 export class Customers extends HttpApiGroup.make("customers")
   .add(
     HttpApiEndpoint.post("create", "/customers/")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Create a fixed customer",
+          description:
+            "A fixed customer has a permanent CVU and an alias made of the account's `alias_prefix` and the `alias` suffix; every transfer to it updates its balance and sends its webhook. Needs the account's alias prefix (400 `user.alias.prefix.not.set` without it)."
+        })
+      )
       .setPayload(Customer.CreateCustomerRequest)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Envelope(Customer.CustomerCreated))
   )
   .add(
     HttpApiEndpoint.patch("changeAlias", "/customers/:customer_id/alias")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Change a fixed customer's alias",
+          description:
+            "With `create_new_cvu` true a new CVU is assigned and the old one released. With false the CVU is kept and the alias changed; when the bank refuses that, a new CVU is assigned instead."
+        })
+      )
       .setPath(customerId)
       .setPayload(Customer.ChangeAliasRequest)
       .addSuccess(Envelope(Customer.CustomerAliasChanged))
   )
   .add(
     HttpApiEndpoint.get("list", "/customers/")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List a merchant's fixed customers",
+          description:
+            "Every fixed customer of `user_id` (the token's own account) with its bank data and balance."
+        })
+      )
       .setUrlParams(ListCustomersParams)
       .addSuccess(Envelope(Schema.Struct({ customers: Schema.Array(Customer.CustomerSummary) })))
   )
   .add(
     HttpApiEndpoint.get("getTransaction", "/customers/:customer_id/transactions/:transaction_id")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Read a fixed customer's transaction",
+          description:
+            'One transfer a fixed customer received, with its amount, fees and date: what the "Customer payment received" webhook asks the receiver to confirm.'
+        })
+      )
       .setPath(Schema.Struct({ ...customerId.fields, transaction_id: Customer.CustomerTransactionId }))
       .addSuccess(Envelope(Customer.CustomerTransaction))
   )
@@ -213,6 +299,13 @@ export class Customers extends HttpApiGroup.make("customers")
 export class UserTokens extends HttpApiGroup.make("userTokens")
   .add(
     HttpApiEndpoint.post("issue", "/users/:id/tokens")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Issue a user token",
+          description:
+            "Exchanges the merchant's `client_id` and `client_secret` for a bearer token (1 hour). Public: no Authorization header."
+        })
+      )
       .setPath(Schema.Struct({ id: Ids.UserId }))
       .setPayload(Auth.TokenRequest)
       .addSuccess(Envelope(Auth.UserToken))
@@ -222,6 +315,13 @@ export class UserTokens extends HttpApiGroup.make("userTokens")
 export class PartnerTokens extends HttpApiGroup.make("partnerTokens")
   .add(
     HttpApiEndpoint.post("exchange", "/auth/tokens")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Exchange an onboarding code for a partner token",
+          description:
+            "The partner exchanges the single-use `code` (valid 5 minutes) it received at its redirect URL, with its own `client_id` and `client_secret`, for a `PAR-` token bound to the onboarded user."
+        })
+      )
       .setPayload(Auth.CodeExchangeRequest)
       .addSuccess(StatusEnvelope(Auth.PartnerGrant))
   )
@@ -232,11 +332,25 @@ const userId = Schema.Struct({ user_id: Ids.UserId })
 export class UserAccounts extends HttpApiGroup.make("accounts")
   .add(
     HttpApiEndpoint.get("get", "/users/:user_id/account")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Read an account's configuration",
+          description:
+            "Needs a partner token for that user (a user token is 403): status, alias prefix, cancellation periods, tolerance, payout schedule and the partner's commission."
+        })
+      )
       .setPath(userId)
       .addSuccess(StatusEnvelope(Accounts.Account))
   )
   .add(
     HttpApiEndpoint.patch("update", "/users/:user_id")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Change an account's configuration",
+          description:
+            "Needs a partner token. Only the fields sent change: `alias_prefix`, `cancellation_period` (hours, 1\u2013200), `cancellation_period_minutes` (5\u201320160, takes priority), `automatic_cancellation`. The account need not be active."
+        })
+      )
       .setPath(userId)
       .setPayload(Accounts.AccountPatch)
       .addSuccess(StatusEnvelope(Accounts.Account))
@@ -249,22 +363,48 @@ const scheduleId = Schema.Struct({ schedule_id: Ids.ScheduleId })
 export class Schedules extends HttpApiGroup.make("schedules")
   .add(
     HttpApiEndpoint.post("create", "/transactions/schedules")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Create a payout schedule",
+          description:
+            "Needs a partner token. Sweeps the merchant's available balance to `payload.address` (a CVU, CBU or alias whose holder is the merchant) `bi_daily`, `daily`, `weekly` or `monthly`, in Buenos Aires time."
+        })
+      )
       .setPayload(Schedule.CreateScheduleRequest)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(StatusEnvelope(Schedule.PayoutScheduleWire))
   )
   .add(
-    HttpApiEndpoint.get("list", "/transactions/schedules").addSuccess(
-      StatusEnvelope(Schema.Struct({ schedules: Schema.Array(Schedule.PayoutScheduleWire) }))
-    )
+    HttpApiEndpoint.get("list", "/transactions/schedules")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List payout schedules",
+          description:
+            "Needs a partner token: the payout schedules the calling partner created for the token's user."
+        })
+      )
+      .addSuccess(StatusEnvelope(Schema.Struct({ schedules: Schema.Array(Schedule.PayoutScheduleWire) })))
   )
   .add(
     HttpApiEndpoint.get("get", "/transactions/schedules/:schedule_id")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Read a payout schedule",
+          description: "Needs a partner token; only schedules the calling partner created."
+        })
+      )
       .setPath(scheduleId)
       .addSuccess(StatusEnvelope(Schedule.PayoutScheduleWire))
   )
   .add(
     HttpApiEndpoint.patch("update", "/transactions/schedules/:schedule_id")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Change a payout schedule",
+          description:
+            "Needs a partner token. Changes `frequency`, `address` or `schedule_status`; another partner's schedule is 403."
+        })
+      )
       .setPath(scheduleId)
       .setPayload(Schedule.PatchScheduleRequest)
       .addSuccess(StatusEnvelope(Schedule.PayoutScheduleWire))
@@ -277,17 +417,38 @@ const splitPaymentId = Schema.Struct({ split_payment_id: Ids.SplitPaymentId })
 export class Splits extends HttpApiGroup.make("splits")
   .add(
     HttpApiEndpoint.post("create", "/split/payments")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Create a split payment",
+          description:
+            "Closed beta. A dedicated CVU and alias that receives one or more transfers; the funds are distributed later to verified payout accounts."
+        })
+      )
       .setPayload(Split.CreateSplitPaymentRequest)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Envelope(Split.SplitPaymentView))
   )
   .add(
     HttpApiEndpoint.get("get", "/split/payments/:split_payment_id")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Read a split payment",
+          description:
+            "Closed beta. Its `payment_status`, the amount credited, `payout_status`, `hold_until` and the state of each payout."
+        })
+      )
       .setPath(splitPaymentId)
       .addSuccess(Envelope(Split.SplitPaymentView))
   )
   .add(
     HttpApiEndpoint.post("instructPayouts", "/split/payments/:split_payment_id/payouts")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Instruct a split payment's payouts",
+          description:
+            "Closed beta. The single payouts instruction: amounts to verified, active payout accounts within the received balance. Starts the 12-hour hold (`hold_until`); the payouts run after it and their result is sent by webhook."
+        })
+      )
       .setPath(splitPaymentId)
       .setPayload(Split.InstructPayoutsRequest)
       .setHeaders(IdempotencyHeaders)
@@ -295,23 +456,49 @@ export class Splits extends HttpApiGroup.make("splits")
   )
   .add(
     HttpApiEndpoint.post("createAccounts", "/split/accounts")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Create payout accounts",
+          description:
+            "Closed beta. Always a list, even of one account. Answers a verification request (`request_id`, `exp_timestamp`); one second-factor code verifies every account of the request."
+        })
+      )
       .setPayload(Split.PayoutAccountList)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Envelope(Split.VerificationRequestView))
   )
   .add(
     HttpApiEndpoint.post("verifyAccounts", "/split/accounts/verify")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Verify payout accounts",
+          description:
+            "Closed beta. The second-factor `code` of a verification request activates its accounts."
+        })
+      )
       .setPayload(Split.VerifyAccountsRequest)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Envelope(Split.VerificationRequestView))
   )
   .add(
-    HttpApiEndpoint.get("listAccounts", "/split/accounts").addSuccess(
-      Envelope(Schema.Struct({ accounts: Schema.Array(Split.PayoutAccount) }))
-    )
+    HttpApiEndpoint.get("listAccounts", "/split/accounts")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List payout accounts",
+          description: "Closed beta. The account's payout accounts in every state."
+        })
+      )
+      .addSuccess(Envelope(Schema.Struct({ accounts: Schema.Array(Split.PayoutAccount) })))
   )
   .add(
     HttpApiEndpoint.post("disableAccount", "/split/accounts/:account_id/disable")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Disable a payout account",
+          description:
+            "Closed beta. Blocks new payouts to the account; its history stays. To change an address, create and verify a new account."
+        })
+      )
       .setPath(Schema.Struct({ account_id: Ids.PayoutAccountId }))
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Envelope(Split.PayoutAccount))

@@ -6,9 +6,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs/promises"
-import { documentPath, render } from "../scripts/openApiDocument.js"
+import { documentPath, referencePath, render, renderApiReference } from "../scripts/openApiDocument.js"
 
 const STALE = "docs/openapi.json is stale: run `npm run openapi`"
+const STALE_REFERENCE = "docs/api.md is stale: run `npm run openapi`"
 
 /** Where two texts first differ, as a line number and both lines, for the failure message. */
 const firstDifference = (expected: string, actual: string): string => {
@@ -38,6 +39,26 @@ describe("docs/openapi.json", () => {
       // A `servers` entry would pin the document to one deployment (and `localhost` is none).
       expect(document["servers"]).toBeUndefined()
       expect(first).not.toMatch(/localhost|127\.0\.0\.1|cobro\.invalid/)
+    })
+  )
+
+  it.effect("docs/api.md is the reference rendered from it, naming every route", () =>
+    Effect.gen(function* () {
+      const generated = yield* Effect.promise(renderApiReference)
+      const checkedIn = yield* Effect.promise(() => fs.readFile(referencePath, "utf8").catch(() => undefined))
+      if (checkedIn === undefined) return expect.fail(`${STALE_REFERENCE} (the file is missing)`)
+      if (checkedIn !== generated)
+        return expect.fail(`${STALE_REFERENCE}\n${firstDifference(generated, checkedIn)}`)
+      const document = JSON.parse(yield* Effect.promise(render)) as {
+        paths: Record<string, Record<string, { summary?: string }>>
+      }
+      for (const [path, methods] of Object.entries(document.paths)) {
+        for (const [method, operation] of Object.entries(methods)) {
+          // Every route has a summary, and the reference has a section for it.
+          expect(operation.summary, `${method} ${path}`).toBeTruthy()
+          expect(checkedIn).toContain(`### ${method.toUpperCase()} ${path} — ${operation.summary}`)
+        }
+      }
     })
   )
 })
