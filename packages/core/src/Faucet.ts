@@ -54,7 +54,7 @@ export class Faucet extends Effect.Service<Faucet>()("@cobro/core/Faucet", {
       )
 
     const send = Effect.fn("Faucet.send")(function* (owner: UserId, cvu: Cvu, request: FaucetRequest) {
-      const amount = yield* Either.mapLeft(Money.fromNumber(request.amount, "ARS"), (e) =>
+      const amount = yield* Either.mapLeft(Money.fromInput(request.amount, "ARS"), (e) =>
         InvalidInput.of("amount", e.message)
       )
       if (amount.minor <= 0n) return yield* InvalidInput.of("amount", "must be positive")

@@ -133,8 +133,37 @@ export const formatReadable = (m: Money): string => {
 }
 
 /**
- * Wire schema of a price: `{amount: number, currency}` ⇄ `Money`. Decoding rejects
- * non-positive amounts and excess decimals with a message naming the rule.
+ * The largest amount cobro takes in, in minor units of any currency: 13 digits, so ARS and BRL
+ * 99,999,999,999.99, USDT 9,999,999.999999, BNB 99,999.99999999. Prices, quotes, transfers,
+ * payouts and tolerances stay at or under it. Why 13 digits: a 64-bit balance (what the BIGINT
+ * columns hold) still takes over 900,000 maximal amounts, and a decimal of at most 15 significant
+ * digits survives a JSON number exactly, so every amount below the maximum does (it is also far
+ * below 2^53). Sums (balances, totals received) are not bounded by it.
+ */
+export const maxMinor = 9_999_999_999_999n
+
+/** The maximum amount in `currency` (see `maxMinor`). */
+export const maximum = (currency: Currency): Money => make(maxMinor, currency)
+
+/** `m` if its size is at most the maximum, otherwise an error naming the maximum. */
+export const withinMaximum = (m: Money): Either.Either<Money, InvalidAmount> =>
+  m.minor <= maxMinor && m.minor >= -maxMinor
+    ? Either.right(m)
+    : Either.left(
+        new InvalidAmount({ message: `${m.currency} amounts are at most ${format(maximum(m.currency))}` })
+      )
+
+/**
+ * An amount a client sends, as a JSON number: parsed exactly (`fromNumber`) and at most the
+ * maximum. Every amount taken in goes through here (request schemas and services alike).
+ */
+export const fromInput = (value: number, currency: Currency): Either.Either<Money, InvalidAmount> =>
+  Either.flatMap(fromNumber(value, currency), withinMaximum)
+
+/**
+ * Wire schema of a stored or answered price: `{amount: number, currency}` ⇄ `Money`. Decoding
+ * rejects excess decimals with a message naming the rule; it does not bound the amount (a record
+ * written before the maximum still reads), `PriceInput` does.
  */
 export const PriceFromWire = Schema.transformOrFail(
   Schema.Struct({ amount: Schema.Number, currency: Currency }),
@@ -145,6 +174,24 @@ export const PriceFromWire = Schema.transformOrFail(
       Either.mapLeft(
         fromNumber(wire.amount, wire.currency),
         (e) => new ParseResult.Type(ast, wire, e.message)
+      ),
+    encode: (money) => ParseResult.succeed({ amount: toNumber(money), currency: money.currency })
+  }
+)
+
+/**
+ * Wire schema of a price a client sends: `PriceFromWire` whose amount is at most the maximum
+ * (`fromInput`). A failure points at `amount`, so the 400 names `price.amount`.
+ */
+export const PriceInput = Schema.transformOrFail(
+  Schema.Struct({ amount: Schema.Number, currency: Currency }),
+  Schema.typeSchema(Money),
+  {
+    strict: true,
+    decode: (wire, _, ast) =>
+      Either.mapLeft(
+        fromInput(wire.amount, wire.currency),
+        (e) => new ParseResult.Pointer("amount", wire, new ParseResult.Type(ast, wire.amount, e.message))
       ),
     encode: (money) => ParseResult.succeed({ amount: toNumber(money), currency: money.currency })
   }

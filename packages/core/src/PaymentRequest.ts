@@ -9,8 +9,8 @@ import { ClientData } from "./Payment.js"
 import { HttpUrl, Timestamp } from "./Wire.js"
 import { Class } from "./internal/schemaClass.js"
 
-/** A positive price with no more decimals than its currency has. */
-export const Price = Money.PriceFromWire.pipe(Schema.filter((m) => m.minor > 0n || "amount must be positive"))
+/** A positive price with no more decimals than its currency has, at most the maximum. */
+export const Price = Money.PriceInput.pipe(Schema.filter((m) => m.minor > 0n || "amount must be positive"))
 
 export class CreatePaymentRequest extends Class<CreatePaymentRequest>("CreatePaymentRequest")({
   user_id: UserId,

@@ -2,7 +2,7 @@
  * Schemas that encode domain values exactly as SPEC shows them on the wire: ARS amounts as
  * decimal text ("1500.00") or JSON numbers, timestamps as ISO 8601 text, rates as numbers.
  */
-import { BigDecimal, Either, ParseResult, Schema } from "effect"
+import { BigDecimal, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
 import * as Money from "./Money.js"
 
 const arsMoney = Schema.typeSchema(Money.Money).pipe(
@@ -25,6 +25,17 @@ export const ArsNumber = Schema.transformOrFail(Schema.Number, arsMoney, {
   encode: (m) => ParseResult.succeed(Money.toNumber(m))
 })
 
+/**
+ * An ARS amount a client sends, 1500.5 ⇄ Money(ARS): `ArsNumber` that is at most the maximum
+ * (`Money.fromInput`). `ArsNumber` itself reads stored and answered amounts, which may be sums.
+ */
+export const ArsInput = Schema.transformOrFail(Schema.Number, arsMoney, {
+  strict: true,
+  decode: (n, _, ast) =>
+    Either.mapLeft(Money.fromInput(n, "ARS"), (e) => new ParseResult.Type(ast, n, e.message)),
+  encode: (m) => ParseResult.succeed(Money.toNumber(m))
+})
+
 /** A rate or percentage: JSON number ⇄ BigDecimal. */
 export const Rate = Schema.BigDecimalFromNumber
 
@@ -44,3 +55,19 @@ export const HttpUrl = Schema.String.pipe(
     { message: () => "must be an absolute http(s) URL" }
   )
 )
+
+/**
+ * A field that may have no value: `null` in the domain, left out on the wire. Encoding omits the
+ * key when the value is null (SPEC types these fields as a string or an object, and clients
+ * that read them as optional-but-not-nullable reject a `null`); decoding reads a missing key or
+ * a `null` as null, so documents stored before the field was omitted, and clients that send
+ * `null`, still decode. The JSON Schema (the OpenAPI document) shows the field as optional and
+ * not nullable, as it is sent. Fields SPEC itself shows as `null` (a split payment's
+ * `hold_until` and `payout_status` before its instruction) stay `Schema.NullOr`.
+ */
+export const Omittable = <S extends Schema.Schema.AnyNoContext>(schema: S) =>
+  Schema.optionalToRequired(
+    Schema.NullOr(schema).annotations({ [SchemaAST.SurrogateAnnotationId]: schema.ast }),
+    Schema.NullOr(Schema.typeSchema(schema)),
+    { decode: Option.getOrNull, encode: Option.fromNullable }
+  )

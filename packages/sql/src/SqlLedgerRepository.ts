@@ -1,7 +1,9 @@
 /**
  * `LedgerRepository` over `SqlClient`. The journal tables are append-only (triggers) and the
  * balance table refuses a negative balance owed to someone (CHECK), so the database holds the
- * ledger's invariants even against code that bypasses the service.
+ * ledger's invariants even against code that bypasses the service. Amounts and sums are read as
+ * text (`CAST … AS TEXT`): SQLite hands an INTEGER to JavaScript as a number, which is not exact
+ * beyond 2^53, and `verify` must never report books broken that are not (or the reverse).
  */
 import { SqlClient } from "@effect/sql"
 import { Errors, Ids, LedgerAccount, LedgerRepository as Port, Money } from "@cobro/core"
@@ -139,7 +141,7 @@ export const make = Effect.gen(function* () {
     append: (entry) => atomically([entry]),
     appendAll: atomically,
     sumOf: (account, currency) =>
-      sql<{ sum_minor: unknown }>`SELECT sum_minor FROM cobro_ledger_balances
+      sql<{ sum_minor: unknown }>`SELECT CAST(sum_minor AS TEXT) AS sum_minor FROM cobro_ledger_balances
         WHERE account = ${account} AND currency = ${currency}`.pipe(
         Effect.map((rows) => (rows[0] === undefined ? 0n : toBigInt(rows[0].sum_minor))),
         Effect.orDie
@@ -148,7 +150,7 @@ export const make = Effect.gen(function* () {
       account: string
       currency: string
       sum_minor: unknown
-    }>`SELECT account, currency, sum_minor
+    }>`SELECT account, currency, CAST(sum_minor AS TEXT) AS sum_minor
       FROM cobro_ledger_balances`.pipe(
       Effect.map((rows) =>
         rows.map((r) => ({
@@ -160,7 +162,8 @@ export const make = Effect.gen(function* () {
       Effect.orDie
     ),
     entries: (after, limit) =>
-      sql<PostingRow>`SELECT e.position, e.entry_id, e.kind, e.reference, e.created_ms, p.account, p.currency, p.amount_minor
+      sql<PostingRow>`SELECT e.position, e.entry_id, e.kind, e.reference, e.created_ms, p.account, p.currency,
+          CAST(p.amount_minor AS TEXT) AS amount_minor
         FROM (SELECT * FROM cobro_ledger_entries WHERE position > ${after} ORDER BY position LIMIT ${limit}) e
         LEFT JOIN cobro_ledger_postings p ON p.entry_position = e.position
         ORDER BY e.position, p.line`.pipe(

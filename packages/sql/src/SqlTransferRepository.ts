@@ -57,7 +57,9 @@ export const make = Effect.gen(function* () {
     insert: (record) => Effect.map(insertAll([record]), (recorded) => recorded.length === 1),
     insertAll,
     findById: (id) =>
-      sql<Row>`SELECT * FROM cobro_transfers WHERE bank_transaction_id = ${id}`.pipe(
+      sql<Row>`SELECT bank_transaction_id, cvu, CAST(amount_minor AS TEXT) AS amount_minor, currency, target,
+          target_id, received_ms
+        FROM cobro_transfers WHERE bank_transaction_id = ${id}`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromRow)),
         Effect.orDie
       )

@@ -6,9 +6,18 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { DateTime, Effect, Option, Schema } from "effect"
 
-/** BIGINT/INTEGER column → bigint. */
-export const toBigInt = (value: unknown): bigint =>
-  typeof value === "bigint" ? value : BigInt(value as string | number)
+/**
+ * BIGINT/INTEGER column → bigint. SQLite answers an INTEGER as a JavaScript number, which is not
+ * exact beyond 2^53, so money columns are selected as text (`CAST(amount_minor AS TEXT)`); a
+ * number past 2^53 here is such a column read without the cast, and dies rather than read wrong.
+ */
+export const toBigInt = (value: unknown): bigint => {
+  if (typeof value === "bigint") return value
+  if (typeof value === "number" && !Number.isSafeInteger(value)) {
+    throw new RangeError(`an integer column was read as the inexact number ${value}: select it as text`)
+  }
+  return BigInt(value as string | number)
+}
 
 /** Epoch-millisecond column → DateTime.Utc. */
 export const toDateTime = (value: unknown): DateTime.Utc => DateTime.unsafeMake(Number(value))

@@ -2,6 +2,7 @@ import type { Scenario } from "../Scenario.js"
 import { authScenarios } from "./auth.js"
 import { customerScenarios } from "./customers.js"
 import { idempotencyScenarios } from "./idempotency.js"
+import { moneyScenarios } from "./money.js"
 import { paymentScenarios } from "./payments.js"
 import { scheduleScenarios } from "./schedules.js"
 import { splitScenarios } from "./splits.js"
@@ -17,5 +18,6 @@ export const scenarios: ReadonlyArray<Scenario> = [
   ...scheduleScenarios,
   ...splitScenarios,
   ...idempotencyScenarios,
-  ...webhookScenarios
+  ...webhookScenarios,
+  ...moneyScenarios
 ]
