@@ -27,8 +27,9 @@ import {
   User
 } from "./User.js"
 import { UserRepository } from "./UserRepository.js"
-import { ArsNumber, Rate } from "./Wire.js"
+import { ArsInput, ArsNumber, Omittable, Rate } from "./Wire.js"
 import { Class } from "./internal/schemaClass.js"
+import { EMAIL_PATTERN } from "./internal/text.js"
 
 /** A CUIT as people write it ("30-71234567-1" or bare digits), validated after removing dashes. */
 export const CuitInput = Schema.compose(
@@ -39,7 +40,7 @@ export const CuitInput = Schema.compose(
 /** Trimmed, lower-cased, `local@domain.tld`, at most 254 characters. */
 export const Email = Schema.compose(Schema.Trim, Schema.Lowercase).pipe(
   Schema.maxLength(254, { message: () => "must be at most 254 characters" }),
-  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" })
+  Schema.pattern(EMAIL_PATTERN, { message: () => "must be an email address" })
 )
 
 export const DisplayName = Schema.Trim.pipe(
@@ -82,7 +83,7 @@ export class AccountPatch extends Class<AccountPatch>("AccountPatch")({
   cancellation_period_minutes: Schema.optional(Schema.NullOr(CancellationPeriodMinutes)),
   automatic_cancellation: Schema.optional(Schema.Boolean),
   transfer_tolerance: Schema.optional(
-    ArsNumber.pipe(Schema.filter((m) => m.minor >= 0n || "must not be negative"))
+    ArsInput.pipe(Schema.filter((m) => m.minor >= 0n || "must not be negative"))
   )
 }) {}
 
@@ -96,14 +97,14 @@ export class PartnerConfig extends Class<PartnerConfig>("PartnerConfig")({
 /** SPEC's Account resource, field for field. */
 export class Account extends Class<Account>("Account")({
   account_status: AccountStatus,
-  alias_prefix: Schema.NullOr(AliasPrefix),
-  cancellation_period: Schema.NullOr(Schema.Int),
-  cancellation_period_minutes: Schema.NullOr(Schema.Int),
+  alias_prefix: Omittable(AliasPrefix),
+  cancellation_period: Omittable(Schema.Int),
+  cancellation_period_minutes: Omittable(Schema.Int),
   transfer_tolerance: ArsNumber,
-  payout_schedule: Schema.NullOr(PayoutScheduleConfig),
+  payout_schedule: Omittable(PayoutScheduleConfig),
   user_id: UserId,
-  /** The partner that onboarded the user; null for users without one. */
-  partner_config: Schema.NullOr(PartnerConfig)
+  /** The partner that onboarded the user; absent for users without one. */
+  partner_config: Omittable(PartnerConfig)
 }) {}
 
 /**

@@ -7,7 +7,7 @@ import { Alias, Cvu } from "./BankAccount.js"
 import { Conflict } from "./Errors.js"
 import { ExternalId, PartnerId, PaymentId, TeamId, UserId } from "./Ids.js"
 import * as Money from "./Money.js"
-import { ArsNumber, ArsText, Rate, Timestamp } from "./Wire.js"
+import { ArsNumber, ArsText, Omittable, Rate, Timestamp } from "./Wire.js"
 import { Class } from "./internal/schemaClass.js"
 
 export const PaymentStatus = Schema.Literal("PENDING", "SUCCESS", "OVERPAID", "UNDERPAID", "EXPIRED")
@@ -98,7 +98,8 @@ export class TransactionFields extends Class<TransactionFields>("TransactionFiel
 
 export class MotiveChange extends Class<MotiveChange>("MotiveChange")({
   value: Schema.String,
-  previous: Schema.NullOr(Schema.String),
+  /** Absent on the first change of a payment created without a motive. */
+  previous: Omittable(Schema.String),
   modified_by: UserId,
   modification_timestamp: Timestamp
 }) {}
@@ -122,9 +123,9 @@ export class Payment extends Class<Payment>("Payment")({
   price: Money.PriceFromWire,
   payment_options: Schema.Array(PaymentOption),
   external_id: ExternalId,
-  webhook_url: Schema.NullOr(Schema.String),
-  redirect_url: Schema.NullOr(Schema.String),
-  motive: Schema.NullOr(Schema.String),
+  webhook_url: Omittable(Schema.String),
+  redirect_url: Omittable(Schema.String),
+  motive: Omittable(Schema.String),
   payment_url: Schema.String,
   expiration_timestamp: Timestamp,
   creation_timestamp: Timestamp,
@@ -135,10 +136,10 @@ export class Payment extends Class<Payment>("Payment")({
   transactions: Schema.Array(Transaction),
   transaction_fields: Schema.optional(TransactionFields),
   metadata: PaymentMetadata,
-  client_data: Schema.NullOr(ClientData),
-  team_id: Schema.NullOr(TeamId),
+  client_data: Omittable(ClientData),
+  team_id: Omittable(TeamId),
   tags: Schema.Array(Schema.String),
-  partner_id: Schema.NullOr(PartnerId),
+  partner_id: Omittable(PartnerId),
   /** Whether the CVU has been given back to the bank (at expiry); later transfers bounce. */
   cvu_released: Schema.Boolean,
   /** Canonical text of the create request, to recognise a repeated create (internal). */
@@ -234,7 +235,7 @@ export class PublicPayment extends Class<PublicPayment>("PublicPayment")({
   price: Money.PriceFromWire,
   quotes: Schema.Array(Quote),
   expiration_timestamp: Timestamp,
-  motive: Schema.NullOr(Schema.String),
-  redirect_url: Schema.NullOr(Schema.String),
+  motive: Omittable(Schema.String),
+  redirect_url: Omittable(Schema.String),
   merchant_name: Schema.String
 }) {}

@@ -17,7 +17,7 @@ import {
   VerificationRequestId
 } from "./Ids.js"
 import type * as Money from "./Money.js"
-import { ArsNumber, ArsText, HttpUrl, Timestamp } from "./Wire.js"
+import { ArsInput, ArsText, HttpUrl, Omittable, Timestamp } from "./Wire.js"
 import { Class } from "./internal/schemaClass.js"
 
 /** SPEC: payouts are not executed before 12 hours after the instruction is accepted. */
@@ -179,19 +179,19 @@ export class PayoutAccount extends Class<PayoutAccount>("PayoutAccount")({
   account_id: PayoutAccountId,
   user_id: UserId,
   /** The partner that created it, if any (the account belongs to the user). */
-  partner_id: Schema.NullOr(PartnerId),
+  partner_id: Omittable(PartnerId),
   /** As given: CVU, CBU or alias. */
   address: PayoutAddress,
   /** The CVU/CBU the bank resolved the address to at creation; payouts go here. */
   bank_account: Schema.String,
   holder_name: Schema.String,
   holder_cuit: Cuit,
-  label: Schema.NullOr(Schema.String),
+  label: Omittable(Schema.String),
   status: AccountStatus,
   request_id: VerificationRequestId,
   creation_timestamp: Timestamp,
-  activation_timestamp: Schema.NullOr(Timestamp),
-  disabled_timestamp: Schema.NullOr(Timestamp),
+  activation_timestamp: Omittable(Timestamp),
+  disabled_timestamp: Omittable(Timestamp),
   last_modified_timestamp: Timestamp
 }) {}
 
@@ -215,12 +215,14 @@ export class VerificationRequest extends Class<VerificationRequest>("Verificatio
 export class SplitPaymentView extends Class<SplitPaymentView>("SplitPaymentView")({
   split_payment_id: SplitPaymentId,
   external_id: ExternalId,
-  webhook_url: Schema.NullOr(Schema.String),
-  partner_id: Schema.NullOr(PartnerId),
+  webhook_url: Omittable(Schema.String),
+  partner_id: Omittable(PartnerId),
   cvu: Cvu,
   alias: Alias,
   payment_status: PaymentStatus,
+  /** Null (sent as `null`, as SPEC shows) until the payouts instruction is accepted. */
   payout_status: Schema.NullOr(PayoutStatus),
+  /** Null (sent as `null`, as SPEC shows) until the payouts instruction is accepted. */
   hold_until: Schema.NullOr(Timestamp),
   amount_received: ArsText,
   amount_credited: ArsText,
@@ -232,9 +234,9 @@ export class SplitPaymentView extends Class<SplitPaymentView>("SplitPaymentView"
       account_id: PayoutAccountId,
       amount: ArsText,
       status: PayoutState,
-      bank_transaction_id: Schema.NullOr(BankTransactionId),
-      failure_reason: Schema.NullOr(Schema.String),
-      executed_timestamp: Schema.NullOr(Timestamp)
+      bank_transaction_id: Omittable(BankTransactionId),
+      failure_reason: Omittable(Schema.String),
+      executed_timestamp: Omittable(Timestamp)
     })
   ),
   creation_timestamp: Timestamp,
@@ -318,8 +320,8 @@ export class VerifyAccountsRequest extends Class<VerifyAccountsRequest>("VerifyA
   code: Schema.String.pipe(Schema.maxLength(32))
 }) {}
 
-/** A positive ARS amount with at most 2 decimals, as a JSON number. */
-export const PayoutAmount = ArsNumber.pipe(Schema.filter((m) => m.minor > 0n || "amount must be positive"))
+/** A positive ARS amount with at most 2 decimals, as a JSON number, at most the maximum. */
+export const PayoutAmount = ArsInput.pipe(Schema.filter((m) => m.minor > 0n || "amount must be positive"))
 
 export class PayoutInstructionItem extends Class<PayoutInstructionItem>("PayoutInstructionItem")({
   account_id: PayoutAccountId,

@@ -308,10 +308,7 @@ describe("Accounts.getAccount", () => {
         expect(yield* Schema.encode(Accounts.Account)(account)).toEqual({
           account_status: "PENDING",
           alias_prefix: "socio1",
-          cancellation_period: null,
-          cancellation_period_minutes: null,
           transfer_tolerance: 2,
-          payout_schedule: null,
           user_id: user.user_id,
           partner_config: {
             commission: 0.015,

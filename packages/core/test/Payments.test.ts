@@ -204,7 +204,6 @@ describe("Payments reads", () => {
           quotes: [expect.objectContaining({ address: p.cvu, alias: p.quotes[0]!.alias, amount: "1500.00" })],
           expiration_timestamp: DateTime.formatIso(p.expiration_timestamp),
           motive: "Cuota",
-          redirect_url: null,
           merchant_name: "Tienda Uno"
         })
       })

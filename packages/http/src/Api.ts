@@ -97,9 +97,9 @@ export const FaucetResult = Schema.Struct({
   sender_cuit: Schema.String,
   /** `credited` to a payment, customer or split; `bounced` back to the sender; `duplicate`. */
   outcome: Schema.Literal("credited", "bounced", "duplicate"),
-  target: Schema.NullOr(Schema.String),
-  target_id: Schema.NullOr(Schema.String),
-  reason: Schema.NullOr(Schema.String)
+  target: Wire.Omittable(Schema.String),
+  target_id: Wire.Omittable(Schema.String),
+  reason: Wire.Omittable(Schema.String)
 })
 
 export const IdempotencyHeaders = Schema.Struct({

@@ -255,11 +255,7 @@ layer(serverLayer())("GET /users/{user_id}/account", (it) => {
         error: false,
         data: {
           account_status: "ACTIVE",
-          alias_prefix: null,
-          cancellation_period: null,
-          cancellation_period_minutes: null,
           transfer_tolerance: 0,
-          payout_schedule: null,
           user_id: "auth_a1",
           partner_config: {
             commission: 0,
@@ -318,9 +314,9 @@ layer(serverLayer())("PATCH /users/{user_id}", (it) => {
         user_id: "auth_x1",
         alias_prefix: "mi_tien",
         cancellation_period: 200,
-        cancellation_period_minutes: null,
         transfer_tolerance: 1.5
       })
+      expect(body.data).not.toHaveProperty("cancellation_period_minutes")
       const minutes = yield* call("PATCH", "/users/auth_x1", {
         token,
         body: { cancellation_period_minutes: 5, automatic_cancellation: true }

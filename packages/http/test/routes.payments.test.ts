@@ -41,16 +41,17 @@ const createPayment = (user_id: string, fields: Record<string, unknown> = {}) =>
 
 const iso = (dt: DateTime.DateTime) => DateTime.formatIso(dt)
 
-/** Every field of a payment on the wire (SPEC's Payment), before any transfer. */
+/**
+ * Every field a payment always has on the wire (SPEC's Payment), before any transfer. The
+ * optional ones (`webhook_url`, `redirect_url`, `motive`, `client_data`, `team_id`,
+ * `partner_id`) are there only when they have a value: absent, never `null`.
+ */
 const paymentKeys = [
   "id",
   "payment_status",
   "price",
   "payment_options",
   "external_id",
-  "webhook_url",
-  "redirect_url",
-  "motive",
   "payment_url",
   "expiration_timestamp",
   "creation_timestamp",
@@ -60,11 +61,11 @@ const paymentKeys = [
   "quotes",
   "transactions",
   "metadata",
-  "client_data",
-  "team_id",
-  "tags",
-  "partner_id"
+  "tags"
 ].sort()
+
+/** `paymentKeys` plus the optional fields a payment was given. */
+const keysWith = (...optional: ReadonlyArray<string>) => [...paymentKeys, ...optional].sort()
 
 /** An error in the `{message, error, code, data}` envelope. */
 const errorBody = (status: number, message: string, data: Record<string, unknown> = {}) => ({
@@ -195,7 +196,10 @@ layer(serverLayer())("GET /payments/{paymentId}", (it) => {
       const body: Json = r.body
       expect(body).toMatchObject({ message: "payment.found", error: false, code: 200 })
       const data = body.data
-      expect(Object.keys(data).sort()).toEqual([...paymentKeys, "user_info"].sort())
+      expect(Object.keys(data).sort()).toEqual(
+        keysWith("motive", "webhook_url", "redirect_url", "team_id", "client_data", "user_info")
+      )
+      expect(data).not.toHaveProperty("partner_id")
       expect(data).not.toHaveProperty("cvu_released")
       expect(data).not.toHaveProperty("creation_request")
       expect(data).not.toHaveProperty("transaction_fields")
@@ -216,8 +220,7 @@ layer(serverLayer())("GET /payments/{paymentId}", (it) => {
         metadata: { motive: [] },
         client_data: { first_name: "Ana", email: "ana@example.com" },
         team_id: "team-1",
-        tags: ["a"],
-        partner_id: null
+        tags: ["a"]
       })
       expect(data.quotes).toEqual([
         {
@@ -627,7 +630,7 @@ layer(serverLayer())("PUT /payments/{paymentId}/metadata", (it) => {
       const body: Json = r.body
       expect(Object.keys(body).sort()).toEqual(["code", "data", "error", "message"])
       expect(body).toMatchObject({ message: "payment.metadata.updated", error: false, code: 200 })
-      expect(Object.keys(body.data).sort()).toEqual(paymentKeys)
+      expect(Object.keys(body.data).sort()).toEqual(keysWith("motive"))
       expect(body.data.motive).toBe("Segundo")
       expect(body.data.metadata).toEqual({
         motive: [{ value: "Segundo", previous: "Primero", modified_by: "pay_m1", modification_timestamp: at }]
