@@ -72,7 +72,7 @@ const roundTrip = (backend: SqlBackend) => {
       account_id: Ids.PayoutAccountId.make("pacc_legacy"),
       user_id: u1,
       partner_id: null,
-      address: BankAccount.makeCbu("0170099", "0000000000001"),
+      address: BankAccount.PayoutAddress.make(BankAccount.makeCbu("0170099", "0000000000001")),
       bank_account: BankAccount.makeCbu("0170099", "0000000000001"),
       holder_name: "Ana",
       holder_cuit: BankAccount.makeCuit("20", "40000001"),
