@@ -17,6 +17,7 @@ import { hashOf, newClientId, newSecret, secretMatches } from "./internal/secret
 import { AuthorizationCode, codeLifetimeMinutes, Partner, PartnerSlug, slugify } from "./Partner.js"
 import { PartnerRepository } from "./PartnerRepository.js"
 import { Principal } from "./Principal.js"
+import { RealTime } from "./RealTime.js"
 import { Transactor } from "./Transactor.js"
 import { DisplayName } from "./Accounts.js"
 import { HttpUrl, Rate, Timestamp } from "./Wire.js"
@@ -99,6 +100,8 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
     const crypto = yield* Crypto
     const transactor = yield* Transactor
     const config = yield* EngineConfig
+    // Tokens, codes and secrets live on real time, also when the engine's clock is shifted.
+    const realTime = yield* RealTime
 
     const expiryOf = (now: DateTime.Utc, lifetime: Duration.Duration) =>
       Duration.isFinite(lifetime) ? DateTime.addDuration(now, lifetime) : null
@@ -145,7 +148,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
       ) {
         return yield* invalidCredentials()
       }
-      const now = yield* DateTime.now
+      const now = yield* realTime.now
       const expires = DateTime.addDuration(now, config.userTokenLifetime)
       const { text } = yield* mintToken(
         {
@@ -173,7 +176,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
       const found = yield* credentials.findToken(yield* hashOf(crypto, token))
       if (Option.isNone(found) || found.value.revoked_at !== null) return yield* invalidToken()
       const row = found.value
-      if (!row.isActiveAt(yield* DateTime.now)) {
+      if (!row.isActiveAt(yield* realTime.now)) {
         return yield* new Unauthorized({ key: "auth.token.expired", message: "the token has expired" })
       }
       return row.kind === "partner" && row.partner_id !== null
@@ -188,7 +191,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
         Effect.gen(function* () {
           const found = yield* credentials.findCredentialForUpdate(userId)
           if (Option.isNone(found)) return yield* NotFound.of("user", userId)
-          const now = yield* DateTime.now
+          const now = yield* realTime.now
           const current = found.value
           yield* credentials.updateCredential(
             new UserCredential({
@@ -211,7 +214,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
       }
       const clientId = yield* newClientId(crypto)
       const secret = yield* newSecret(crypto, "cs_")
-      const now = yield* DateTime.now
+      const now = yield* realTime.now
       const partner = new Partner({
         partner_id: PartnerId.make(yield* newId("par")),
         name: request.name,
@@ -246,7 +249,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
             new Partner({
               ...partner,
               client_secret_sealed: yield* crypto.encrypt(secret, partner.client_id),
-              secret_rotated_at: yield* DateTime.now
+              secret_rotated_at: yield* realTime.now
             })
           )
           return { client_id: partner.client_id, client_secret: secret } satisfies ClientCredentials
@@ -265,7 +268,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
     ) {
       yield* getPartner(partnerId)
       const code = yield* newSecret(crypto)
-      const now = yield* DateTime.now
+      const now = yield* realTime.now
       const row = new AuthorizationCode({
         code_hash: yield* hashOf(crypto, code),
         partner_id: partnerId,
@@ -290,7 +293,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
       const codeHash = yield* hashOf(crypto, request.code)
       const outcome = yield* transactor.withTransaction(
         Effect.gen(function* () {
-          const now = yield* DateTime.now
+          const now = yield* realTime.now
           const found = yield* partners.findCodeForUpdate(codeHash)
           if (Option.isNone(found) || found.value.partner_id !== partner.partner_id) {
             return Either.left(invalidCode())
@@ -347,7 +350,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
         found.value.kind === "partner" &&
         found.value.partner_id === partner.partner_id
       ) {
-        yield* credentials.revokeToken(hash, yield* DateTime.now)
+        yield* credentials.revokeToken(hash, yield* realTime.now)
       }
     })
 

@@ -3,7 +3,8 @@
  * runs and its response is stored; a retry with the same key and the same request gets that
  * response again (`replayed: true`) without running anything; the same key with another request
  * is refused (422), and a retry while the first is still running is refused (409). A key lives
- * 24 hours. The HTTP layer computes the request's fingerprint and maps the outcome to the wire.
+ * 24 hours of real time (`RealTime`). The HTTP layer computes the request's fingerprint and maps
+ * the outcome to the wire.
  *
  * What is stored is decided by the caller: whatever response its effect returns (a 201 or a
  * 4xx it wants replayed) is kept; when the effect fails or dies, nothing is kept and a retry runs
@@ -15,6 +16,7 @@ import { Crypto, toHex } from "./Crypto.js"
 import { EngineConfig } from "./EngineConfig.js"
 import { Conflict, InvalidInput, Unprocessable } from "./Errors.js"
 import { IdempotencyRecord, IdempotencyRepository } from "./IdempotencyRepository.js"
+import { RealTime } from "./RealTime.js"
 
 /** What the HTTP layer sends back: a status and the JSON text of the body. */
 export interface Response {
@@ -78,6 +80,8 @@ export class Idempotency extends Effect.Service<Idempotency>()("@cobro/core/Idem
     const repo = yield* IdempotencyRepository
     const config = yield* EngineConfig
     const crypto = yield* Crypto
+    // Clients retry on real time: a key's retention and lock do not follow a shifted engine clock.
+    const realTime = yield* RealTime
 
     const isExpired = (record: IdempotencyRecord, now: DateTime.Utc) =>
       DateTime.lessThan(record.created_at, DateTime.subtractDuration(now, retention))
@@ -90,7 +94,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@cobro/core/Idem
       attempt: number
     ): Effect.Effect<Claim, Conflict | Unprocessable> =>
       Effect.gen(function* () {
-        const now = yield* DateTime.now
+        const now = yield* realTime.now
         const fresh = new IdempotencyRecord({
           scope,
           key,
@@ -187,7 +191,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@cobro/core/Idem
 
     /** Deletes every key older than the retention; returns how many. The server schedules it. */
     const purge = Effect.fn("Idempotency.purge")(function* () {
-      const now = yield* DateTime.now
+      const now = yield* realTime.now
       return yield* repo.purgeBefore(DateTime.subtractDuration(now, retention))
     })
 

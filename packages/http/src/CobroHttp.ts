@@ -14,6 +14,7 @@ import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { RealTime } from "@cobro/core"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import type * as Http from "node:http"
 import { CobroApi } from "./Api.js"
@@ -27,7 +28,21 @@ import { layerAuthentication, layerPartnerAuthentication } from "./Security.js"
 /** The engine services the API and the hosted pages call; `Faucet` is optional (sandbox). */
 export type EngineServices = Exclude<Requirements | Pages.Requirements, HttpConfig | RateLimiter.RateLimiter>
 
-const rateLimiter = RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory))
+/**
+ * The limiter of every rate limit, counting on real time (core's `RealTime`): a host that shifts
+ * the engine's clock (the sandbox clock) does not open a fresh window by moving it.
+ */
+const rateLimiter = Layer.effect(
+  RateLimiter.RateLimiter,
+  Effect.gen(function* () {
+    const realTime = yield* RealTime.RealTime
+    const limiter = yield* RateLimiter.make
+    return RateLimiter.RateLimiter.of({
+      ...limiter,
+      consume: (options) => realTime.run(limiter.consume(options))
+    })
+  })
+).pipe(Layer.provide(RateLimiter.layerStoreMemory))
 
 /**
  * The API with its handlers, auth, limits, error envelopes, `/openapi.json` and `/docs`, and the

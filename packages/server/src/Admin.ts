@@ -11,6 +11,7 @@ import {
   Errors,
   Ids,
   Principal,
+  RealTime,
   SandboxBank,
   SecondFactor,
   Transactor,
@@ -174,11 +175,11 @@ export interface SandboxCode {
 /**
  * The 2FA codes of the payout-account verifications still open (pending and not expired),
  * oldest first. The sandbox's `SecondFactor` derives each code from its request id, so any
- * process can show them; only a sandbox ever does.
+ * process can show them; only a sandbox ever does. Codes expire on real time (`RealTime`).
  */
 export const sandboxCodes = Effect.fn("Admin.sandboxCodes")(function* (userId?: string) {
   const sql = yield* SqlClient.SqlClient
-  const now = DateTime.toEpochMillis(yield* DateTime.now)
+  const now = DateTime.toEpochMillis(yield* RealTime.now)
   const rows = yield* sql<{
     readonly request_id: string
     readonly user_id: string

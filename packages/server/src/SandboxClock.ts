@@ -7,8 +7,12 @@
  *
  * Moving the clock does not replay the instants in between: work that became due runs once, at
  * the new time (as after a server that was down for that long).
+ *
+ * It moves the payment domain only. Credentials, tokens, codes, `Idempotency-Key` retention, rate
+ * limits, web forms and `webhook-timestamp` stay on real time: the layer also provides core's
+ * `RealTime` as the clock the offset is added to.
  */
-import { ClockOffsetRepository, Jobs } from "@cobro/core"
+import { ClockOffsetRepository, Jobs, RealTime } from "@cobro/core"
 import { Webhooks } from "@cobro/webhooks"
 import { Clock, Context, DateTime, Duration, Effect, Layer, Schedule } from "effect"
 
@@ -64,43 +68,49 @@ export class SandboxClock extends Context.Tag("@cobro/server/SandboxClock")<
 /**
  * The test clock over the stored offset: installed as the `Clock` of everything built on top of
  * this layer (the engine, the HTTP handlers, the workers), loaded before anything reads the time,
- * and refreshed every second while the layer lives.
+ * and refreshed every second while the layer lives. Real time is the `Clock` this layer is built
+ * on (the system's, or a test's); everything on top gets it as `RealTime`.
  */
-export const layer: Layer.Layer<SandboxClock, never, ClockOffsetRepository.ClockOffsetRepository> =
-  Layer.scoped(
-    SandboxClock,
-    Effect.gen(function* () {
-      const offsets = yield* ClockOffsetRepository.ClockOffsetRepository
-      const clock = makeClock()
-      const refresh = Effect.map(offsets.get, (offset) => clock.raise(Duration.toMillis(offset)))
-      yield* refresh
-      yield* Effect.withClockScoped(clock)
-      yield* refresh.pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning("could not re-read the sandbox clock", cause)),
-        Effect.repeat(Schedule.spaced(refreshInterval)),
-        Effect.forkScoped
-      )
-      const read = Effect.sync((): ClockReading => ({
-        now: DateTime.unsafeMake(clock.unsafeCurrentTimeMillis()),
-        offset: Duration.millis(clock.offsetMillis())
-      }))
-      const advance = (by: Duration.Duration) =>
-        Effect.gen(function* () {
-          if (Duration.greaterThan(by, maxAdvance)) {
-            return yield* Effect.dieMessage(
-              `the sandbox clock moves at most ${Duration.format(maxAdvance)} at once`
-            )
-          }
-          const offset = yield* offsets.advance(by)
-          clock.raise(Duration.toMillis(offset))
-          yield* Effect.logInfo("sandbox clock advanced").pipe(
-            Effect.annotateLogs({ by: Duration.format(by), offset: Duration.format(offset) })
+export const layer: Layer.Layer<
+  SandboxClock | RealTime.RealTime,
+  never,
+  ClockOffsetRepository.ClockOffsetRepository
+> = Layer.scopedContext(
+  Effect.gen(function* () {
+    const offsets = yield* ClockOffsetRepository.ClockOffsetRepository
+    const real = yield* Effect.clock
+    const clock = makeClock(real)
+    const refresh = Effect.map(offsets.get, (offset) => clock.raise(Duration.toMillis(offset)))
+    yield* refresh
+    yield* Effect.withClockScoped(clock)
+    yield* refresh.pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("could not re-read the sandbox clock", cause)),
+      Effect.repeat(Schedule.spaced(refreshInterval)),
+      Effect.forkScoped
+    )
+    const read = Effect.sync((): ClockReading => ({
+      now: DateTime.unsafeMake(clock.unsafeCurrentTimeMillis()),
+      offset: Duration.millis(clock.offsetMillis())
+    }))
+    const advance = (by: Duration.Duration) =>
+      Effect.gen(function* () {
+        if (Duration.greaterThan(by, maxAdvance)) {
+          return yield* Effect.dieMessage(
+            `the sandbox clock moves at most ${Duration.format(maxAdvance)} at once`
           )
-          return yield* read
-        }).pipe(Effect.withSpan("SandboxClock.advance"))
-      return SandboxClock.of({ read, advance, refresh })
-    })
-  )
+        }
+        const offset = yield* offsets.advance(by)
+        clock.raise(Duration.toMillis(offset))
+        yield* Effect.logInfo("sandbox clock advanced").pipe(
+          Effect.annotateLogs({ by: Duration.format(by), offset: Duration.format(offset) })
+        )
+        return yield* read
+      }).pipe(Effect.withSpan("SandboxClock.advance"))
+    return Context.make(SandboxClock, SandboxClock.of({ read, advance, refresh })).pipe(
+      Context.add(RealTime.RealTime, RealTime.fromClock(real))
+    )
+  })
+)
 
 export interface AdvanceReport extends ClockReading {
   readonly jobs: Jobs.RunReport

@@ -20,7 +20,7 @@ import {
 import type { CobroHttp } from "@cobro/http"
 import { NodeTransport, Webhooks, type WebhooksConfig } from "@cobro/webhooks"
 import type { ConfigError } from "effect"
-import { Clock, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import * as SandboxClock from "./SandboxClock.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import * as Storage from "./Storage.js"
@@ -81,11 +81,8 @@ const ports = (config: ServerConfig) =>
  * only in the sandbox).
  */
 const webhooks = (config: ServerConfig) =>
-  // `webhook-timestamp` is real time, also when the sandbox clock has been moved ahead: receivers
-  // check it against their own clock.
-  Webhooks.layer({ signingClock: Clock.make() }).pipe(
-    Layer.provide(NodeTransport.layer({ mode: config.mode }))
-  )
+  // `webhook-timestamp` is core's `RealTime`, which the sandbox clock's layer provides.
+  Webhooks.layer().pipe(Layer.provide(NodeTransport.layer({ mode: config.mode })))
 
 /** Production: the engine without the faucet, on real time. */
 export const layerProduction = (config: ServerConfig): Layer.Layer<Services, LayerError> =>

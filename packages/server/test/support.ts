@@ -87,7 +87,7 @@ export const serverLayer = (config: ServerConfig.ServerConfig) =>
     Layer.provideMerge(Server.layerWith(config, NodeHttpServer.layerTest))
   )
 
-/** A request to the test server: status and parsed JSON body. */
+/** A request to the test server: status, headers and parsed JSON body. */
 export const request = (req: HttpClientRequest.HttpClientRequest) =>
   Effect.gen(function* () {
     const client = yield* HttpClient.HttpClient
@@ -99,7 +99,11 @@ export const request = (req: HttpClientRequest.HttpClientRequest) =>
     } catch {
       // not JSON: keep the text
     }
-    return { status: response.status, body: body as Record<string, unknown> } as const
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: body as Record<string, unknown>
+    } as const
   })
 
 export const postJson = (url: string, body: unknown, token?: string) =>

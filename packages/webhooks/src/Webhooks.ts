@@ -16,6 +16,7 @@ import {
   Errors,
   type Ids,
   type PartnerRepository,
+  RealTime,
   type UserRepository,
   WebhookDeliveryRepository as W
 } from "@cobro/core"
@@ -84,6 +85,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
     const config = yield* WebhooksConfig
     const secrets = yield* SigningSecret.make
     const worker = config.workerId ?? (yield* newId("wkr"))
+    // `webhook-timestamp` is real time, also when the engine's clock is shifted (the sandbox clock
+    // moved ahead): receivers check it against their own clock to refuse replays.
+    const realTime = yield* RealTime.RealTime
 
     /** One attempt of a claimed delivery, recorded; what became of it. */
     const attempt = (
@@ -92,6 +96,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
     ) =>
       Effect.gen(function* () {
         const startedAt = yield* DateTime.now
+        const signedAt = yield* realTime.now
         const secret = yield* secretOf(claimed)
         const result = Either.isLeft(secret)
           ? { status_code: null, error: secret.left, duration_ms: 0 }
@@ -106,10 +111,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
                   ...Signature.headers({
                     secret: secret.right,
                     eventId: claimed.event_id,
-                    timestamp: Math.floor(
-                      (config.signingClock?.unsafeCurrentTimeMillis() ?? DateTime.toEpochMillis(startedAt)) /
-                        1000
-                    ),
+                    timestamp: Math.floor(DateTime.toEpochMillis(signedAt) / 1000),
                     body: claimed.body
                   })
                 }

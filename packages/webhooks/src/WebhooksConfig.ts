@@ -3,7 +3,7 @@
  * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each counted from the end of the previous failed
  * attempt) with ±10 % jitter, then dead.
  */
-import { type Clock, ConfigError, Context, Duration, Effect, Layer, Option, Random } from "effect"
+import { ConfigError, Context, Duration, Effect, Layer, Option, Random } from "effect"
 
 /** DESIGN's retry schedule: the wait before each retry, after the previous attempt failed. */
 export const retrySchedule: ReadonlyArray<Duration.Duration> = [
@@ -40,13 +40,6 @@ export interface WebhooksSettings {
   /** This worker's name in leases and attempts; random when absent. */
   readonly workerId?: string
   readonly userAgent: string
-  /**
-   * The clock of `webhook-timestamp`, which receivers check against their own clock to refuse
-   * replays; the engine's `Clock` when absent. A host whose engine runs on a shifted clock (the
-   * reference server's sandbox clock, moved days ahead) signs with the real one, so receivers
-   * keep verifying; the events themselves and the retry schedule stay on the engine's time.
-   */
-  readonly signingClock?: Clock.Clock
 }
 
 export const defaults: WebhooksSettings = {

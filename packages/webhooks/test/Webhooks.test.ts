@@ -3,7 +3,7 @@
  * schedule runs on the `TestClock`; each HTTP request is real I/O.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Accounts, Auth, Engine, Ids, type WebhookDeliveryRepository as W } from "@cobro/core"
+import { Accounts, Auth, Engine, Ids, RealTime, type WebhookDeliveryRepository as W } from "@cobro/core"
 import { Clock, DateTime, Duration, Effect, Either, Layer, Random, Schema, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { Receiver, Signature, Webhooks, WebhooksConfig } from "../src/index.js"
@@ -133,36 +133,38 @@ describe("Webhooks worker", () => {
       }).pipe(Effect.provide(memory))
   )
 
-  it.scoped(
-    "with signingClock, webhook-timestamp is that clock's time; the attempt and schedule stay on Clock",
-    () =>
-      Effect.gen(function* () {
-        // The engine's clock is a week ahead of real time, as the reference server's sandbox
-        // clock after an advance; the signing clock is real time.
-        const ahead = Duration.toMillis(Duration.days(7))
-        yield* TestClock.setTime(Date.now() + ahead)
-        const receiver = yield* testReceiver()
-        const created = yield* merchant()
-        yield* paidPayment("o-1", receiver.url)
-        const webhooks = yield* Webhooks.Webhooks
-        expect((yield* webhooks.deliverDue()).delivered).toBe(1)
-        const request = receiver.received[0]!
-        expect(Math.abs(Number(request.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(60)
-        // A receiver on real time accepts it.
-        expect(
-          Either.isRight(
-            Receiver.verifySync({
-              secret: created.client_secret,
-              headers: request.headers,
-              body: request.body,
-              now: Date.now()
-            })
-          )
-        ).toBe(true)
-        const [delivery] = yield* webhooks.list()
-        const [attempt] = yield* webhooks.attempts(delivery!.event_id)
-        expect(millisOf(attempt!.attempted_at)).toBe(DateTime.toEpochMillis(yield* DateTime.now))
-      }).pipe(Effect.provide(webhooksOver(Engine.layerMemoryStorage, { signingClock: Clock.make() })))
+  it.scoped("webhook-timestamp is RealTime's time; the attempt and schedule stay on Clock", () =>
+    Effect.gen(function* () {
+      // The engine's clock is a week ahead of real time, as the reference server's sandbox
+      // clock after an advance; `RealTime` is the system's clock.
+      const ahead = Duration.toMillis(Duration.days(7))
+      yield* TestClock.setTime(Date.now() + ahead)
+      const receiver = yield* testReceiver()
+      const created = yield* merchant()
+      yield* paidPayment("o-1", receiver.url)
+      const webhooks = yield* Webhooks.Webhooks
+      expect((yield* webhooks.deliverDue()).delivered).toBe(1)
+      const request = receiver.received[0]!
+      expect(Math.abs(Number(request.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(60)
+      // A receiver on real time accepts it.
+      expect(
+        Either.isRight(
+          Receiver.verifySync({
+            secret: created.client_secret,
+            headers: request.headers,
+            body: request.body,
+            now: Date.now()
+          })
+        )
+      ).toBe(true)
+      const [delivery] = yield* webhooks.list()
+      const [attempt] = yield* webhooks.attempts(delivery!.event_id)
+      expect(millisOf(attempt!.attempted_at)).toBe(DateTime.toEpochMillis(yield* DateTime.now))
+    }).pipe(
+      Effect.provide(
+        webhooksOver(Engine.layerMemoryStorage).pipe(Layer.provide(RealTime.layer(Clock.make())))
+      )
+    )
   )
 
   it.scoped("account.activated goes to the partner's webhook URL, signed with the partner's secret", () =>

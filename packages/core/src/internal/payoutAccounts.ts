@@ -9,6 +9,7 @@ import { BankProvider } from "../BankProvider.js"
 import { Conflict, InvalidInput, NotFound, ProviderFailure } from "../Errors.js"
 import { PayoutAccountId, type UserId, VerificationRequestId } from "../Ids.js"
 import type { Principal } from "../Principal.js"
+import { RealTime } from "../RealTime.js"
 import { SecondFactor } from "../SecondFactor.js"
 import * as S from "../Split.js"
 import { SplitRepository } from "../SplitRepository.js"
@@ -23,6 +24,8 @@ export const make = Effect.gen(function* () {
   const bank = yield* BankProvider
   const secondFactor = yield* SecondFactor
   const transactor = yield* Transactor
+  // A 2FA code is typed by a person: its request's times are real time, the accounts' the engine's.
+  const realTime = yield* RealTime
 
   const findRequest = (owner: UserId, id: VerificationRequestId, lock = false) =>
     Effect.flatMap(lock ? repo.findRequestForUpdate(id) : repo.findRequest(id), (found) =>
@@ -80,6 +83,7 @@ export const make = Effect.gen(function* () {
           }
         }
         const now = yield* DateTime.now
+        const issued = yield* realTime.now
         const request_id = VerificationRequestId.make(yield* newId("vreq"))
         const accounts = yield* Effect.forEach(inputs, (input, i) =>
           Effect.map(
@@ -109,8 +113,8 @@ export const make = Effect.gen(function* () {
           account_ids: accounts.map((a) => a.account_id),
           status: "PENDING",
           attempts: 0,
-          exp_timestamp: DateTime.addDuration(now, S.verificationLifetime),
-          creation_timestamp: now,
+          exp_timestamp: DateTime.addDuration(issued, S.verificationLifetime),
+          creation_timestamp: issued,
           verified_timestamp: null
         })
         yield* repo.insertAccounts(accounts)
@@ -168,7 +172,7 @@ export const make = Effect.gen(function* () {
   ) {
     const owner = principal.user_id
     const before = yield* findRequest(owner, input.request_id)
-    const refused = unusable(before, yield* DateTime.now)
+    const refused = unusable(before, yield* realTime.now)
     if (Option.isSome(refused)) return yield* refused.value
     const right = yield* secondFactor
       .check(input.request_id, input.code)
@@ -179,7 +183,7 @@ export const make = Effect.gen(function* () {
       Effect.gen(function* () {
         const request = yield* findRequest(owner, input.request_id, true)
         const now = yield* DateTime.now
-        const stillRefused = unusable(request, now)
+        const stillRefused = unusable(request, yield* realTime.now)
         if (Option.isSome(stillRefused)) return yield* stillRefused.value
         if (!right) {
           const attempts = request.attempts + 1
@@ -192,7 +196,11 @@ export const make = Effect.gen(function* () {
           return Either.left(S.maxVerificationAttempts - attempts)
         }
         const status = yield* S.transition(S.requestMachine, request.status, "VERIFIED")
-        const verified = new S.VerificationRequest({ ...request, status, verified_timestamp: now })
+        const verified = new S.VerificationRequest({
+          ...request,
+          status,
+          verified_timestamp: yield* realTime.now
+        })
         yield* repo.updateRequest(verified)
         const accounts = yield* Effect.forEach(request.account_ids, (id) =>
           Effect.gen(function* () {

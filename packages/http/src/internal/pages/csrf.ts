@@ -7,8 +7,8 @@
  *
  * Token: `<random>.<issued at, epoch seconds>.<HMAC-SHA256(key, random.issued)>`, base64url.
  */
-import { Crypto } from "@cobro/core"
-import { Clock, Effect, Encoding } from "effect"
+import { Crypto, RealTime } from "@cobro/core"
+import { DateTime, Effect, Encoding } from "effect"
 
 export const COOKIE = "cobro_csrf"
 export const FIELD = "csrf_token"
@@ -26,6 +26,9 @@ const utf8 = new TextEncoder()
 export const make = (key: Uint8Array): Effect.Effect<CsrfShape, never, Crypto.Crypto> =>
   Effect.gen(function* () {
     const crypto = yield* Crypto.Crypto
+    // A form is filled in on real time, also when the engine's clock is shifted.
+    const realTime = yield* RealTime.RealTime
+    const nowSeconds = Effect.map(realTime.now, (now) => Math.floor(DateTime.toEpochMillis(now) / 1000))
     const sign = (payload: string) =>
       Effect.map(crypto.hmacSha256(key, payload), (mac) => Encoding.encodeBase64Url(mac))
 
@@ -38,8 +41,7 @@ export const make = (key: Uint8Array): Effect.Effect<CsrfShape, never, Crypto.Cr
         if (!/^\d{1,12}$/.test(issued)) return null
         const expected = yield* sign(`${random}.${issued}`)
         if (!crypto.timingSafeEqual(utf8.encode(mac), utf8.encode(expected))) return null
-        const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-        const age = now - Number(issued)
+        const age = (yield* nowSeconds) - Number(issued)
         return age < -60 ? null : Math.max(0, age)
       })
 
@@ -49,7 +51,7 @@ export const make = (key: Uint8Array): Effect.Effect<CsrfShape, never, Crypto.Cr
         const age = yield* ageOf(cookie)
         if (cookie !== undefined && age !== null && age < TOKEN_LIFETIME_SECONDS / 2) return cookie
         const random = Encoding.encodeBase64Url(yield* crypto.randomBytes(24))
-        const issued = String(Math.floor((yield* Clock.currentTimeMillis) / 1000))
+        const issued = String(yield* nowSeconds)
         return `${random}.${issued}.${yield* sign(`${random}.${issued}`)}`
       })
 
