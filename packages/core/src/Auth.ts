@@ -22,6 +22,7 @@ import { Transactor } from "./Transactor.js"
 import { DisplayName } from "./Accounts.js"
 import { HttpUrl, Rate, Timestamp } from "./Wire.js"
 import { Class } from "./internal/schemaClass.js"
+import * as WebhookDestination from "./WebhookDestination.js"
 
 const zero = BigDecimal.unsafeFromNumber(0)
 const one = BigDecimal.unsafeFromNumber(1)
@@ -100,6 +101,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
     const crypto = yield* Crypto
     const transactor = yield* Transactor
     const config = yield* EngineConfig
+    const checkWebhookUrl = yield* WebhookDestination.checker
     // Tokens, codes and secrets live on real time, also when the engine's clock is shifted.
     const realTime = yield* RealTime
 
@@ -208,6 +210,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
 
     /** Registers a partner ("with support": the CLI); its secret is shown this once. */
     const registerPartner = Effect.fn("Auth.registerPartner")(function* (request: RegisterPartnerRequest) {
+      yield* checkWebhookUrl("webhook_url", request.webhook_url)
       const slug = request.slug ?? slugify(request.name)
       if (!Schema.is(PartnerSlug)(slug)) {
         return yield* InvalidInput.of("slug", "no slug can be derived from the name; send one")

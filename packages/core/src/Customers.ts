@@ -21,6 +21,7 @@ import { TransferRepository } from "./TransferRepository.js"
 import { creditPostings, recordTransfer } from "./internal/transferLog.js"
 import type { User } from "./User.js"
 import { UserRepository } from "./UserRepository.js"
+import * as WebhookDestination from "./WebhookDestination.js"
 
 const PAGE_SIZE = 200
 
@@ -41,6 +42,7 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
     const outbox = yield* Outbox
     const transactor = yield* Transactor
     const transferLog = yield* TransferRepository
+    const checkWebhookUrl = yield* WebhookDestination.checker
 
     const bankFailure =
       (what: string) =>
@@ -91,6 +93,7 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
       )
 
     const create = Effect.fn("Customers.create")(function* (owner: UserId, request: C.CreateCustomerRequest) {
+      yield* checkWebhookUrl("webhook_url", request.webhook_url)
       const user = yield* ownUser(owner, request.user_id)
       if (user.account_status !== "ACTIVE") {
         return yield* new Forbidden({

@@ -3,6 +3,7 @@
  * defaults suit tests and the sandbox.
  */
 import { Context, Duration, Layer, type Redacted } from "effect"
+import type { Mode as WebhookDestinationMode } from "./WebhookDestination.js"
 
 export interface EngineSettings {
   /** Base of `payment_url`: the hosted payment page is `${paymentPageBaseUrl}/pay/{id}`. */
@@ -28,6 +29,13 @@ export interface EngineSettings {
    * same key may run (the first request crashed). Longer than any request should take.
    */
   readonly idempotencyLock: Duration.Duration
+  /**
+   * Which webhook URLs are accepted when a payment, customer, split payment or partner is
+   * created (`WebhookDestination`): "sandbox" (the default) any http(s) URL; "production" https
+   * only, to neither `localhost` nor a non-public IP literal. Set it to the mode of the host's
+   * webhook transport, so that no URL is accepted that the transport will never contact.
+   */
+  readonly webhookDestinations: WebhookDestinationMode
 }
 
 export const defaults: EngineSettings = {
@@ -36,7 +44,8 @@ export const defaults: EngineSettings = {
   jobBatchSize: 100,
   userTokenLifetime: Duration.hours(1),
   partnerTokenLifetime: Duration.infinity,
-  idempotencyLock: Duration.minutes(1)
+  idempotencyLock: Duration.minutes(1),
+  webhookDestinations: "sandbox"
 }
 
 export class EngineConfig extends Context.Tag("@cobro/core/EngineConfig")<EngineConfig, EngineSettings>() {}

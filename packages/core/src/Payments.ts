@@ -18,6 +18,7 @@ import { emitPaymentUpdated, isClosed } from "./internal/paymentEvents.js"
 import { Transactor } from "./Transactor.js"
 import { paymentLifetime } from "./User.js"
 import { UserRepository } from "./UserRepository.js"
+import * as WebhookDestination from "./WebhookDestination.js"
 
 const PAGE_SIZE = 200
 
@@ -49,6 +50,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
     const transactor = yield* Transactor
     const outbox = yield* Outbox
     const config = yield* EngineConfig
+    const checkWebhookUrl = yield* WebhookDestination.checker
 
     const bankFailure = (e: { message: string }) =>
       new ProviderFailure({
@@ -77,6 +79,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
           )
 
     const create = Effect.fn("Payments.create")(function* (request: CreatePaymentRequest) {
+      yield* checkWebhookUrl("webhook_url", request.webhook_url)
       const deprecated = request.payment_options.filter((o) =>
         P.deprecatedPaymentOptions.includes(o.toLowerCase())
       )
@@ -110,6 +113,12 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
       const quoteAmount = yield* rates.toArs(request.price)
       if (quoteAmount.minor <= 0n) {
         return yield* InvalidInput.of("price.amount", "the price is less than one centavo in ARS")
+      }
+      if (Either.isLeft(Money.withinMaximum(quoteAmount))) {
+        return yield* InvalidInput.of(
+          "price.amount",
+          `the price is ${Money.format(quoteAmount)} in ARS; ARS amounts are at most ${Money.format(Money.maximum("ARS"))}`
+        )
       }
       const account = yield* Effect.mapError(bank.openAccount({}), bankFailure)
       const now = yield* DateTime.now
@@ -238,7 +247,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
       id: PaymentId,
       request: RepriceRequest
     ) {
-      const price = yield* Either.mapLeft(Money.fromNumber(request.amount, "ARS"), (e) =>
+      const price = yield* Either.mapLeft(Money.fromInput(request.amount, "ARS"), (e) =>
         InvalidInput.of("amount", e.message)
       )
       if (price.minor <= 0n) return yield* InvalidInput.of("amount", "must be positive")

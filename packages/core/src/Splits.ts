@@ -24,6 +24,7 @@ import { Transactor } from "./Transactor.js"
 import { TransferRepository } from "./TransferRepository.js"
 import { creditPostings, type IngestOutcome, recordTransfer } from "./internal/transferLog.js"
 import { UserRepository } from "./UserRepository.js"
+import * as WebhookDestination from "./WebhookDestination.js"
 
 /** What crediting a split did; `Refused` transfers are bounced by `Transfers`. */
 export type CreditOutcome = IngestOutcome | { readonly _tag: "Refused"; readonly reason: string }
@@ -40,6 +41,7 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
     const outbox = yield* Outbox
     const transactor = yield* Transactor
     const transferLog = yield* TransferRepository
+    const checkWebhookUrl = yield* WebhookDestination.checker
     const accounts = yield* PayoutAccounts.make
     const execution = yield* SplitExecution.make
 
@@ -81,6 +83,7 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
       const owner = principal.user_id
       const partner = partnerOf(principal)
       const webhook_url = request.webhook_url ?? null
+      yield* checkWebhookUrl("webhook_url", webhook_url)
       yield* activeUser(users, owner)
       const existing = yield* repo.findByExternalId(owner, partner, request.external_id)
       if (Option.isSome(existing)) return yield* sameOrConflict(existing.value, webhook_url)

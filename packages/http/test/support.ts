@@ -9,6 +9,7 @@ import {
   Auth,
   BankAccount,
   Engine,
+  type EngineConfig,
   type Errors,
   Ids,
   Principal,
@@ -29,10 +30,13 @@ export type ServerLayer = Layer.Layer<
   Layer.Layer.Error<EngineLayer> | Layer.Layer.Error<TestServerLayer>
 >
 
-export const serverLayer = (settings: Partial<HttpConfig.Settings> = {}): ServerLayer =>
+export const serverLayer = (
+  settings: Partial<HttpConfig.Settings> = {},
+  engine: Partial<EngineConfig.EngineSettings> = {}
+): ServerLayer =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(CobroHttp.layer(settings)),
-    Layer.provideMerge(Engine.layerMemory()),
+    Layer.provideMerge(Engine.layerMemory(engine)),
     Layer.provideMerge(NodeHttpServer.layerTest)
   )
 

@@ -17,7 +17,7 @@
 import { Args, Command, Options, ValidationError } from "@effect/cli"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import { Errors, Ledger, WebhookDeliveryRepository } from "@cobro/core"
-import { Cause, Console, Effect, Option, Schema } from "effect"
+import { Cause, Console, DateTime, Effect, Option, Schema } from "effect"
 import * as Admin from "./Admin.js"
 import * as Server from "./Server.js"
 import * as ServerConfig from "./ServerConfig.js"
@@ -244,6 +244,7 @@ const ledger = Command.make("ledger").pipe(
 
 const encodeDelivery = Schema.encodeSync(WebhookDeliveryRepository.WebhookDelivery)
 
+/** One delivery: a pending one that has failed says why and when it is tried again. */
 const deliveryLine = (d: WebhookDeliveryRepository.WebhookDelivery) =>
   [
     d.event_id,
@@ -251,7 +252,10 @@ const deliveryLine = (d: WebhookDeliveryRepository.WebhookDelivery) =>
     `attempts=${d.attempts}`,
     d.type,
     d.webhook_url,
-    ...(d.last_error === null ? [] : [`last_error="${d.last_error}"`])
+    ...(d.last_error === null ? [] : [`last_error="${d.last_error}"`]),
+    ...(d.status === "pending" && d.attempts > 0 && d.next_attempt_at !== null
+      ? [`next_attempt_at=${DateTime.formatIso(d.next_attempt_at)}`]
+      : [])
   ].join("  ")
 
 const webhooksList = Command.make(

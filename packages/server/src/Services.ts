@@ -39,7 +39,9 @@ export type LayerError = Storage.StorageError | ConfigError.ConfigError
 /** The engine's settings from the server's configuration. */
 export const engineSettings = (config: ServerConfig): Partial<EngineConfig.EngineSettings> => ({
   paymentPageBaseUrl: config.publicUrl,
-  secretKey: config.secretKey
+  secretKey: config.secretKey,
+  // The transport's policy (`webhooks` below): no URL is accepted that it will never contact.
+  webhookDestinations: config.mode
 })
 
 /**

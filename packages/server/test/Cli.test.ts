@@ -5,6 +5,9 @@ import {
   Crypto,
   Faucet,
   Ids,
+  Ledger,
+  LedgerAccount,
+  Money,
   PartnerRepository,
   PaymentRequest,
   Payments,
@@ -16,7 +19,8 @@ import {
 } from "@cobro/core"
 import { freshPgUrl, pgAdminUrl, pgAvailable } from "@cobro/storage-contract"
 import { SqlClient } from "@effect/sql"
-import { Effect, Exit, Option, Schema } from "effect"
+import { NodeTransport, Webhooks } from "@cobro/webhooks"
+import { Effect, Exit, Layer, Option, Schema } from "effect"
 import { Services } from "../src/index.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -415,6 +419,165 @@ describe("cobro CLI", () => {
       const badStatus = yield* cli(["webhooks", "list", "--status", "lost"], env)
       expect(Exit.isFailure(badStatus.exit)).toBe(true)
     })
+  )
+
+  it.scoped("production: partners create refuses a webhook URL the transport would never contact", () =>
+    Effect.gen(function* () {
+      const env = { ...envFor(yield* tempDb), COBRO_MODE: "production", COBRO_SECRET_KEY: "ab".repeat(32) }
+      const create = (webhookUrl: string) =>
+        cli(
+          [
+            "partners",
+            "create",
+            "--name",
+            "Socio",
+            "--redirect-url",
+            "https://socio.example.com/back",
+            "--webhook-url",
+            webhookUrl
+          ],
+          env
+        )
+      for (const [url, why] of [
+        ["http://127.0.0.1:9/x", "production webhooks must use https"],
+        ["https://169.254.169.254/latest", "169.254.169.254 is a link-local address"],
+        ["https://[::ffff:127.0.0.1]/x", "::ffff:7f00:1 is a loopback address"],
+        ["https://0x7f.1/x", "127.0.0.1 is a loopback address"],
+        ["https://localhost/x", "localhost is a loopback name"]
+      ] as const) {
+        const refused = yield* create(url)
+        expect({ url, failure: failureOf(refused) }).toEqual({
+          url,
+          failure: expect.stringMatching(/^request\.invalid \(webhook_url\): /)
+        })
+        expect(failureOf(refused)).toContain(why)
+      }
+      expect(Exit.isSuccess((yield* create("https://socio.example.com/hooks")).exit)).toBe(true)
+    })
+  )
+
+  it.scoped(
+    "production: webhooks list says why a delivery refused after DNS is pending, and when it is retried",
+    () =>
+      Effect.gen(function* () {
+        const env = { ...envFor(yield* tempDb), COBRO_MODE: "production", COBRO_SECRET_KEY: "ab".repeat(32) }
+        const { partner_id } = yield* cliJson(
+          [
+            "partners",
+            "create",
+            "--name",
+            "Hooks",
+            "--redirect-url",
+            "https://hooks.example.test/back",
+            "--webhook-url",
+            "https://hooks.example.test/cobro"
+          ],
+          env
+        )
+        const { user_id } = yield* cliJson(
+          [
+            "users",
+            "create",
+            "--name",
+            "G",
+            "--email",
+            "g@example.com",
+            "--cuit",
+            cuit,
+            "--partner-id",
+            String(partner_id)
+          ],
+          env
+        )
+        yield* cliJson(["accounts", "set-status", String(user_id), "ACTIVE"], env)
+        // A worker whose resolver answers with a private address for the partner's name.
+        const report = yield* withEngine(
+          env,
+          Effect.flatMap(Webhooks.Webhooks, (w) => w.deliverDue()).pipe(
+            Effect.provide(
+              Webhooks.layer().pipe(
+                Layer.provide(
+                  NodeTransport.layer({
+                    mode: "production",
+                    resolve: async () => [{ address: "10.0.0.7", family: 4 }]
+                  })
+                )
+              )
+            )
+          )
+        )
+        expect(report).toMatchObject({ attempted: 1, retrying: 1, dead: 0 })
+        const human = yield* cli(["webhooks", "list"], env)
+        expect(human.stdout).toMatch(
+          /^evt_\S+ {2}pending {4}attempts=1 {2}account\.activated {2}https:\/\/hooks\.example\.test\/cobro {2}last_error="refused: hooks\.example\.test resolves to 10\.0\.0\.7, a private address" {2}next_attempt_at=\d{4}-\d\d-\d\dT[\d:.]+Z$/
+        )
+      })
+  )
+
+  /**
+   * Books past 2^53 centavos (the issue's faucet of 123456789012345.67, written before amounts had
+   * a maximum; balances that grew): SQLite answers such INTEGERs as inexact numbers, and verify
+   * cried wolf. It must say OK, and still catch a balance that is really one centavo off.
+   */
+  const verifiesPastSafeIntegers = (env: Record<string, string>) =>
+    Effect.gen(function* () {
+      const big = 12_345_678_901_234_567n
+      const fee = 151_095n
+      const total = big + 9_007_199_254_740_993n
+      yield* withEngine(
+        env,
+        Effect.gen(function* () {
+          const ledger = yield* Ledger.Ledger
+          const ars = (minor: bigint) => Money.make(minor, "ARS")
+          const merchant = LedgerAccount.merchantAvailable("m1")
+          yield* ledger.post({
+            kind: "payment.credited",
+            reference: "big-1",
+            postings: [
+              Ledger.debit(LedgerAccount.bankClearing, ars(big)),
+              Ledger.credit(merchant, ars(big - fee)),
+              Ledger.credit(LedgerAccount.platformCommission, ars(fee))
+            ]
+          })
+          yield* ledger.post({
+            kind: "payment.credited",
+            reference: "big-2",
+            postings: [
+              Ledger.debit(LedgerAccount.bankClearing, ars(9_007_199_254_740_993n)),
+              Ledger.credit(merchant, ars(9_007_199_254_740_993n))
+            ]
+          })
+        }) as Effect.Effect<void, unknown, Services.Services>
+      )
+      expect(yield* cliJson(["ledger", "verify"], env)).toEqual({
+        ok: true,
+        entries: 2,
+        accounts: 3,
+        problems: []
+      })
+      expect((yield* cli(["ledger", "verify"], env)).stdout).toMatch(/^ledger OK: 2 entries, 3 accounts/)
+
+      yield* withEngine(
+        env,
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) =>
+            sql`UPDATE cobro_ledger_balances SET sum_minor = sum_minor + 1 WHERE account = 'bank:clearing'`
+        )
+      )
+      const broken = yield* cli(["ledger", "verify"], env)
+      expect(Exit.isFailure(broken.exit)).toBe(true)
+      expect(broken.stdout).toBe(
+        `ledger has 1 problem(s):\n  stored balance of bank:clearing ARS is ${total + 1n}, postings sum to ${total}`
+      )
+    })
+
+  it.scoped("ledger verify reads amounts past 2^53 exactly: SQLite", () =>
+    Effect.flatMap(tempDb, (file) => verifiesPastSafeIntegers(envFor(file)))
+  )
+
+  it.scoped.skipIf(!pg)("ledger verify reads amounts past 2^53 exactly: Postgres", () =>
+    Effect.flatMap(freshPgUrl, (url) => verifiesPastSafeIntegers({ COBRO_DATABASE_URL: url }))
   )
 
   it.scoped.skipIf(!pg)("reads the same COBRO_DATABASE_URL: Postgres", () =>

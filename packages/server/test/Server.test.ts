@@ -5,7 +5,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
 import { DateTime, Effect, Fiber, Layer, Ref, Schedule, type Scope } from "effect"
-import { Admin, Background, Server } from "../src/index.js"
+import { Admin, Background, Server, Services } from "../src/index.js"
 import { configOf, get, postJson, serverLayer, tempDb } from "./support.js"
 
 const day = 86_400
@@ -238,41 +238,102 @@ describe("webhooks in the server", () => {
       })
   )
 
-  it.scopedLive("production refuses loopback webhook URLs", () =>
-    Effect.gen(function* () {
-      const hook = yield* receiver
-      const config = yield* configOf({
-        COBRO_DATABASE_URL: yield* tempDb,
-        COBRO_MODE: "production",
-        COBRO_SECRET_KEY: "cd".repeat(32)
+  it.scopedLive(
+    "production refuses, when registered, webhook URLs it never delivers to; a delivery left from sandbox to one is dead at once",
+    () =>
+      Effect.gen(function* () {
+        const hook = yield* receiver
+        const database = yield* tempDb
+        const secretKey = "cd".repeat(32)
+        // In sandbox (services only: no worker runs), a partner with a loopback receiver onboards
+        // an account: its activation is a pending delivery to loopback.
+        const sandbox = yield* configOf({ COBRO_DATABASE_URL: database, COBRO_SECRET_KEY: secretKey })
+        yield* Effect.gen(function* () {
+          const partner = yield* Admin.createPartner({
+            name: "Loop",
+            redirect_url: "https://loop.example.com/back",
+            webhook_url: hook.url
+          })
+          const user = yield* Admin.createUser({
+            name: "Loopy",
+            email: "loopy@example.com",
+            cuit: "30712345671",
+            partner_id: partner.partner_id
+          })
+          yield* Admin.setStatus(user.user_id, "ACTIVE")
+          expect(yield* Admin.listWebhooks({})).toMatchObject([{ status: "pending", attempts: 0 }])
+        }).pipe(Effect.provide(Services.layer(sandbox)))
+
+        const config = yield* configOf({
+          COBRO_DATABASE_URL: database,
+          COBRO_MODE: "production",
+          COBRO_SECRET_KEY: secretKey
+        })
+        yield* Effect.gen(function* () {
+          // Registering such a URL is refused now, over the API and through the CLI's Admin.
+          const again = yield* Effect.flip(
+            Admin.createPartner({
+              name: "Loop 2",
+              redirect_url: "https://loop.example.com/back",
+              webhook_url: hook.url
+            })
+          )
+          expect(again).toMatchObject({ _tag: "InvalidInput", key: "request.invalid", field: "webhook_url" })
+          yield* merchant("prod")
+          const withHook = (external_id: string, webhook_url: string) =>
+            postJson("/payments/", {
+              user_id: "prod",
+              external_id,
+              price: { amount: 1500, currency: "ARS" },
+              payment_options: ["transfer"],
+              webhook_url
+            })
+          const issue = [
+            "http://127.0.0.1:9/x",
+            "http://169.254.169.254/latest",
+            "http://[::ffff:127.0.0.1]/x",
+            "http://10.0.0.1/x",
+            "http://localhost/x",
+            "http://2130706433/x",
+            "http://0x7f.1/x"
+          ]
+          for (const [i, url] of [...issue, ...issue.map((u) => u.replace("http:", "https:"))].entries()) {
+            const r = yield* withHook(`o-${i}`, url)
+            expect({ url, status: r.status, body: r.body }).toEqual({
+              url,
+              status: 400,
+              body: {
+                message: "request.invalid",
+                error: true,
+                code: 400,
+                data: {
+                  field: "webhook_url",
+                  detail: expect.stringContaining("is not accepted in production mode")
+                }
+              }
+            })
+          }
+          expect((yield* withHook("public", "https://shop.example.com/hooks")).status).toBe(200)
+
+          // The delivery written in sandbox: one attempt (the background worker's or this one), dead.
+          const webhooks = yield* Webhooks.Webhooks
+          const delivery = yield* webhooks.deliverDue().pipe(
+            Effect.zipRight(Admin.listWebhooks({ status: "dead" })),
+            Effect.map((all) => all[0]),
+            Effect.filterOrFail((d) => d !== undefined),
+            Effect.retry(Schedule.spaced("100 millis")),
+            Effect.timeout("10 seconds")
+          )
+          expect(delivery).toMatchObject({
+            type: "account.activated",
+            status: "dead",
+            attempts: 1,
+            next_attempt_at: null,
+            last_error: "refused: production webhooks must use https"
+          })
+          expect(hook.received).toHaveLength(0)
+        }).pipe(Effect.provide(serverLayer(config)))
       })
-      yield* Effect.gen(function* () {
-        const partner = yield* Admin.createPartner({
-          name: "Loop",
-          redirect_url: "https://loop.example.com/back",
-          webhook_url: hook.url
-        })
-        const user = yield* Admin.createUser({
-          name: "Loopy",
-          email: "loopy@example.com",
-          cuit: "30712345671",
-          partner_id: partner.partner_id
-        })
-        yield* Admin.setStatus(user.user_id, "ACTIVE")
-        const webhooks = yield* Webhooks.Webhooks
-        // Attempt it now (or let the background worker's attempt in flight land), then read it.
-        const delivery = yield* webhooks.deliverDue().pipe(
-          Effect.zipRight(Admin.listWebhooks({})),
-          Effect.map((all) => all[0]),
-          Effect.filterOrFail((d) => d !== undefined && d.attempts > 0),
-          Effect.retry(Schedule.spaced("100 millis")),
-          Effect.timeout("10 seconds")
-        )
-        expect(delivery?.status).toBe("pending")
-        expect(delivery?.last_error).toMatch(/loopback/)
-        expect(hook.received).toHaveLength(0)
-      }).pipe(Effect.provide(serverLayer(config)))
-    })
   )
 })
 

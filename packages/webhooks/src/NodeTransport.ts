@@ -1,10 +1,12 @@
 /**
  * `WebhookTransport` over `node:http`/`node:https`, with the SSRF guard.
  *
- * Outside sandbox mode only public addresses are contacted (`IpAddress`), and the check is made on
- * the address the socket is about to connect to: an IP literal in the URL is checked before the
- * request, a hostname is resolved by a `lookup` hook that refuses it when any resolved address is
- * not public. So a name that resolved to a public address when the URL was registered and now
+ * Before anything else the URL goes through `WebhookDestination.refusal`, the policy the engine
+ * applied when the URL was registered: in production, https only, not `localhost`, no non-public
+ * IP literal. Those refusals (`forbidden`, `invalid_url`) come from the URL alone and never pass
+ * later. Then, outside sandbox mode, only public addresses are contacted (`IpAddress`), and the
+ * check is made on the address the socket is about to connect to: a hostname is resolved by a
+ * `lookup` hook that refuses it (`refused`) when any resolved address is not public. So a name that resolved to a public address when the URL was registered and now
  * resolves to 127.0.0.1 (DNS rebinding) is refused too. Redirects are never followed (Node's
  * client does not follow them, and the 3xx is reported as it is). The timeout covers everything
  * up to the response headers: resolution, connection, TLS, request and the receiver's answer.
@@ -12,12 +14,12 @@
  *
  * Sandbox mode allows every address: the point is to deliver to a receiver on localhost.
  */
+import { IpAddress, WebhookDestination } from "@cobro/core"
 import { Duration, Effect, Layer, Option, type Scope } from "effect"
 import * as dns from "node:dns"
 import * as http from "node:http"
 import * as https from "node:https"
 import type * as net from "node:net"
-import * as IpAddress from "./IpAddress.js"
 import {
   TransportError,
   WebhookTransport,
@@ -25,7 +27,7 @@ import {
   type WebhookResponse
 } from "./WebhookTransport.js"
 
-export type Mode = "sandbox" | "production"
+export type Mode = WebhookDestination.Mode
 
 export interface ResolvedAddress {
   readonly address: string
@@ -106,17 +108,18 @@ const guardedLookup =
     )
   }
 
-const hostOf = (url: URL) =>
-  url.hostname.startsWith("[") && url.hostname.endsWith("]") ? url.hostname.slice(1, -1) : url.hostname
-
-/** The URL, if it is one the transport may try (http or https, no credentials). */
-const parseUrl = (text: string): URL | string => {
-  if (!URL.canParse(text)) return "not an absolute URL"
-  const url = new URL(text)
-  if (url.protocol !== "http:" && url.protocol !== "https:") return `scheme ${url.protocol} is not http(s)`
-  if (url.username !== "" || url.password !== "") return "credentials in the URL are not allowed"
-  return url
-}
+/** The URL, if the policy of `mode` lets the transport try it; why not otherwise. */
+const parseUrl = (
+  mode: Mode,
+  text: string
+): URL | { readonly reason: "invalid_url" | "forbidden"; readonly message: string } =>
+  Option.match(WebhookDestination.refusal(mode, text), {
+    onNone: () => new URL(text),
+    onSome: ({ kind, detail }) =>
+      kind === "invalid"
+        ? { reason: "invalid_url" as const, message: detail }
+        : { reason: "forbidden" as const, message: `refused: ${detail}` }
+  })
 
 export const make = (options: Options): Effect.Effect<WebhookTransport["Type"], never, Scope.Scope> =>
   Effect.gen(function* () {
@@ -142,14 +145,9 @@ export const make = (options: Options): Effect.Effect<WebhookTransport["Type"], 
         const failWith = (reason: TransportError["reason"], message: string) =>
           resume(Effect.fail(new TransportError({ reason, message, durationMs: elapsed() })))
 
-        const url = parseUrl(request.url)
-        if (typeof url === "string") return failWith("invalid_url", url)
-        const host = hostOf(url)
-        // An IP literal is never passed to `lookup`: check it here.
-        if (Option.isSome(IpAddress.parse(host))) {
-          const refused = refusal(options.mode, host, host)
-          if (Option.isSome(refused)) return failWith("refused", `refused: ${refused.value}`)
-        }
+        // An IP literal is never passed to `lookup`: the policy has judged it here.
+        const url = parseUrl(options.mode, request.url)
+        if (!(url instanceof URL)) return failWith(url.reason, url.message)
 
         const timeoutMs = Duration.toMillis(request.timeout)
         let settled = false
@@ -244,10 +242,10 @@ export const checkDestination = (
     const started = performance.now()
     const failure = (reason: TransportError["reason"], message: string) =>
       new TransportError({ reason, message, durationMs: Math.round(performance.now() - started) })
-    const parsed = parseUrl(url)
-    if (typeof parsed === "string") return yield* failure("invalid_url", parsed)
+    const parsed = parseUrl(options.mode, url)
+    if (!(parsed instanceof URL)) return yield* failure(parsed.reason, parsed.message)
     if (options.mode === "sandbox") return
-    const host = hostOf(parsed)
+    const host = WebhookDestination.hostOf(parsed)
     const addresses = Option.isSome(IpAddress.parse(host))
       ? [host]
       : (yield* Effect.tryPromise({

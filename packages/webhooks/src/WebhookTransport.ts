@@ -22,8 +22,19 @@ export interface WebhookResponse {
   readonly durationMs: number
 }
 
-export const TransportFailure = Schema.Literal("invalid_url", "refused", "timeout", "network")
+/**
+ * Why an attempt got no response. `invalid_url`: the URL is not one to send to (not absolute,
+ * not http(s), credentials). `forbidden`: the URL names a destination the transport's policy never
+ * contacts (`WebhookDestination`: in production a scheme other than https, `localhost`, a
+ * non-public IP literal). `refused`: a name resolved to an address the policy refuses (DNS answers
+ * change, so this one may pass later). `timeout`, `network`: the receiver did not answer.
+ */
+export const TransportFailure = Schema.Literal("invalid_url", "forbidden", "refused", "timeout", "network")
 export type TransportFailure = typeof TransportFailure.Type
+
+/** Failures no retry can cure, since they come from the URL alone: the delivery is dead at once. */
+export const isPermanent = (reason: TransportFailure): boolean =>
+  reason === "invalid_url" || reason === "forbidden"
 
 /** The attempt got no HTTP response: why, and how long it took. */
 export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {

@@ -2,7 +2,8 @@
  * The delivery worker over the outbox. Each event with a webhook URL has a delivery row (written
  * with the event); `deliverDue` claims the due ones under a lease, POSTs each (signed, 3-second
  * timeout, redirects not followed), records the attempt and schedules the next one with jitter,
- * or marks the delivery delivered (2xx) or dead (schedule exhausted). Delivery is at least once:
+ * or marks the delivery delivered (2xx) or dead (schedule exhausted, or at once when the
+ * transport refuses the URL itself: `WebhookTransport.isPermanent`). Delivery is at least once:
  * a worker that dies mid-attempt leaves a lease that passes, and another worker (or itself,
  * restarted) sends the event again with the same `webhook-id`.
  *
@@ -25,7 +26,7 @@ import { newId } from "./internal/ids.js"
 import * as SigningSecret from "./internal/signingSecret.js"
 import * as Signature from "./Signature.js"
 import { nextDelay, WebhooksConfig, type WebhooksSettings, layer as configLayer } from "./WebhooksConfig.js"
-import { WebhookTransport } from "./WebhookTransport.js"
+import { isPermanent, WebhookTransport } from "./WebhookTransport.js"
 
 /** What the service needs from the host: storage, crypto and a transport. */
 export type Requirements =
@@ -98,7 +99,13 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
         const startedAt = yield* DateTime.now
         const signedAt = yield* realTime.now
         const secret = yield* secretOf(claimed)
-        const result = Either.isLeft(secret)
+        const result: {
+          readonly status_code: number | null
+          readonly error: string | null
+          readonly duration_ms: number
+          /** The URL itself is refused: no retry can succeed. */
+          readonly permanent?: boolean
+        } = Either.isLeft(secret)
           ? { status_code: null, error: secret.left, duration_ms: 0 }
           : yield* transport
               .send({
@@ -118,7 +125,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
               })
               .pipe(
                 Effect.match({
-                  onFailure: (e) => ({ status_code: null, error: e.message, duration_ms: e.durationMs }),
+                  onFailure: (e) => ({
+                    status_code: null,
+                    error: e.message,
+                    duration_ms: e.durationMs,
+                    permanent: isPermanent(e.reason)
+                  }),
                   onSuccess: (r) => ({
                     status_code: r.status,
                     error: errorOf(r.status, r.location),
@@ -129,7 +141,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
         const finishedAt = yield* DateTime.now
         const ok = result.status_code !== null && result.error === null
         const roundAttempts = claimed.round_attempts + 1
-        const delay = ok ? Option.none() : yield* nextDelay(config, roundAttempts)
+        const delay =
+          ok || result.permanent === true ? Option.none() : yield* nextDelay(config, roundAttempts)
         const status: W.DeliveryStatus = ok ? "delivered" : Option.isSome(delay) ? "pending" : "dead"
         // `record` and `next` are built from a stored delivery and values computed to fit their
         // schemas (typed, rounded, non-negative); validating them again would cost more than the
@@ -171,7 +184,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
         if (!stored) return "superseded" as const
         if (status === "dead") {
           yield* Effect.logWarning(
-            "webhook delivery is dead after its last retry; replay it when fixed"
+            result.permanent === true
+              ? "webhook delivery is dead: its URL is refused, no retry can reach it"
+              : "webhook delivery is dead after its last retry; replay it when fixed"
           ).pipe(
             Effect.annotateLogs({ event_id: claimed.event_id, url: claimed.webhook_url, error: result.error })
           )

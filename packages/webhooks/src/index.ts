@@ -1,4 +1,5 @@
-export * as IpAddress from "./IpAddress.js"
+/** The SSRF guard's address classification; it lives in core, which also checks URLs at registration. */
+export { IpAddress } from "@cobro/core"
 export * as NodeTransport from "./NodeTransport.js"
 export * as Receiver from "./Receiver.js"
 export * as Signature from "./Signature.js"

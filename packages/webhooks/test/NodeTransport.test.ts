@@ -34,32 +34,62 @@ const closedPort = Effect.async<number>((resume) => {
 
 describe("NodeTransport in production mode (SSRF guard)", () => {
   it.scoped(
-    "refuses loopback, private, link-local, CGNAT and IPv4-mapped destinations; nothing reaches them",
+    "forbids what the URL names, in any notation: non-public IP literals, localhost, any scheme but https; nothing reaches them",
     () =>
       Effect.gen(function* () {
         const receiver = yield* testReceiver()
         const p = receiver.port
-        const refused = [
-          `http://127.0.0.1:${p}/hooks`,
-          `http://localhost:${p}/hooks`,
-          `http://169.254.169.254/latest/meta-data/`,
-          `http://10.0.0.1/hooks`,
-          `http://[::1]:${p}/hooks`,
-          `http://[::ffff:127.0.0.1]:${p}/hooks`,
-          `http://100.64.0.1/hooks`,
-          `http://0.0.0.0:${p}/hooks`,
-          `http://192.168.1.10/hooks`,
-          `http://[fd00::1]/hooks`,
-          `http://0x7f.1:${p}/hooks`, // the URL parser reads it as 127.0.0.1
-          `https://127.0.0.1:${p}/hooks`
+        const forbidden: ReadonlyArray<readonly [string, string]> = [
+          [`https://127.0.0.1:${p}/hooks`, "127.0.0.1 is a loopback address"],
+          [`https://localhost:${p}/hooks`, "localhost is a loopback name"],
+          [`https://LocalHost.:${p}/hooks`, "localhost is a loopback name"],
+          [`https://api.localhost:${p}/hooks`, "api.localhost is a loopback name"],
+          [`https://169.254.169.254/latest/meta-data/`, "169.254.169.254 is a link-local address"],
+          [`https://10.0.0.1/hooks`, "10.0.0.1 is a private address"],
+          [`https://[::1]:${p}/hooks`, "::1 is a loopback address"],
+          [`https://[::ffff:127.0.0.1]:${p}/hooks`, "::ffff:7f00:1 is a loopback address"],
+          [`https://[0:0:0:0:0:ffff:a00:1]/hooks`, "::ffff:a00:1 is a private address"],
+          [`https://[fe80::1]/hooks`, "fe80::1 is a link-local address"],
+          [`https://[fd00::1]/hooks`, "fd00::1 is a private address"],
+          [`https://100.64.0.1/hooks`, "100.64.0.1 is a carrier-grade NAT (shared) address"],
+          [`https://0.0.0.0:${p}/hooks`, "0.0.0.0 is an unspecified address"],
+          [`https://192.168.1.10/hooks`, "192.168.1.10 is a private address"],
+          // Notations the URL parser reads as 127.0.0.1.
+          [`https://0x7f.1:${p}/hooks`, "127.0.0.1 is a loopback address"],
+          [`https://2130706433:${p}/hooks`, "127.0.0.1 is a loopback address"],
+          [`https://0177.0.0.1:${p}/hooks`, "127.0.0.1 is a loopback address"],
+          [`https://127.1:${p}/hooks`, "127.0.0.1 is a loopback address"],
+          // Any scheme but https, also to a public host.
+          [`http://127.0.0.1:${p}/hooks`, "production webhooks must use https"],
+          [`http://hooks.example.com/cobro`, "production webhooks must use https"],
+          [`http://93.184.216.34/cobro`, "production webhooks must use https"]
         ]
-        for (const url of refused) {
+        for (const [url, why] of forbidden) {
           const error = yield* Effect.flip(post(url))
-          expect({ url, reason: error.reason }).toEqual({ url, reason: "refused" })
-          expect(error.message).toMatch(/^refused: /)
+          expect({ url, reason: error.reason, message: error.message }).toEqual({
+            url,
+            reason: "forbidden",
+            message: `refused: ${why}`
+          })
+          const checked = yield* Effect.flip(NodeTransport.checkDestination(url, { mode: "production" }))
+          expect({ url, reason: checked.reason }).toEqual({ url, reason: "forbidden" })
         }
         expect(receiver.received).toHaveLength(0)
       }).pipe(Effect.provide(production()))
+  )
+
+  it.effect("an https URL of a public name or address passes the URL policy and the DNS check", () =>
+    Effect.gen(function* () {
+      const resolve: NodeTransport.Resolver = async () => [{ address: "93.184.216.34", family: 4 }]
+      for (const url of [
+        "https://hooks.example.com/cobro",
+        "https://hooks.example.com.:8443/cobro?x=1",
+        "https://93.184.216.34/cobro",
+        "https://[2606:2800:220:1:248:1893:25c8:1946]/cobro"
+      ]) {
+        yield* NodeTransport.checkDestination(url, { mode: "production", resolve })
+      }
+    })
   )
 
   it.scoped("checks the address a name resolves to when connecting (DNS rebinding), not only the URL", () =>
@@ -73,10 +103,11 @@ describe("NodeTransport in production mode (SSRF guard)", () => {
         resolve
       })
       answers = [{ address: "127.0.0.1", family: 4 }]
-      const error = yield* Effect.flip(post(`http://hooks.example.test:${receiver.port}/hooks`)).pipe(
+      const error = yield* Effect.flip(post(`https://hooks.example.test:${receiver.port}/hooks`)).pipe(
         Effect.provide(production(resolve))
       )
-      expect(error).toMatchObject({ reason: "refused" })
+      // Refused after DNS, not forbidden: the name may point elsewhere later.
+      expect(error.reason).toBe("refused")
       expect(error.message).toContain("hooks.example.test resolves to 127.0.0.1, a loopback address")
       // One private address among public ones is enough to refuse.
       answers = [
@@ -110,7 +141,7 @@ describe("NodeTransport in production mode (SSRF guard)", () => {
         }))
         const toLoopback = yield* testReceiver(() => ({ status: 307, headers: { location: target.url } }))
         expect((yield* Effect.flip(post(redirector.url).pipe(Effect.provide(production())))).reason).toBe(
-          "refused"
+          "forbidden"
         )
         expect(redirector.received).toHaveLength(0)
         // In sandbox mode the origin answers; its 3xx is the result, and nobody follows it.

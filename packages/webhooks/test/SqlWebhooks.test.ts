@@ -140,5 +140,58 @@ for (const backend of backends) {
         }),
       60_000
     )
+
+    it.scoped(
+      "production: a URL refused for what it is is stored dead at once; one refused after DNS stays pending with why",
+      () =>
+        Effect.gen(function* () {
+          const database = yield* backend.database
+          const receiver = yield* testReceiver()
+          const production = webhooksOver(
+            database(),
+            { workerId: "P" },
+            { mode: "production", resolve: async () => [{ address: "10.0.0.7", family: 4 }] }
+          )
+          const a = yield* Layer.build(production)
+          yield* Effect.provide(merchant(), a)
+          const literal = yield* Effect.provide(
+            appendEvent(`https://[::ffff:127.0.0.1]:${receiver.port}/x`, {}),
+            a
+          )
+          const named = yield* Effect.provide(appendEvent("https://hooks.example.test/cobro", {}), a)
+          const report = yield* Effect.provide(
+            Effect.flatMap(Webhooks.Webhooks, (w) => w.deliverDue()),
+            a
+          )
+          expect(report).toMatchObject({ attempted: 2, dead: 1, retrying: 1 })
+          // Read back through another instance: what the database holds.
+          const webhooks = yield* Effect.provide(
+            Webhooks.Webhooks,
+            yield* Layer.build(instance(database, "R"))
+          )
+          const dead = yield* webhooks.get(literal.event_id)
+          expect(dead).toMatchObject({
+            status: "dead",
+            attempts: 1,
+            next_attempt_at: null,
+            last_status_code: null,
+            last_error: "refused: ::ffff:7f00:1 is a loopback address"
+          })
+          expect(dead.finished_at).not.toBeNull()
+          const pending = yield* webhooks.get(named.event_id)
+          expect(pending).toMatchObject({
+            status: "pending",
+            attempts: 1,
+            finished_at: null,
+            last_error: "refused: hooks.example.test resolves to 10.0.0.7, a private address"
+          })
+          expect(pending.next_attempt_at).not.toBeNull()
+          expect((yield* webhooks.list({ status: "dead" })).map((d) => d.event_id)).toEqual([
+            literal.event_id
+          ])
+          expect(receiver.received).toHaveLength(0)
+        }),
+      60_000
+    )
   })
 }

@@ -424,21 +424,84 @@ describe("Webhooks worker", () => {
     }).pipe(Effect.provide(memory))
   )
 
-  it.scoped("in production mode a loopback URL is refused at every attempt and nothing reaches it", () =>
-    Effect.gen(function* () {
-      const receiver = yield* testReceiver()
-      yield* merchant()
-      yield* paidPayment("o-1", receiver.url)
-      const webhooks = yield* Webhooks.Webhooks
-      while (yield* stepToNextDue) {
-        /* the whole schedule */
-      }
-      const [dead] = yield* webhooks.list()
-      const attempts = yield* webhooks.attempts(dead!.event_id)
-      expect(attempts).toHaveLength(8)
-      for (const a of attempts) expect(a.error).toBe("refused: 127.0.0.1 is a loopback address")
-      expect(receiver.received).toHaveLength(0)
-    }).pipe(Effect.provide(webhooksOver(Engine.layerMemoryStorage, {}, { mode: "production" })))
+  it.scoped(
+    "in production mode a URL refused for what it is (non-public literal, localhost, scheme) is dead at its first attempt, with why",
+    () =>
+      Effect.gen(function* () {
+        const receiver = yield* testReceiver()
+        yield* merchant()
+        // Rows written before production refused these URLs at creation (or by a sandbox engine).
+        const urls: ReadonlyArray<readonly [string, string]> = [
+          [receiver.url, "refused: production webhooks must use https"],
+          [`https://127.0.0.1:${receiver.port}/hooks`, "refused: 127.0.0.1 is a loopback address"],
+          [`https://0x7f.1:${receiver.port}/hooks`, "refused: 127.0.0.1 is a loopback address"],
+          ["https://169.254.169.254/latest", "refused: 169.254.169.254 is a link-local address"],
+          [`https://localhost:${receiver.port}/hooks`, "refused: localhost is a loopback name"],
+          ["ftp://hooks.example.com/x", "scheme ftp: is not http(s)"]
+        ]
+        const events = []
+        for (const [url] of urls) events.push(yield* appendEvent(url, { message: "x" }))
+        const webhooks = yield* Webhooks.Webhooks
+        expect(yield* webhooks.deliverDue()).toMatchObject({ attempted: urls.length, dead: urls.length })
+        for (const [i, [url, error]] of urls.entries()) {
+          const delivery = yield* webhooks.get(events[i]!.event_id)
+          expect({
+            url,
+            status: delivery.status,
+            attempts: delivery.attempts,
+            error: delivery.last_error
+          }).toEqual({
+            url,
+            status: "dead",
+            attempts: 1,
+            error
+          })
+          expect(delivery.next_attempt_at).toBeNull()
+          expect(delivery.finished_at).not.toBeNull()
+        }
+        // Nothing is left to retry; a replay tries once more and ends the same way.
+        yield* TestClock.adjust("2 days")
+        expect((yield* webhooks.deliverDue()).attempted).toBe(0)
+        yield* webhooks.replay(events[0]!.event_id)
+        expect(yield* webhooks.deliverDue()).toMatchObject({ attempted: 1, dead: 1 })
+        expect(yield* webhooks.get(events[0]!.event_id)).toMatchObject({ status: "dead", attempts: 2 })
+        expect(receiver.received).toHaveLength(0)
+      }).pipe(Effect.provide(webhooksOver(Engine.layerMemoryStorage, {}, { mode: "production" })))
+  )
+
+  it.scoped(
+    "in production mode a name refused after DNS keeps its whole schedule (the answer may change), saying why",
+    () =>
+      Effect.gen(function* () {
+        const receiver = yield* testReceiver()
+        yield* merchant()
+        const event = yield* appendEvent(`https://hooks.example.test:${receiver.port}/hooks`, {
+          message: "x"
+        })
+        const webhooks = yield* Webhooks.Webhooks
+        const why = "refused: hooks.example.test resolves to 127.0.0.1, a loopback address"
+        expect(yield* webhooks.deliverDue()).toMatchObject({ attempted: 1, retrying: 1 })
+        const pending = yield* webhooks.get(event.event_id)
+        expect(pending).toMatchObject({ status: "pending", attempts: 1, last_error: why })
+        expect(pending.next_attempt_at).not.toBeNull()
+        while (yield* stepToNextDue) {
+          /* the whole schedule */
+        }
+        const attempts = yield* webhooks.attempts(event.event_id)
+        expect(attempts).toHaveLength(8)
+        for (const a of attempts) expect(a.error).toBe(why)
+        expectOnSchedule(attempts)
+        expect(yield* webhooks.get(event.event_id)).toMatchObject({ status: "dead", last_error: why })
+        expect(receiver.received).toHaveLength(0)
+      }).pipe(
+        Effect.provide(
+          webhooksOver(
+            Engine.layerMemoryStorage,
+            {},
+            { mode: "production", resolve: async () => [{ address: "127.0.0.1", family: 4 }] }
+          )
+        )
+      )
   )
 
   it.scoped("concurrent runs in one process deliver each event once", () =>
