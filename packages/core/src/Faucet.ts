@@ -13,10 +13,11 @@ import { SandboxBank } from "./SandboxBank.js"
 import { SplitRepository } from "./SplitRepository.js"
 import { Transfers } from "./Transfers.js"
 import { Class } from "./internal/schemaClass.js"
+import { ArsInputNumber } from "./Wire.js"
 
 export class FaucetRequest extends Class<FaucetRequest>("FaucetRequest")({
-  /** Pesos, as a JSON number with at most 2 decimals. */
-  amount: Schema.Number,
+  /** Pesos, as a JSON number with at most 2 decimals; parsed by `send` (`Money.fromInput`). */
+  amount: ArsInputNumber,
   /** The simulated sender's CUIT. */
   cuit: Schema.optional(Cuit)
 }) {}

@@ -184,7 +184,14 @@ export const PriceFromWire = Schema.transformOrFail(
  * (`fromInput`). A failure points at `amount`, so the 400 names `price.amount`.
  */
 export const PriceInput = Schema.transformOrFail(
-  Schema.Struct({ amount: Schema.Number, currency: Currency }),
+  Schema.Struct({
+    amount: Schema.Number.annotations({
+      description:
+        "At most the currency's decimals and at most 13 digits of minor units: ARS and BRL 99999999999.99, " +
+        "USDT 9999999.999999, BNB 99999.99999999; the ARS quote too"
+    }),
+    currency: Currency
+  }),
   Schema.typeSchema(Money),
   {
     strict: true,

@@ -6,7 +6,7 @@ import { Schema } from "effect"
 import { ExternalId, PartnerId, TeamId, UserId } from "./Ids.js"
 import * as Money from "./Money.js"
 import { ClientData } from "./Payment.js"
-import { HttpUrl, Timestamp } from "./Wire.js"
+import { ArsInputNumber, HttpUrl, Timestamp } from "./Wire.js"
 import { Class } from "./internal/schemaClass.js"
 
 /** A positive price with no more decimals than its currency has, at most the maximum. */
@@ -31,7 +31,8 @@ export class CreatePaymentRequest extends Class<CreatePaymentRequest>("CreatePay
 
 export class RepriceRequest extends Class<RepriceRequest>("RepriceRequest")({
   currency: Schema.Literal("ARS"),
-  amount: Schema.Number
+  /** Parsed by `Payments.reprice` (`Money.fromInput`), which names the field when it is refused. */
+  amount: ArsInputNumber
 }) {}
 
 export class ExtendExpirationRequest extends Class<ExtendExpirationRequest>("ExtendExpirationRequest")({

@@ -25,11 +25,16 @@ export const ArsNumber = Schema.transformOrFail(Schema.Number, arsMoney, {
   encode: (m) => ParseResult.succeed(Money.toNumber(m))
 })
 
+/** The JSON number of an ARS amount a client sends, described with its bounds (the OpenAPI document). */
+export const ArsInputNumber = Schema.Number.annotations({
+  description: `Pesos, at most 2 decimals, at most ${Money.format(Money.maximum("ARS"))}`
+})
+
 /**
  * An ARS amount a client sends, 1500.5 ⇄ Money(ARS): `ArsNumber` that is at most the maximum
  * (`Money.fromInput`). `ArsNumber` itself reads stored and answered amounts, which may be sums.
  */
-export const ArsInput = Schema.transformOrFail(Schema.Number, arsMoney, {
+export const ArsInput = Schema.transformOrFail(ArsInputNumber, arsMoney, {
   strict: true,
   decode: (n, _, ast) =>
     Either.mapLeft(Money.fromInput(n, "ARS"), (e) => new ParseResult.Type(ast, n, e.message)),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { BigDecimal, Either, Schema } from "effect"
+import { BigDecimal, Either, ParseResult, Schema } from "effect"
 import { Money } from "../src/index.js"
 
 const right = <A, E>(e: Either.Either<A, E>) => Either.getOrThrow(e)
@@ -57,5 +57,44 @@ describe("Money", () => {
       amount: 99.99,
       currency: "ARS"
     })
+  })
+
+  it("takes in amounts up to the maximum of 13 digits of minor units, in each currency's scale", () => {
+    expect(right(Money.fromInput(99_999_999_999.99, "ARS"))).toEqual(Money.make(9_999_999_999_999n, "ARS"))
+    expect(right(Money.fromInput(-99_999_999_999.99, "ARS")).minor).toBe(-9_999_999_999_999n)
+    expect(right(Money.fromInput(9_999_999.999999, "USDT")).minor).toBe(9_999_999_999_999n)
+    expect(right(Money.fromInput(99_999.99999999, "BNB")).minor).toBe(9_999_999_999_999n)
+    for (const [value, currency] of [
+      [100_000_000_000, "ARS"],
+      [-100_000_000_000, "ARS"],
+      [1e21, "ARS"],
+      [1e308, "BRL"],
+      [12_345_678_901_234_567_000, "ARS"],
+      [10_000_000, "USDT"],
+      [100_000, "BNB"]
+    ] as const) {
+      const refused = Money.fromInput(value, currency)
+      expect(Either.isLeft(refused) && refused.left.message).toMatch(
+        new RegExp(`^${currency} amounts are at most`)
+      )
+    }
+    // Still exact decimals first: an over-precise amount is refused for its decimals.
+    expect(Either.isLeft(Money.fromInput(0.001, "ARS"))).toBe(true)
+    // Reading is not bounded: a stored sum past the maximum still decodes.
+    expect(Either.isRight(Money.fromNumber(1e21, "ARS"))).toBe(true)
+  })
+
+  it("a price sent above the maximum is refused on price.amount; a stored one still reads", () => {
+    const decode = Schema.decodeUnknownEither(Money.PriceInput)
+    expect(decode({ amount: 99_999_999_999.99, currency: "ARS" })).toEqual(
+      Either.right(Money.make(9_999_999_999_999n, "ARS"))
+    )
+    const refused = decode({ amount: 1e21, currency: "ARS" })
+    expect(Either.isLeft(refused) && ParseResult.ArrayFormatter.formatErrorSync(refused.left)).toEqual([
+      { _tag: "Type", path: ["amount"], message: "ARS amounts are at most 99999999999.99" }
+    ])
+    expect(Schema.decodeUnknownEither(Money.PriceFromWire)({ amount: 1e21, currency: "ARS" })).toEqual(
+      Either.right(Money.make(10n ** 23n, "ARS"))
+    )
   })
 })
