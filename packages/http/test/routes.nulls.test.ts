@@ -14,6 +14,7 @@ import { apiRoutes } from "./apiRoutes.js"
 import {
   bankHolder,
   call,
+  client,
   type Json,
   merchant,
   merchantCuit,
@@ -254,6 +255,31 @@ layer(serverLayer())("no null in answers", (it) => {
       const disabled = (yield* answer("POST", `/split/accounts/${second}/disable`, { token: fresh })).data
       expect(disabled).toHaveProperty("disabled_timestamp")
     })
+  )
+
+  it.effect(
+    "the typed client reads an absent field as null; a payment's optional fields still refuse null",
+    () =>
+      Effect.gen(function* () {
+        const m = yield* merchant("nul_t1")
+        const token = yield* tokenFor("nul_t1", m.client_id, m.client_secret)
+        const created = (yield* answer("POST", "/payments/", { body: { user_id: "nul_t1", ...payment } }))
+          .data
+        const api = yield* client(token)
+        const read = yield* api.payments.get({ path: { paymentId: Ids.PaymentId.make(created.id) } })
+        expect(read.data).toMatchObject({
+          redirect_url: null,
+          motive: null,
+          client_data: null,
+          partner_id: null
+        })
+        // Never accepted before: a `null` there is still 400 on the field, not taken as absent.
+        const refused = yield* call("POST", "/payments/", {
+          body: { user_id: "nul_t1", ...payment, motive: null }
+        })
+        expect(refused.status).toBe(400)
+        expect(refused.body).toMatchObject({ message: "request.invalid", data: { field: "motive" } })
+      })
   )
 
   it.effect("webhook bodies hold no null but the split's hold_until SPEC shows", () =>
