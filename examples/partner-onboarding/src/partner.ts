@@ -20,19 +20,19 @@ import * as Http from "node:http"
 import type { PartnerCredentials } from "./cobro.js"
 import { close, listen } from "./loopback.js"
 
-/** SPEC's Account, as GET /users/{user_id}/account returns it. */
+/** SPEC's Account, as GET /users/{user_id}/account returns it; a field without a value is absent. */
 export interface Account {
   readonly account_status: "ACTIVE" | "PENDING" | "REJECTED" | "SUSPENDED"
   readonly user_id: string
-  readonly alias_prefix: string | null
-  readonly cancellation_period: number | null
-  readonly cancellation_period_minutes: number | null
-  readonly partner_config: {
+  readonly alias_prefix?: string
+  readonly cancellation_period?: number
+  readonly cancellation_period_minutes?: number
+  readonly partner_config?: {
     readonly partner_id: string
     readonly partner_name: string
     readonly partner_slug: string
     readonly commission: number
-  } | null
+  }
 }
 
 /** A merchant that connected its cobro account to this partner. */
