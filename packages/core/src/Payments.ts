@@ -114,10 +114,11 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
       if (quoteAmount.minor <= 0n) {
         return yield* InvalidInput.of("price.amount", "the price is less than one centavo in ARS")
       }
-      if (Either.isLeft(Money.withinMaximum(quoteAmount))) {
+      const quoted = Money.withinMaximum(quoteAmount)
+      if (Either.isLeft(quoted)) {
         return yield* InvalidInput.of(
           "price.amount",
-          `the price is ${Money.format(quoteAmount)} in ARS; ARS amounts are at most ${Money.format(Money.maximum("ARS"))}`
+          `the price is ${Money.format(quoteAmount)} in ARS; ${quoted.left.message}`
         )
       }
       const account = yield* Effect.mapError(bank.openAccount({}), bankFailure)
