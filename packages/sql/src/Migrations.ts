@@ -26,6 +26,12 @@ export const loader = Migrator.fromRecord({
 
 const migrate = Migrator.make({})({ loader, table: "cobro_migrations" })
 
+/** The id of the newest migration this code has: the schema version it needs (`0008_…` is 8). */
+export const latest: Effect.Effect<number> = loader.pipe(
+  Effect.map((migrations) => Math.max(0, ...migrations.map(([id]) => id))),
+  Effect.orDie
+)
+
 /** The key of the Postgres advisory lock the migrations run under (any fixed number). */
 const MIGRATION_LOCK = 7_310_001
 
