@@ -4,10 +4,11 @@
  * Each item is its own unit of work, re-checked under lock, so concurrent or repeated runs do
  * each piece of work exactly once.
  */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Metric, Option } from "effect"
 import { BankProvider } from "./BankProvider.js"
 import { EngineConfig } from "./EngineConfig.js"
 import { emitPaymentUpdated } from "./internal/paymentEvents.js"
+import * as Metrics from "./Metrics.js"
 import { Outbox } from "./Outbox.js"
 import * as P from "./Payment.js"
 import { PaymentRepository } from "./PaymentRepository.js"
@@ -56,9 +57,20 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
           })
           yield* payments.update(closed)
           if (expires) yield* emitPaymentUpdated(outbox, closed)
-          return Option.some(expires)
+          return Option.some(closed)
         })
       )
+
+    /** A payment closed: its final state, and how long after its expiry it was closed. */
+    const closedMetrics = (closed: P.Payment, now: DateTime.Utc) =>
+      Effect.all([
+        Metric.increment(Metrics.jobsRun.payment_expiry),
+        Metric.increment(Metrics.paymentsSettled[closed.payment_status]),
+        Metric.update(
+          Metrics.jobLag.payment_expiry,
+          Math.max(0, DateTime.distance(closed.expiration_timestamp, now)) / 1000
+        )
+      ])
 
     const runDue = Effect.fn("Jobs.runDue")(function* () {
       const now = yield* DateTime.now
@@ -72,6 +84,7 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
           (p) => !skip.has(p.id)
         )
         if (due.length === 0) break
+        yield* Metric.incrementBy(Metrics.jobsDue.payment_expiry, due.length)
         for (const payment of due) {
           const result = yield* closePayment(payment.id, now).pipe(
             Effect.tapError((e) =>
@@ -80,16 +93,25 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
             Effect.option
           )
           if (Option.isSome(result) && Option.isSome(result.value)) {
+            const closed = result.value.value
             released++
-            if (result.value.value) expired++
+            if (closed.payment_status === "EXPIRED") expired++
+            yield* closedMetrics(closed, now)
           } else {
             skip.add(payment.id)
-            if (Option.isNone(result)) failed++
+            if (Option.isNone(result)) {
+              failed++
+              yield* Metric.increment(Metrics.jobsFailed.payment_expiry)
+            }
           }
         }
       }
       const payouts = yield* schedules.runDue()
       const splits = yield* splitPayments.runDue()
+      yield* Metric.incrementBy(Metrics.jobsRun.payout_schedule, payouts.runs)
+      yield* Metric.incrementBy(Metrics.jobsFailed.payout_schedule, payouts.errors)
+      yield* Metric.incrementBy(Metrics.jobsRun.split_payout, splits.finished)
+      yield* Metric.incrementBy(Metrics.jobsFailed.split_payout, splits.failed)
       return { expired, released, failed, payouts, splits } satisfies RunReport
     })
 

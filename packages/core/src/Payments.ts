@@ -2,13 +2,14 @@
  * One-off payments: creation with a dedicated CVU, reads, listing, and the merchant's changes
  * (expiry, price, motive). Incoming money arrives through `Transfers`, expiry through `Jobs`.
  */
-import { Chunk, DateTime, Effect, Either, Option, Schema, Stream } from "effect"
+import { Chunk, DateTime, Effect, Either, Metric, Option, Schema, Stream } from "effect"
 import { BankProvider } from "./BankProvider.js"
 import { EngineConfig } from "./EngineConfig.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, ProviderFailure, Unavailable } from "./Errors.js"
 import { ExchangeRates } from "./ExchangeRates.js"
 import { ExternalId, type PaymentId, PaymentId as PaymentIdSchema, type UserId } from "./Ids.js"
 import { randomChars } from "./internal/ids.js"
+import * as Metrics from "./Metrics.js"
 import * as Money from "./Money.js"
 import { Outbox } from "./Outbox.js"
 import * as P from "./Payment.js"
@@ -150,6 +151,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
         creation_request: print
       })
       return yield* repo.insert(payment).pipe(
+        Effect.zipRight(Metric.increment(Metrics.paymentsCreated)),
         Effect.as(payment),
         // A concurrent identical request won the race: give the CVU back and answer as it did.
         Effect.catchTag("Conflict", (conflict) =>

@@ -6,7 +6,7 @@
  * Notifications that arrive together (`ingestAll`) answer the same, and those to open payments
  * share one unit of work per batch.
  */
-import { DateTime, Effect, Either, Exit, Option } from "effect"
+import { DateTime, Effect, Either, Exit, Metric, Option } from "effect"
 import type { Cvu } from "./BankAccount.js"
 import { BankProvider, type IncomingTransfer } from "./BankProvider.js"
 import { CustomerRepository } from "./CustomerRepository.js"
@@ -17,6 +17,7 @@ import * as GroupCommit from "./internal/groupCommit.js"
 import { emitPaymentUpdated, isClosed, paymentUpdated } from "./internal/paymentEvents.js"
 import { type EntryInput, Ledger, credit, debit } from "./Ledger.js"
 import * as Accounts from "./LedgerAccount.js"
+import * as Metrics from "./Metrics.js"
 import * as Money from "./Money.js"
 import { Outbox, type OutboxEvent } from "./Outbox.js"
 import * as P from "./Payment.js"
@@ -46,6 +47,14 @@ const refusal = (transfer: IncomingTransfer, payment: P.Payment, now: DateTime.U
     : payment.payment_status === "EXPIRED" || isClosed(payment, now)
       ? "the payment's CVU is closed"
       : undefined
+
+/** Counts an ingested transfer by its outcome (`Metrics.transfersIngested`). */
+const count = (outcome: IngestOutcome) =>
+  Metric.increment(
+    Metrics.transfersIngested[
+      outcome._tag === "Credited" ? "credited" : outcome._tag === "Duplicate" ? "duplicate" : "returned"
+    ]
+  )
 
 const credited = (payment: P.Payment): IngestOutcome => ({
   _tag: "Credited",
@@ -367,8 +376,11 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
     ) {
       const outcomes: Array<Either.Either<IngestOutcome, IngestError>> = []
       for (let from = 0; from < transfers.length; from += batchSize) {
-        for (const exit of yield* settle(transfers.slice(from, from + batchSize)))
-          outcomes.push(yield* Effect.either(exit))
+        for (const exit of yield* settle(transfers.slice(from, from + batchSize))) {
+          const outcome = yield* Effect.either(exit)
+          if (Either.isRight(outcome)) yield* count(outcome.right)
+          outcomes.push(outcome)
+        }
       }
       return outcomes
     })
@@ -388,7 +400,9 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
      * them.
      */
     const ingest = Effect.fn("Transfers.ingest")(function* (transfer: IncomingTransfer) {
-      return yield* (yield* transactor.inTransaction) ? ingestOne(transfer) : grouped(transfer)
+      const outcome = yield* (yield* transactor.inTransaction) ? ingestOne(transfer) : grouped(transfer)
+      yield* count(outcome)
+      return outcome
     })
 
     return { ingest, ingestAll } as const

@@ -21,7 +21,18 @@ import {
   type UserRepository,
   WebhookDeliveryRepository as W
 } from "@cobro/core"
-import { Cause, type ConfigError, DateTime, Duration, Effect, Either, Layer, Option, Schedule } from "effect"
+import {
+  Cause,
+  type ConfigError,
+  DateTime,
+  Duration,
+  Effect,
+  Either,
+  Layer,
+  Metric,
+  Option,
+  Schedule
+} from "effect"
 import { newId } from "./internal/ids.js"
 import * as SigningSecret from "./internal/signingSecret.js"
 import * as Signature from "./Signature.js"
@@ -53,6 +64,22 @@ export interface DeliveryReport {
 }
 
 type Outcome = "delivered" | "retrying" | "dead" | "superseded" | "errors"
+
+const attempts = Metric.counter("cobro_webhook_deliveries", {
+  description:
+    "Webhook delivery attempts by outcome: delivered, retrying (failed, retried later), dead (failed, no retry left), " +
+    "superseded (replayed meanwhile), errors (infrastructure fault)",
+  incremental: true
+})
+
+/** `attempts` by outcome, made once. */
+const deliveries: Record<Outcome, Metric.Metric.Counter<number>> = {
+  delivered: Metric.tagged(attempts, "outcome", "delivered"),
+  retrying: Metric.tagged(attempts, "outcome", "retrying"),
+  dead: Metric.tagged(attempts, "outcome", "dead"),
+  superseded: Metric.tagged(attempts, "outcome", "superseded"),
+  errors: Metric.tagged(attempts, "outcome", "errors")
+}
 
 /** The most deliveries `list` returns at once. */
 export const maxListLimit = 500
@@ -228,7 +255,10 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
         const outcomes = yield* Effect.forEach(batch, (d) => attempt(d, secretOf), {
           concurrency: config.concurrency
         })
-        for (const o of outcomes) counts[o]++
+        for (const o of outcomes) {
+          counts[o]++
+          yield* Metric.increment(deliveries[o])
+        }
         if (batch.length < config.batchSize) break
       }
       return { attempted, ...counts } satisfies DeliveryReport

@@ -1,0 +1,77 @@
+/**
+ * The engine's metrics, counted where the event happens (`Payments`, `Transfers`, `Jobs`) with
+ * Effect's `Metric`: they live in the process's metric registry, which a host exports as it likes
+ * (the reference server serves them to Prometheus at `/metrics`). A counter counts in this process
+ * only; states of the database (backlogs, work in flight) are read by the host, not counted here.
+ *
+ * Tagged counters are made once, below: incrementing one costs no allocation of a tag set.
+ */
+import { Metric, MetricBoundaries } from "effect"
+import type { PaymentStatus } from "./Payment.js"
+
+const counter = (name: string, description: string) =>
+  Metric.counter(name, { description, incremental: true })
+
+/** Payments created (a repeated create answered with the existing payment is not counted). */
+export const paymentsCreated = counter("cobro_payments_created", "Payments created")
+
+const settled = counter(
+  "cobro_payments_settled",
+  "Payments closed at their expiry, by the state they ended in (EXPIRED when nothing was paid)"
+)
+
+/** Payments closed at their expiry (their CVU released), by their final state. */
+export const paymentsSettled: Record<PaymentStatus, Metric.Metric.Counter<number>> = {
+  PENDING: Metric.tagged(settled, "state", "PENDING"),
+  SUCCESS: Metric.tagged(settled, "state", "SUCCESS"),
+  OVERPAID: Metric.tagged(settled, "state", "OVERPAID"),
+  UNDERPAID: Metric.tagged(settled, "state", "UNDERPAID"),
+  EXPIRED: Metric.tagged(settled, "state", "EXPIRED")
+}
+
+const transfers = counter("cobro_transfers_ingested", "Incoming transfers ingested, by outcome")
+
+/** What became of an incoming transfer: credited, seen before, or returned to the sender. */
+export type TransferOutcome = "credited" | "duplicate" | "returned"
+
+export const transfersIngested: Record<TransferOutcome, Metric.Metric.Counter<number>> = {
+  credited: Metric.tagged(transfers, "outcome", "credited"),
+  duplicate: Metric.tagged(transfers, "outcome", "duplicate"),
+  returned: Metric.tagged(transfers, "outcome", "returned")
+}
+
+/** The kinds of work `Jobs.runDue` does. */
+export type Job = "payment_expiry" | "payout_schedule" | "split_payout"
+
+const jobs = ["payment_expiry", "payout_schedule", "split_payout"] as const satisfies ReadonlyArray<Job>
+
+const byJob = <M>(make: (job: Job) => M): Record<Job, M> =>
+  Object.fromEntries(jobs.map((job) => [job, make(job)])) as Record<Job, M>
+
+const due = counter("cobro_jobs_due", "Items of background work found due, by job")
+const run = counter("cobro_jobs_run", "Items of background work done, by job")
+const failed = counter("cobro_jobs_failed", "Items of background work that failed and stay due, by job")
+
+/** Items found due (an item another instance got to first is counted by both). */
+export const jobsDue: Record<Job, Metric.Metric.Counter<number>> = byJob((job) =>
+  Metric.tagged(due, "job", job)
+)
+/** Items done by this process. */
+export const jobsRun: Record<Job, Metric.Metric.Counter<number>> = byJob((job) =>
+  Metric.tagged(run, "job", job)
+)
+/** Items that failed and stay due for the next run. */
+export const jobsFailed: Record<Job, Metric.Metric.Counter<number>> = byJob((job) =>
+  Metric.tagged(failed, "job", job)
+)
+
+const lag = Metric.histogram(
+  "cobro_job_lag_seconds",
+  MetricBoundaries.fromIterable([0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900, 3600]),
+  "How late an item of background work ran after it became due, in seconds (engine time)"
+)
+
+/** Seconds between an item becoming due and running. */
+export const jobLag: Record<Job, Metric.Metric.Histogram<number>> = byJob((job) =>
+  Metric.tagged(lag, "job", job)
+)
