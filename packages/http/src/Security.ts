@@ -8,7 +8,8 @@ import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Auth, Principal } from "@cobro/core"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, FiberRef, Layer, Option } from "effect"
+import { globalValue } from "effect/GlobalValue"
 import { ApiError, envelopeError, fromDomain, statusError } from "./ApiError.js"
 
 export class CurrentPrincipal extends Context.Tag("@cobro/http/CurrentPrincipal")<
@@ -33,6 +34,16 @@ export class PartnerAuthentication extends HttpApiMiddleware.Tag<PartnerAuthenti
   }
 ) {}
 
+/**
+ * Who the request being served authenticated as, once its token checked: set on the request's
+ * fiber by the authentication middleware, so a host's request log, running around the whole app,
+ * reads it after the answer (`none` for routes without auth and for refused tokens).
+ */
+export const requestPrincipal: FiberRef.FiberRef<Option.Option<Principal.Principal>> = globalValue(
+  Symbol.for("@cobro/http/Security/requestPrincipal"),
+  () => FiberRef.unsafeMake(Option.none<Principal.Principal>())
+)
+
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i
 
 /** The token of an `Authorization: Bearer <token>` header. */
@@ -56,7 +67,10 @@ const authenticate = Effect.gen(function* () {
           : "the Authorization header must be: Bearer <token>"
       )
     }
-    return yield* auth.authenticate(token.value).pipe(Effect.mapError(fromDomain))
+    return yield* auth.authenticate(token.value).pipe(
+      Effect.mapError(fromDomain),
+      Effect.tap((principal) => FiberRef.set(requestPrincipal, Option.some(principal)))
+    )
   })
 })
 

@@ -16,6 +16,8 @@ import * as Crypto from "node:crypto"
 import * as Http from "node:http"
 import * as Admin from "./Admin.js"
 import * as Background from "./Background.js"
+import * as Health from "./Health.js"
+import * as RequestLog from "./RequestLog.js"
 import * as SandboxClock from "./SandboxClock.js"
 import * as SandboxRoutes from "./SandboxRoutes.js"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -56,7 +58,9 @@ const httpSettings = (config: ServerConfig): Partial<HttpConfig.Settings> => ({
 export type NodeServer = Layer.Layer.Success<ReturnType<typeof NodeHttpServer.layer>>
 
 const api = (config: ServerConfig) =>
-  HttpApiBuilder.serve().pipe(Layer.provide(CobroHttp.layer(httpSettings(config))))
+  HttpApiBuilder.serve(RequestLog.middleware).pipe(
+    Layer.provide(Layer.merge(CobroHttp.layer(httpSettings(config)), Health.routes))
+  )
 
 /**
  * The whole server of `config.mode` over `http`: storage and the engine first, then the
@@ -68,17 +72,26 @@ const api = (config: ServerConfig) =>
 export const layerWith = <HttpError>(
   config: ServerConfig,
   http: Layer.Layer<NodeServer, HttpError>
-): Layer.Layer<Services.Services | NodeServer, Services.LayerError | HttpError> => {
+): Layer.Layer<Services.Services | NodeServer | Health.Lifecycle, Services.LayerError | HttpError> =>
+  Health.stopFirst(config.shutdownDelay).pipe(Layer.provideMerge(serving(config, http)))
+
+/** `layerWith` without its first step of a shutdown (`/readyz` turns 503, then `shutdownDelay`). */
+const serving = <HttpError>(
+  config: ServerConfig,
+  http: Layer.Layer<NodeServer, HttpError>
+): Layer.Layer<Services.Services | NodeServer | Health.Lifecycle, Services.LayerError | HttpError> => {
   const background = Background.layer(config.jobInterval)
-  return config.mode === "sandbox"
-    ? Layer.provide(api(config), SandboxRoutes.layer).pipe(
-        Layer.provideMerge(http),
-        Layer.provideMerge(Layer.provideMerge(background, Services.layerSandbox(config)))
-      )
-    : api(config).pipe(
-        Layer.provideMerge(http),
-        Layer.provideMerge(Layer.provideMerge(background, Services.layerProduction(config)))
-      )
+  const server =
+    config.mode === "sandbox"
+      ? Layer.provide(api(config), SandboxRoutes.layer).pipe(
+          Layer.provideMerge(http),
+          Layer.provideMerge(Layer.provideMerge(background, Services.layerSandbox(config)))
+        )
+      : api(config).pipe(
+          Layer.provideMerge(http),
+          Layer.provideMerge(Layer.provideMerge(background, Services.layerProduction(config)))
+        )
+  return server.pipe(Layer.provideMerge(Health.layerLifecycle))
 }
 
 /** How long a shutdown waits for the requests in flight before it cuts their connections. */
@@ -102,16 +115,23 @@ export const drain = (server: Http.Server): Effect.Effect<void> =>
     server.closeIdleConnections()
   })
 
-/** The server on node:http at `config.port`, drained on shutdown. */
+/**
+ * The server on node:http at `config.port`. On shutdown `/readyz` turns 503 first and the port
+ * stays open for `config.shutdownDelay`; then it is drained.
+ */
 export const layer = (config: ServerConfig) =>
   Layer.unwrapEffect(
     Effect.sync(() => {
       const server = Http.createServer()
-      return Layer.scopedDiscard(Effect.addFinalizer(() => drain(server))).pipe(
+      return Health.stopFirst(config.shutdownDelay).pipe(
         Layer.provideMerge(
-          layerWith(
-            config,
-            NodeHttpServer.layer(() => server, { port: config.port })
+          Layer.scopedDiscard(Effect.addFinalizer(() => drain(server))).pipe(
+            Layer.provideMerge(
+              serving(
+                config,
+                NodeHttpServer.layer(() => server, { port: config.port })
+              )
+            )
           )
         )
       )
@@ -210,5 +230,6 @@ export const run = (config: ServerConfig) =>
     })
   ).pipe(
     Logger.withMinimumLogLevel(config.logLevel),
+    Effect.provide(RequestLog.layer(config.logFormat)),
     Effect.onInterrupt(() => Console.log("cobro: stopped"))
   )

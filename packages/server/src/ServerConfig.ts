@@ -38,6 +38,13 @@ export interface ServerConfig {
    */
   readonly rateLimits: boolean
   readonly logLevel: LogLevel.LogLevel
+  /** How log lines are written: `logfmt` (the default), `json` (one object a line) or `pretty`. */
+  readonly logFormat: LogFormat
+  /**
+   * How long a shutdown keeps the port open after `/readyz` turns 503, so that a balancer polling
+   * it stops sending traffic before the listener closes.
+   */
+  readonly shutdownDelay: Duration.Duration
 }
 
 export const DEFAULT_DATABASE_URL = "file:./.cobro/cobro.db"
@@ -52,7 +59,9 @@ export const variables = {
   jobInterval: "COBRO_JOB_INTERVAL",
   trustProxy: "COBRO_TRUST_PROXY",
   rateLimits: "COBRO_RATE_LIMITS",
-  logLevel: "COBRO_LOG_LEVEL"
+  logLevel: "COBRO_LOG_LEVEL",
+  logFormat: "COBRO_LOG_FORMAT",
+  shutdownDelay: "COBRO_SHUTDOWN_DELAY"
 } as const
 
 /**
@@ -211,6 +220,22 @@ const logLevel = Config.string(variables.logLevel).pipe(
   })
 )
 
+export const logFormats = ["logfmt", "json", "pretty"] as const
+
+export type LogFormat = (typeof logFormats)[number]
+
+const logFormat = Config.literal(...logFormats)(variables.logFormat).pipe(
+  Config.withDefault("logfmt" as const)
+)
+
+const shutdownDelay = Config.duration(variables.shutdownDelay).pipe(
+  Config.withDefault(Duration.zero),
+  Config.validate({
+    message: 'must be a finite duration such as "10 seconds" (0 closes the port at once)',
+    validation: Duration.isFinite
+  })
+)
+
 /** The key: required in production; the public sandbox key in a sandbox without one. */
 const secretKey = Config.all({ mode, text: secretKeyText }).pipe(
   Config.mapOrFail(({ mode, text }) => resolveKey(mode, text))
@@ -235,7 +260,9 @@ export const config: Config.Config<ServerConfig> = Config.all({
   jobInterval,
   trustProxy,
   rateLimits,
-  logLevel
+  logLevel,
+  logFormat,
+  shutdownDelay
 }).pipe(
   Config.map(({ secretKey, ...rest }) => ({
     ...rest,

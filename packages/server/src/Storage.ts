@@ -4,8 +4,8 @@
  * repositories. A failure to open or migrate it is a `StorageError` with a sentence an operator
  * can act on.
  */
-import type { ClockOffsetRepository, Engine } from "@cobro/core"
-import { Migrations, SqlClockOffsetRepository } from "@cobro/sql"
+import type { ClockOffsetRepository, Engine, StorageHealth } from "@cobro/core"
+import { Migrations, SqlClockOffsetRepository, SqlStorageHealth } from "@cobro/sql"
 import type { SqlClient } from "@effect/sql"
 import { Effect, Layer, Schema } from "effect"
 import * as Fs from "node:fs/promises"
@@ -18,7 +18,11 @@ export class StorageError extends Schema.TaggedError<StorageError>()("StorageErr
   cause: Schema.optional(Schema.Defect)
 }) {}
 
-export type Services = Engine.Storage | ClockOffsetRepository.ClockOffsetRepository | SqlClient.SqlClient
+export type Services =
+  | Engine.Storage
+  | ClockOffsetRepository.ClockOffsetRepository
+  | StorageHealth.StorageHealth
+  | SqlClient.SqlClient
 
 const reason = (cause: unknown): string => {
   if (cause instanceof Error) {
@@ -72,13 +76,14 @@ export const client = (database: Database): Layer.Layer<SqlClient.SqlClient, Sto
     )
   )
 
-/** Every storage port, migrated; the sandbox clock's offset too. */
+/** Every storage port, migrated; the sandbox clock's offset and the readiness check too. */
 export const layer = (database: Database): Layer.Layer<Services, StorageError> =>
   Layer.unwrapEffect(Effect.map(driver(database), (d) => d.layer)).pipe(
     Layer.catchAll((cause) =>
       Layer.fail(cause instanceof StorageError ? cause : failure(database, "open or migrate")(cause))
     ),
-    (storage) => Layer.provideMerge(SqlClockOffsetRepository.layer, storage)
+    (storage) =>
+      Layer.provideMerge(Layer.merge(SqlClockOffsetRepository.layer, SqlStorageHealth.layer), storage)
   )
 
 /** Runs the migrations that are not applied yet; the ids and names of those it applied. */
