@@ -17,12 +17,14 @@ import * as Http from "node:http"
 import * as Admin from "./Admin.js"
 import * as Background from "./Background.js"
 import * as Health from "./Health.js"
+import * as Metrics from "./Metrics.js"
 import * as RequestLog from "./RequestLog.js"
 import * as SandboxClock from "./SandboxClock.js"
 import * as SandboxRoutes from "./SandboxRoutes.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { describeDatabase } from "./ServerConfig.js"
 import * as Services from "./Services.js"
+import * as Tracing from "./Tracing.js"
 
 export const version = "0.1.0"
 
@@ -57,9 +59,17 @@ const httpSettings = (config: ServerConfig): Partial<HttpConfig.Settings> => ({
 /** What `NodeHttpServer.layer` (and `layerTest`) provide. */
 export type NodeServer = Layer.Layer.Success<ReturnType<typeof NodeHttpServer.layer>>
 
+// Middleware given to `serve` runs inside the HTTP server span; `Tracing.traceContext` outermost,
+// so that everything inside (a request log line included) is annotated with the trace id.
 const api = (config: ServerConfig) =>
-  HttpApiBuilder.serve(RequestLog.middleware).pipe(
-    Layer.provide(Layer.merge(CobroHttp.layer(httpSettings(config)), Health.routes))
+  HttpApiBuilder.serve((app) => Tracing.traceContext(RequestLog.middleware(app))).pipe(
+    Layer.provide(
+      Layer.mergeAll(
+        CobroHttp.layer(httpSettings(config)),
+        Health.routes,
+        Metrics.routes(config.metricsToken).pipe(Layer.provide(Metrics.layer(version)))
+      )
+    )
   )
 
 /**
@@ -91,7 +101,10 @@ const serving = <HttpError>(
           Layer.provideMerge(http),
           Layer.provideMerge(Layer.provideMerge(background, Services.layerProduction(config)))
         )
-  return server.pipe(Layer.provideMerge(Health.layerLifecycle))
+  // Built first and released last: everything runs under its tracer, and the last spans are sent.
+  return Layer.provide(server, Tracing.layer(config.tracing, version)).pipe(
+    Layer.provideMerge(Health.layerLifecycle)
+  )
 }
 
 /** How long a shutdown waits for the requests in flight before it cuts their connections. */
@@ -116,13 +129,23 @@ export const drain = (server: Http.Server): Effect.Effect<void> =>
   })
 
 /**
+ * The node:http server the API runs on: what node's HTTP parser refuses before routing (headers
+ * over 16 KiB, a malformed request) is answered with the error envelope, not a bare status line.
+ */
+export const createHttpServer = (): Http.Server => {
+  const server = Http.createServer()
+  server.on("clientError", CobroHttp.onClientError)
+  return server
+}
+
+/**
  * The server on node:http at `config.port`. On shutdown `/readyz` turns 503 first and the port
  * stays open for `config.shutdownDelay`; then it is drained.
  */
 export const layer = (config: ServerConfig) =>
   Layer.unwrapEffect(
     Effect.sync(() => {
-      const server = Http.createServer()
+      const server = createHttpServer()
       return Health.stopFirst(config.shutdownDelay).pipe(
         Layer.provideMerge(
           Layer.scopedDiscard(Effect.addFinalizer(() => drain(server))).pipe(

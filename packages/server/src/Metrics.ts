@@ -1,0 +1,177 @@
+/**
+ * Prometheus metrics at `GET /metrics`: every Effect `Metric` of the process (the engine's
+ * counters, the webhook worker's, the HTTP requests counted here) exported through
+ * `@effect/opentelemetry` to `@opentelemetry/exporter-prometheus`, which writes the text format.
+ * The exporter is a `MetricReader` that never opens a port of its own: the route collects and
+ * serializes on each scrape. This is independent of tracing (no tracer, no OpenTelemetry SDK).
+ *
+ * States of the database (the webhook backlog, outgoing transfers in flight) are read at scrape
+ * time rather than counted, so every instance sharing one database reports the same values.
+ *
+ * With `COBRO_METRICS_TOKEN` set, a scrape needs `Authorization: Bearer <token>`.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as OtelMetrics from "@effect/opentelemetry/Metrics"
+import * as OtelResource from "@effect/opentelemetry/Resource"
+import { ApiError } from "@cobro/http"
+import { SqlMonitoring } from "@cobro/sql"
+import type { SqlClient } from "@effect/sql"
+import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
+import { Context, DateTime, Effect, Layer, Metric, MetricBoundaries, Option, Redacted } from "effect"
+import * as Crypto from "node:crypto"
+
+// --- HTTP requests -----------------------------------------------------------------------------
+
+const requests = Metric.counter("cobro_http_requests", {
+  description: "HTTP requests answered, by route template, method and status",
+  incremental: true
+})
+
+const duration = Metric.histogram(
+  "cobro_http_request_duration_seconds",
+  MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
+  "Time to answer an HTTP request, by route template and method, in seconds"
+)
+
+/** Tagged metrics by `method route status`: bounded by the routes, made once each. */
+const tagged = new Map<
+  string,
+  { readonly count: Metric.Metric.Counter<number>; readonly time: Metric.Metric.Histogram<number> }
+>()
+
+/**
+ * Counts one answered request. `route` is the route's template (`/payments/:paymentId`) or
+ * `unmatched`, never the path a client sent: a label per id would grow without bound.
+ */
+export const recordRequest = (
+  method: string,
+  route: string,
+  status: number,
+  seconds: number
+): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const key = `${method} ${route} ${status}`
+    let metrics = tagged.get(key)
+    if (metrics === undefined) {
+      const time = Metric.tagged(Metric.tagged(duration, "route", route), "method", method)
+      const count = Metric.tagged(
+        Metric.tagged(Metric.tagged(requests, "route", route), "method", method),
+        "status",
+        String(status)
+      )
+      metrics = { count, time }
+      tagged.set(key, metrics)
+    }
+    return Effect.zipRight(Metric.increment(metrics.count), Metric.update(metrics.time, seconds))
+  })
+
+// --- Database state ----------------------------------------------------------------------------
+
+const gauge = (name: string, description: string) => Metric.gauge(name, { description })
+
+const webhooksPending = gauge("cobro_webhook_deliveries_pending", "Webhook deliveries waiting for an attempt")
+const webhooksOldestPending = gauge(
+  "cobro_webhook_oldest_pending_age_seconds",
+  "Age of the oldest pending webhook delivery's event, in seconds (0 when none is pending)"
+)
+const webhooksDead = gauge(
+  "cobro_webhook_deliveries_dead",
+  "Webhook deliveries that exhausted their retries or whose URL is refused, until replayed"
+)
+const inFlight = gauge(
+  "cobro_outgoing_transfers_in_flight",
+  "Outgoing transfers sent whose outcome is not final yet"
+)
+const payoutsInFlight = Metric.tagged(inFlight, "kind", "payout_schedule")
+const splitsInFlight = Metric.tagged(inFlight, "kind", "split_payout")
+
+/** Reads the database's state into the gauges; a failure is logged and leaves them as they were. */
+const readDatabase: Effect.Effect<void, never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const snapshot = yield* SqlMonitoring.read
+  // The engine's time: what `created_ms` was stamped with (the sandbox clock in sandbox mode).
+  const now = DateTime.toEpochMillis(yield* DateTime.now)
+  yield* Metric.set(webhooksPending, snapshot.webhooksPending)
+  yield* Metric.set(
+    webhooksOldestPending,
+    snapshot.webhooksOldestPendingMs === null ? 0 : Math.max(0, now - snapshot.webhooksOldestPendingMs) / 1000
+  )
+  yield* Metric.set(webhooksDead, snapshot.webhooksDead)
+  yield* Metric.set(payoutsInFlight, snapshot.payoutsInFlight)
+  yield* Metric.set(splitsInFlight, snapshot.splitPayoutsInFlight)
+}).pipe(
+  Effect.catchAllCause((cause) =>
+    Effect.logWarning(
+      "metrics: the database's state could not be read; its gauges keep their last values",
+      cause
+    )
+  )
+)
+
+// --- Exporter and route ------------------------------------------------------------------------
+
+/** Writes every metric of the process in the Prometheus text format. */
+export class Exporter extends Context.Tag("@cobro/server/Metrics/Exporter")<
+  Exporter,
+  { readonly scrape: Effect.Effect<string> }
+>() {}
+
+/** The exporter over Effect's metric registry; `version` is the service version of `target_info`. */
+export const layer = (version: string): Layer.Layer<Exporter> =>
+  Layer.unwrapEffect(
+    Effect.sync(() => {
+      const reader = new PrometheusExporter({ preventServerStart: true, withoutScopeInfo: true })
+      const serializer = new PrometheusSerializer("", false, undefined, false, true)
+      const scrape = Effect.promise(() => reader.collect()).pipe(
+        Effect.map(({ resourceMetrics }) => serializer.serialize(resourceMetrics))
+      )
+      return Layer.succeed(Exporter, { scrape }).pipe(
+        Layer.provideMerge(OtelMetrics.layer(() => reader)),
+        Layer.provide(OtelResource.layer({ serviceName: "cobro", serviceVersion: version }))
+      )
+    })
+  )
+
+const unauthorized = (key: string, detail: string) =>
+  HttpServerResponse.unsafeJson(ApiError.toWire(ApiError.ApiError.of(401, key, detail), "envelope"), {
+    status: 401,
+    headers: { "www-authenticate": 'Bearer realm="metrics"' }
+  })
+
+/** Whether `header` is `Bearer <token>`, compared in constant time. */
+const authorized = (header: string | undefined, token: Redacted.Redacted): boolean => {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")
+  if (match === null) return false
+  const given = Crypto.createHash("sha256").update(match[1]!).digest()
+  const expected = Crypto.createHash("sha256").update(Redacted.value(token)).digest()
+  return Crypto.timingSafeEqual(given, expected)
+}
+
+/** `GET /metrics`, behind `token` when there is one. */
+export const routes = (token: Option.Option<Redacted.Redacted>) =>
+  HttpApiBuilder.Router.use((router) =>
+    Effect.gen(function* () {
+      const exporter = yield* Exporter
+      const context = yield* Effect.context<SqlClient.SqlClient>()
+      yield* router.get(
+        "/metrics",
+        Effect.gen(function* () {
+          if (Option.isSome(token)) {
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const header = request.headers["authorization"]
+            if (header === undefined) {
+              return unauthorized("auth.token.missing", "send Authorization: Bearer <COBRO_METRICS_TOKEN>")
+            }
+            if (!authorized(header, token.value))
+              return unauthorized("auth.token.invalid", "the token is not the metrics token")
+          }
+          yield* Effect.provide(readDatabase, context)
+          return HttpServerResponse.text(yield* exporter.scrape, {
+            contentType: "text/plain; version=0.0.4; charset=utf-8",
+            headers: { "cache-control": "no-store" }
+          })
+        })
+      )
+    })
+  )
