@@ -120,7 +120,10 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
     /** The partner whose client id and secret these are; `Unauthorized` otherwise. */
     const authenticatePartner = (clientId: string, clientSecret: string) =>
       Effect.gen(function* () {
-        const found = yield* partners.findByClientId(ClientId.make(clientId || "-"))
+        // Not a client id cobro could have issued (empty, a control character, too long): unknown.
+        const id = Schema.decodeUnknownOption(ClientId)(clientId)
+        if (Option.isNone(id)) return yield* invalidCredentials()
+        const found = yield* partners.findByClientId(id.value)
         if (Option.isNone(found)) return yield* invalidCredentials()
         const ok = yield* secretMatches(
           crypto,

@@ -10,12 +10,13 @@
 import { Either, Schema } from "effect"
 import { Alias, Cuit, Cvu, isValidAlias } from "./BankAccount.js"
 import { InvalidInput } from "./Errors.js"
-import { BankTransactionId, UserId } from "./Ids.js"
+import { BankTransactionId, IdString, UserId } from "./Ids.js"
 import * as Money from "./Money.js"
 import { Tax } from "./Payment.js"
 import type { AliasPrefix } from "./User.js"
 import { ArsNumber, ArsText, HttpUrl, Rate, Timestamp } from "./Wire.js"
 import { Class } from "./internal/schemaClass.js"
+import { EMAIL_PATTERN } from "./internal/text.js"
 
 /**
  * The merchant's id of the customer (a national id number or a UUID). It is part of URL paths,
@@ -29,10 +30,7 @@ export const CustomerId = Schema.String.pipe(
 )
 export type CustomerId = typeof CustomerId.Type
 
-export const CustomerTransactionId = Schema.String.pipe(
-  Schema.minLength(1),
-  Schema.brand("CustomerTransactionId")
-)
+export const CustomerTransactionId = IdString.pipe(Schema.brand("CustomerTransactionId"))
 export type CustomerTransactionId = typeof CustomerTransactionId.Type
 
 /** The customer's part of the bank alias; the account's prefix goes before it. */
@@ -51,7 +49,7 @@ export const CustomerName = Schema.Trim.pipe(
 
 export const Email = Schema.String.pipe(
   Schema.maxLength(254, { message: () => "must be at most 254 characters" }),
-  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be a valid email address" })
+  Schema.pattern(EMAIL_PATTERN, { message: () => "must be a valid email address" })
 )
 
 export class CustomerContact extends Class<CustomerContact>("CustomerContact")({

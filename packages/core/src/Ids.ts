@@ -3,11 +3,26 @@
  * the wire form is always the plain string.
  */
 import { Schema } from "effect"
+import { hasControlCharacter } from "./internal/text.js"
 
-export const UserId = Schema.String.pipe(Schema.minLength(1), Schema.brand("UserId"))
+/** The longest id cobro takes: a payment id is `VAR-` + a user id (≤ 64) + `-` + an external id (≤ 64). */
+export const MAX_ID_LENGTH = 256
+
+/**
+ * The string an id is made of: 1 to `MAX_ID_LENGTH` characters, none of them a control character.
+ * Ids travel in URL paths, headers and log lines and are keys in every store; a NUL cannot be
+ * stored in a Postgres text column at all, and no id cobro issues holds any control character.
+ */
+export const IdString = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must not be empty" }),
+  Schema.maxLength(MAX_ID_LENGTH, { message: () => `must be at most ${MAX_ID_LENGTH} characters` }),
+  Schema.filter((s) => !hasControlCharacter(s), { message: () => "must not contain control characters" })
+)
+
+export const UserId = IdString.pipe(Schema.brand("UserId"))
 export type UserId = typeof UserId.Type
 
-export const PaymentId = Schema.String.pipe(Schema.minLength(1), Schema.brand("PaymentId"))
+export const PaymentId = IdString.pipe(Schema.brand("PaymentId"))
 export type PaymentId = typeof PaymentId.Type
 
 /**
@@ -22,44 +37,41 @@ export const ExternalId = Schema.String.pipe(
 )
 export type ExternalId = typeof ExternalId.Type
 
-export const EventId = Schema.String.pipe(Schema.minLength(1), Schema.brand("EventId"))
+export const EventId = IdString.pipe(Schema.brand("EventId"))
 export type EventId = typeof EventId.Type
 
-export const LedgerEntryId = Schema.String.pipe(Schema.minLength(1), Schema.brand("LedgerEntryId"))
+export const LedgerEntryId = IdString.pipe(Schema.brand("LedgerEntryId"))
 export type LedgerEntryId = typeof LedgerEntryId.Type
 
 /** The bank's own id of a transfer; incoming transfers are idempotent on it. */
-export const BankTransactionId = Schema.String.pipe(Schema.minLength(1), Schema.brand("BankTransactionId"))
+export const BankTransactionId = IdString.pipe(Schema.brand("BankTransactionId"))
 export type BankTransactionId = typeof BankTransactionId.Type
 
-export const PartnerId = Schema.String.pipe(Schema.minLength(1), Schema.brand("PartnerId"))
+export const PartnerId = IdString.pipe(Schema.brand("PartnerId"))
 export type PartnerId = typeof PartnerId.Type
 
-export const TeamId = Schema.String.pipe(Schema.minLength(1), Schema.brand("TeamId"))
+export const TeamId = IdString.pipe(Schema.brand("TeamId"))
 export type TeamId = typeof TeamId.Type
 
-export const ScheduleId = Schema.String.pipe(Schema.minLength(1), Schema.brand("ScheduleId"))
+export const ScheduleId = IdString.pipe(Schema.brand("ScheduleId"))
 export type ScheduleId = typeof ScheduleId.Type
 
 /** A payout of a schedule; also the `reference` of its bank transfer (the bank deduplicates on it). */
-export const PayoutId = Schema.String.pipe(Schema.minLength(1), Schema.brand("PayoutId"))
+export const PayoutId = IdString.pipe(Schema.brand("PayoutId"))
 export type PayoutId = typeof PayoutId.Type
 
 /** The public half of an API credential (of a user or a partner); the secret is never an id. */
-export const ClientId = Schema.String.pipe(Schema.minLength(1), Schema.brand("ClientId"))
+export const ClientId = IdString.pipe(Schema.brand("ClientId"))
 export type ClientId = typeof ClientId.Type
 
-export const SplitPaymentId = Schema.String.pipe(Schema.minLength(1), Schema.brand("SplitPaymentId"))
+export const SplitPaymentId = IdString.pipe(Schema.brand("SplitPaymentId"))
 export type SplitPaymentId = typeof SplitPaymentId.Type
 
-export const PayoutAccountId = Schema.String.pipe(Schema.minLength(1), Schema.brand("PayoutAccountId"))
+export const PayoutAccountId = IdString.pipe(Schema.brand("PayoutAccountId"))
 export type PayoutAccountId = typeof PayoutAccountId.Type
 
-export const VerificationRequestId = Schema.String.pipe(
-  Schema.minLength(1),
-  Schema.brand("VerificationRequestId")
-)
+export const VerificationRequestId = IdString.pipe(Schema.brand("VerificationRequestId"))
 export type VerificationRequestId = typeof VerificationRequestId.Type
 
-export const SplitPayoutId = Schema.String.pipe(Schema.minLength(1), Schema.brand("SplitPayoutId"))
+export const SplitPayoutId = IdString.pipe(Schema.brand("SplitPayoutId"))
 export type SplitPayoutId = typeof SplitPayoutId.Type

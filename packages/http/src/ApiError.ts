@@ -15,8 +15,11 @@ import { Match, Schema } from "effect"
 
 /** The statuses a route may answer with (each route's documented errors). */
 export const statuses = [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 502, 503] as const
-/** Those, and 405: a path's wrong method, answered at the edge, never by a route. */
-export const Status = Schema.Literal(...statuses, 405)
+/**
+ * Those, and the statuses answered at the edge, never by a route: 405 (a path's wrong method),
+ * 408 and 431 (a request node's HTTP parser gave up on: too slow, headers too large).
+ */
+export const Status = Schema.Literal(...statuses, 405, 408, 431)
 export type Status = typeof Status.Type
 
 export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
@@ -74,11 +77,13 @@ const meanings: Record<Status, string> = {
   403: "The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule)",
   404: "No such resource for this caller (another account's resources are not found), or no such route",
   405: "The path exists, not with this method: the Allow header lists its methods",
+  408: "The request did not arrive in time",
   409: "The request conflicts with the resource's state or with another resource",
   413: "The body is larger than the server accepts",
   415: "The body is not JSON",
   422: "An Idempotency-Key reused with another request",
   429: "Too many requests: wait `data.retry_after` seconds (also in the Retry-After header)",
+  431: "The request line and headers are larger than the server accepts",
   500: "Unexpected server error (logged; no details are sent)",
   502: "The bank or another provider failed",
   503: "The capability is deprecated or unavailable"

@@ -12,6 +12,7 @@
 import * as RateLimiter from "@effect/experimental/RateLimiter"
 import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { RealTime } from "@cobro/core"
@@ -21,6 +22,8 @@ import { CobroApi } from "./Api.js"
 import { handlers, type Requirements } from "./Http.js"
 import { HttpConfig, type Settings } from "./HttpConfig.js"
 import { boundary } from "./internal/boundary.js"
+import * as ClientError from "./internal/clientError.js"
+import { MAX_PARAM_LENGTH } from "./internal/input.js"
 import * as Docs from "./internal/docs.js"
 import * as Pages from "./Pages.js"
 import { layerAuthentication, layerPartnerAuthentication } from "./Security.js"
@@ -57,9 +60,19 @@ export const layer = (settings: Partial<Settings> = {}): Layer.Layer<HttpApi.Api
   const pages = settings.pages === false ? Layer.empty : Pages.layer
   return Layer.mergeAll(docs, pages, HttpApiBuilder.middleware(boundary, { withContext: true })).pipe(
     Layer.provideMerge(api),
-    Layer.provide(Layer.mergeAll(HttpConfig.layer(settings), rateLimiter))
+    Layer.provide(Layer.mergeAll(HttpConfig.layer(settings), rateLimiter)),
+    // The router's own limit on a path parameter (100 by default) would make a longer id, such as
+    // a payment id of a 64-character user id and external id, a path it does not know.
+    Layer.provideMerge(HttpRouter.setRouterConfig({ maxParamLength: MAX_PARAM_LENGTH }))
   )
 }
+
+/**
+ * A `clientError` listener for a node:http server (`server.on("clientError", onClientError)`):
+ * what node's HTTP parser refuses before routing (headers over 16 KiB: 431, a malformed request:
+ * 400, a request too slow: 408) is answered with the error envelope instead of a bare status line.
+ */
+export const onClientError = ClientError.onClientError
 
 /**
  * A fetch-style handler over `engine`: `(Request) => Promise<Response>`. Call `dispose` on

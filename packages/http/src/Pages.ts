@@ -31,6 +31,7 @@ import {
 import type { ApiError } from "./ApiError.js"
 import { HttpConfig } from "./HttpConfig.js"
 import * as AuthorizePage from "./internal/pages/authorize.js"
+import * as Input from "./internal/input.js"
 import * as Csrf from "./internal/pages/csrf.js"
 import * as Layout from "./internal/pages/layout.js"
 import * as PaymentPage from "./internal/pages/payment.js"
@@ -209,6 +210,12 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             invalidLink("El enlace no indica qué aplicación querés autorizar (falta partner_id).")
           )
         }
+        const unstorable = Object.entries(input).find(
+          ([, value]) => value !== undefined && Option.isSome(Input.unstorable(value))
+        )
+        if (unstorable !== undefined) {
+          return Either.left(invalidLink(`El dato «${unstorable[0]}» del enlace no es válido.`))
+        }
         const outcome = yield* Effect.either(
           Effect.gen(function* () {
             const request = yield* Onboarding.decodeAuthorizeRequest(defined({ ...input }))
@@ -317,6 +324,20 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           status: 400,
           title: "Formulario no válido",
           message: "No pudimos leer el formulario. Volvé a la página de autorización e intentá de nuevo."
+        })
+      }
+      // A NUL or a lone surrogate cannot be stored as typed (Postgres refuses a NUL outright).
+      if (
+        body.right.some(
+          ([name, value]) => Option.isSome(Input.unstorable(name)) || Option.isSome(Input.unstorable(value))
+        )
+      ) {
+        return Layout.messagePage({
+          nonce,
+          status: 400,
+          title: "Formulario no válido",
+          message:
+            "El formulario tiene caracteres que no podemos guardar. Revisá los datos e intentá de nuevo."
         })
       }
       const field = (name: string) => Option.getOrUndefined(UrlParams.getFirst(body.right, name))

@@ -84,7 +84,7 @@ export const failureOf = (result: CliResult): string =>
 export const serverLayer = (config: ServerConfig.ServerConfig) =>
   HttpServer.layerTestClient.pipe(
     Layer.provide(FetchHttpClient.layer),
-    Layer.provideMerge(Server.layerWith(config, NodeHttpServer.layerTest))
+    Layer.provideMerge(Server.layerWith(config, NodeHttpServer.layer(Server.createHttpServer, { port: 0 })))
   )
 
 /** A request to the test server: status, headers and parsed JSON body. */

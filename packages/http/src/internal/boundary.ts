@@ -18,6 +18,7 @@ import { globalValue } from "effect/GlobalValue"
 import { CobroApi } from "../Api.js"
 import { ApiError, type Style, toWire } from "../ApiError.js"
 import { HttpConfig } from "../HttpConfig.js"
+import * as Input from "./input.js"
 
 /** Partner and account routes answer with `{status, error, data}`. */
 const STATUS_STYLE = [
@@ -41,17 +42,29 @@ export const errorResponse = (error: ApiError, style: Style): HttpServerResponse
     }
   })
 
-/** Every route of the API as its method and a pattern of its path (`:param` is one segment). */
-const apiRoutes: ReadonlyArray<{ readonly method: string; readonly path: RegExp }> = (() => {
-  const routes: Array<{ method: string; path: RegExp }> = []
+/**
+ * Every route of the API as its method, a pattern of its path (`:param` is one segment) and the
+ * names of its parameters by segment index.
+ */
+const apiRoutes: ReadonlyArray<{
+  readonly method: string
+  readonly path: RegExp
+  readonly params: ReadonlyMap<number, string>
+}> = (() => {
+  const routes: Array<{ method: string; path: RegExp; params: ReadonlyMap<number, string> }> = []
   HttpApi.reflect(CobroApi, {
     onGroup: () => {},
     onEndpoint: ({ endpoint }) => {
+      const params = new Map<number, string>()
       const segments = endpoint.path
         .replace(/\/+$/, "")
         .split("/")
-        .map((s) => (s.startsWith(":") ? "[^/]+" : s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
-      routes.push({ method: endpoint.method, path: new RegExp(`^${segments.join("/")}/?$`) })
+        .map((s, i) => {
+          if (!s.startsWith(":")) return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+          params.set(i, s.slice(1))
+          return "[^/]+"
+        })
+      routes.push({ method: endpoint.method, path: new RegExp(`^${segments.join("/")}/?$`), params })
     }
   })
   return routes
@@ -62,6 +75,20 @@ export const methodsAt = (url: string): ReadonlyArray<string> => {
   const path = url.split("?")[0] ?? url
   return [...new Set(apiRoutes.filter((r) => r.path.test(path)).map((r) => r.method))].sort()
 }
+
+/**
+ * The parameters (segment index → name) of the API route `method` and `url` reach; of another
+ * route at that path when the method is not the path's. `undefined`: not a path of the API.
+ */
+const paramsAt = (method: string, url: string): ReadonlyMap<number, string> | undefined => {
+  const path = url.split("?")[0] ?? url
+  return (
+    apiRoutes.find((r) => r.method === method && r.path.test(path)) ??
+    apiRoutes.find((r) => r.path.test(path))
+  )?.params
+}
+
+const refused = (refusal: Input.Refusal) => ApiError.of(400, "request.invalid", refusal.detail, refusal.field)
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i
@@ -133,8 +160,10 @@ export const toApiError = (
       return Option.some(afterHandler ? internalError() : decodeError(error))
     if (error instanceof HttpServerError.RouteNotFound) {
       const allow = methodsAt(error.request.url)
+      // A path the router did not match although the API takes this method there: not a 405
+      // that names the very method refused (the router also refuses parameters it finds too long).
       return Option.some(
-        allow.length === 0
+        allow.length === 0 || allow.includes(error.request.method)
           ? ApiError.of(404, "route.not.found", "no route has this path")
           : new ApiError({
               status: 405,
@@ -274,6 +303,15 @@ export const boundary = (app: HttpApp.Default): HttpApp.Default<never, HttpConfi
     const request = yield* HttpServerRequest.HttpServerRequest
     const config = yield* HttpConfig
     const style = styleOf(request.url)
+    // Before routing: a path the router cannot decode, or a parameter no id can be, is the
+    // client's (400 naming it); unchecked, the router reports either as a path it does not know.
+    const params = paramsAt(request.method, request.url)
+    const path = Input.refusePath(request.url, params)
+    if (Option.isSome(path)) return errorResponse(refused(path.value), style)
+    if (params !== undefined) {
+      const query = Input.refuseQuery(request.url.split("?").slice(1).join("?"))
+      if (Option.isSome(query)) return errorResponse(refused(query.value), style)
+    }
     let routed = app
     if (BODY_METHODS.has(request.method)) {
       const length = Number(request.headers["content-length"] ?? "0")
@@ -319,6 +357,8 @@ export const boundary = (app: HttpApp.Default): HttpApp.Default<never, HttpConfi
             style
           )
         }
+        const unstorable = Option.flatMap(text, Input.refuseJson)
+        if (Option.isSome(unstorable)) return errorResponse(refused(unstorable.value), style)
       }
     }
     return yield* routed.pipe(
