@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
-import { Effect } from "effect"
+import { Auth, BankAccount, SandboxBank, SecondFactor } from "@cobro/core"
+import { Effect, Schema } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Admin } from "../src/index.js"
@@ -162,6 +163,111 @@ const traffic = (database: string) =>
     }).pipe(Effect.provide(serverLayer(config)))
   })
 
+/**
+ * A payout schedule and a split payouts instruction made due, then the sandbox clock moved two
+ * days at once: each job counts its item due and run, and its lag is how late the run came after
+ * the item became due (the schedule's next run date, the end of the split's 12-hour hold).
+ */
+const jobLag = (database: string) =>
+  Effect.gen(function* () {
+    const config = yield* configOf({ COBRO_DATABASE_URL: database, COBRO_JOB_INTERVAL: "1 hour" })
+    yield* Effect.gen(function* () {
+      const cuit = "30712345671"
+      const user = yield* Admin.createUser({
+        user_id: "lag",
+        name: "Tienda lag",
+        email: "lag@example.com",
+        cuit,
+        status: "ACTIVE"
+      })
+      const token = (
+        (yield* postJson(`/users/${user.user_id}/tokens`, {
+          client_id: user.client_id,
+          client_secret: user.client_secret
+        })).body["data"] as { token: string }
+      ).token
+      const auth = yield* Auth.Auth
+      const partner = yield* auth.registerPartner(
+        Schema.decodeUnknownSync(Auth.RegisterPartnerRequest)({
+          name: "Lag Partner",
+          redirect_url: "https://partner.example.com/cb"
+        })
+      )
+      const { code } = yield* auth.issueCode(partner.partner.partner_id, user.user_id)
+      const partnerToken = (yield* auth.exchangeCode(
+        new Auth.CodeExchangeRequest({
+          code,
+          client_id: partner.client_id,
+          client_secret: partner.client_secret
+        })
+      )).token
+      const bank = yield* SandboxBank.SandboxBank
+      const own = BankAccount.makeCbu("0170099", "0000000000901")
+      const other = BankAccount.makeCbu("0170099", "0000000000902")
+      yield* bank.registerHolder({ account: own, cuit: BankAccount.Cuit.make(cuit), name: "Tienda lag" })
+      yield* bank.registerHolder({
+        account: other,
+        cuit: BankAccount.makeCuit("20", "40000902"),
+        name: "Ana"
+      })
+
+      // A daily schedule: due at the next midnight in Buenos Aires, less than a day from now.
+      const schedule = yield* postJson(
+        "/transactions/schedules",
+        { schedule_type: "payout", frequency: "daily", payload: { address: own } },
+        partnerToken
+      )
+      expect(schedule.status).toBe(200)
+      const nextRun = Date.parse((schedule.body["data"] as { next_run_date: string }).next_run_date)
+
+      // A funded split with a verified payout account and an instruction: due after its hold.
+      const split = (yield* postJson("/split/payments", { external_id: "lag" }, token)).body["data"] as {
+        split_payment_id: string
+        cvu: string
+      }
+      expect((yield* postJson(`/cvu/${split.cvu}/faucet`, { amount: 1000 }, token)).status).toBe(200)
+      const created = (yield* postJson("/split/accounts", [{ address: other }], token)).body["data"] as {
+        request_id: string
+      }
+      const verified = yield* postJson(
+        "/split/accounts/verify",
+        { request_id: created.request_id, code: SecondFactor.sandboxCode(created.request_id as never) },
+        token
+      )
+      expect(verified.status).toBe(200)
+      const account = (verified.body["data"] as { accounts: Array<{ account_id: string }> }).accounts[0]!
+      const instruction = yield* postJson(
+        `/split/payments/${split.split_payment_id}/payouts`,
+        { payouts: [{ account_id: account.account_id, amount: 100 }] },
+        token
+      )
+      expect(instruction.status).toBe(200)
+      const holdUntil = Date.parse((instruction.body["data"] as { hold_until: string }).hold_until)
+
+      const before = yield* scrape
+      const advanced = yield* postJson("/sandbox/clock/advance", { seconds: 2 * day })
+      expect(advanced.status).toBe(200)
+      const ranAt = Date.parse((advanced.body["data"] as { now: string }).now)
+      const after = yield* scrape
+      const moved = delta(before, after)
+
+      for (const job of ["payout_schedule", "split_payout"]) {
+        expect(moved(`cobro_jobs_due_total{job="${job}"}`)).toBe(1)
+        expect(moved(`cobro_jobs_run_total{job="${job}"}`)).toBe(1)
+        expect(moved(`cobro_job_lag_seconds_count{job="${job}"}`)).toBe(1)
+      }
+      // The lag is the engine's time from due to run (the clock also moves in real time a little).
+      const lag = (job: string) => moved(`cobro_job_lag_seconds_sum{job="${job}"}`)
+      expect(lag("payout_schedule")).toBeGreaterThan(day)
+      expect(Math.abs(lag("payout_schedule") - (ranAt - nextRun) / 1000)).toBeLessThan(5)
+      expect(Math.abs(lag("split_payout") - (ranAt - holdUntil) / 1000)).toBeLessThan(5)
+      expect(lag("split_payout")).toBeGreaterThan(1.4 * day)
+      // Two days late: past the histogram's last bound, in +Inf only.
+      expect(moved('cobro_job_lag_seconds_bucket{job="split_payout",le="3600"}')).toBe(0)
+      expect(moved('cobro_job_lag_seconds_bucket{job="split_payout",le="+Inf"}')).toBe(1)
+    }).pipe(Effect.provide(serverLayer(config)))
+  })
+
 describe("GET /metrics", () => {
   it.scopedLive("counts real traffic by what happened, on SQLite", () => Effect.flatMap(tempDb, traffic), {
     timeout: 60_000
@@ -170,6 +276,18 @@ describe("GET /metrics", () => {
   it.scopedLive.skipIf(!pgUp)(
     "counts real traffic by what happened, on Postgres",
     () => Effect.flatMap(freshPgUrl, traffic),
+    { timeout: 60_000 }
+  )
+
+  it.scopedLive(
+    "job lag of payout schedules and split payouts, on SQLite",
+    () => Effect.flatMap(tempDb, jobLag),
+    { timeout: 60_000 }
+  )
+
+  it.scopedLive.skipIf(!pgUp)(
+    "job lag of payout schedules and split payouts, on Postgres",
+    () => Effect.flatMap(freshPgUrl, jobLag),
     { timeout: 60_000 }
   )
 

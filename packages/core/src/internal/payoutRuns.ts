@@ -12,12 +12,13 @@
  * PENDING with its money in transit, and a later run resends it with the same reference once
  * `payoutRetryAfter` has passed since the last attempt.
  */
-import { DateTime, Duration, Effect, Either, Option } from "effect"
+import { DateTime, Duration, Effect, Either, Metric, Option } from "effect"
 import { type BankError, BankProvider } from "../BankProvider.js"
 import { EngineConfig } from "../EngineConfig.js"
 import { PayoutId, type ScheduleId } from "../Ids.js"
 import { credit, debit, Ledger } from "../Ledger.js"
 import * as Accounts from "../LedgerAccount.js"
+import * as Metrics from "../Metrics.js"
 import * as S from "../Schedule.js"
 import { ScheduleRepository } from "../ScheduleRepository.js"
 import { Transactor } from "../Transactor.js"
@@ -63,7 +64,10 @@ export const makePayoutRuns = Effect.gen(function* () {
   const transactor = yield* Transactor
   const config = yield* EngineConfig
 
-  type Claim = { readonly _tag: "Skipped" } | { readonly _tag: "Claimed"; readonly payout: S.Payout }
+  /** A run taken: `due` is when it became due (the schedule's `next_run_date` before the claim). */
+  type Claim = { readonly due: DateTime.Utc } & (
+    { readonly _tag: "Skipped" } | { readonly _tag: "Claimed"; readonly payout: S.Payout }
+  )
 
   /** Takes a due run of one schedule; `none` when it is not due (any more) or inactive. */
   const claim = (id: ScheduleId, now: DateTime.Utc) =>
@@ -80,11 +84,11 @@ export const makePayoutRuns = Effect.gen(function* () {
         )
         const user = yield* users.findById(schedule.user_id)
         if (Option.exists(user, (u) => heldAccounts.includes(u.account_status))) {
-          return Option.some<Claim>({ _tag: "Skipped" })
+          return Option.some<Claim>({ _tag: "Skipped", due: schedule.next_run_date })
         }
         const available = Accounts.merchantAvailable(schedule.user_id)
         const amount = yield* ledger.balance(available, "ARS")
-        if (amount.minor <= 0n) return Option.some<Claim>({ _tag: "Skipped" })
+        if (amount.minor <= 0n) return Option.some<Claim>({ _tag: "Skipped", due: schedule.next_run_date })
         const payout = new S.Payout({
           payout_id: PayoutId.make(yield* newId("po")),
           schedule_id: schedule.schedule_id,
@@ -105,7 +109,7 @@ export const makePayoutRuns = Effect.gen(function* () {
           reference: payout.payout_id,
           postings: [debit(available, amount), credit(Accounts.merchantInTransit(schedule.user_id), amount)]
         })
-        return Option.some<Claim>({ _tag: "Claimed", payout })
+        return Option.some<Claim>({ _tag: "Claimed", payout, due: schedule.next_run_date })
       })
     )
 
@@ -237,6 +241,7 @@ export const makePayoutRuns = Effect.gen(function* () {
         (s) => !seenSchedules.has(s.schedule_id)
       )
       if (due.length === 0) break
+      yield* Metric.incrementBy(Metrics.jobsDue.payout_schedule, due.length)
       for (const s of due) {
         seenSchedules.add(s.schedule_id)
         yield* claim(s.schedule_id, now).pipe(
@@ -245,11 +250,15 @@ export const makePayoutRuns = Effect.gen(function* () {
               onNone: () => Effect.void,
               onSome: (c) => {
                 counts.runs++
+                const lag = Metric.update(
+                  Metrics.jobLag.payout_schedule,
+                  Math.max(0, DateTime.distance(c.due, now)) / 1000
+                )
                 if (c._tag === "Skipped") {
                   counts.skipped++
-                  return Effect.void
+                  return lag
                 }
-                return Effect.map(send(c.payout), tally)
+                return Effect.zipRight(lag, Effect.map(send(c.payout), tally))
               }
             })
           ),

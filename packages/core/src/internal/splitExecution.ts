@@ -6,12 +6,13 @@
  * outcome and "Split payouts result". A split left PROCESSING (a crash, the bank unavailable) is
  * claimed again once its lease has passed: nothing is lost, and nothing is sent or released twice.
  */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Metric, Option } from "effect"
 import { BankProvider } from "../BankProvider.js"
 import { EngineConfig } from "../EngineConfig.js"
 import type { BankTransactionId } from "../Ids.js"
 import { credit, debit, Ledger } from "../Ledger.js"
 import * as Accounts from "../LedgerAccount.js"
+import * as Metrics from "../Metrics.js"
 import { Outbox } from "../Outbox.js"
 import * as S from "../Split.js"
 import { SplitRepository } from "../SplitRepository.js"
@@ -50,7 +51,7 @@ export const make = Effect.gen(function* () {
           last_modified_timestamp: now
         })
         yield* repo.update(claimed)
-        return Option.some(claimed)
+        return Option.some({ claimed, due: dueAt })
       })
     )
 
@@ -196,13 +197,19 @@ export const make = Effect.gen(function* () {
         (s) => !seen.has(s.split_payment_id)
       )
       if (due.length === 0) break
+      yield* Metric.incrementBy(Metrics.jobsDue.split_payout, due.length)
       for (const candidate of due) {
         seen.add(candidate.split_payment_id)
         const result = yield* claim(candidate.split_payment_id, now).pipe(
           Effect.flatMap(
             Option.match({
               onNone: () => Effect.succeed(nothing),
-              onSome: execute
+              // How late the instruction was taken after its hold (or the previous run's lease) ended.
+              onSome: ({ claimed, due }) =>
+                Effect.zipRight(
+                  Metric.update(Metrics.jobLag.split_payout, Math.max(0, DateTime.distance(due, now)) / 1000),
+                  execute(claimed)
+                )
             })
           ),
           Effect.catchAll((error) =>
