@@ -146,6 +146,10 @@ describe("traces over OTLP/HTTP", () => {
         yield* Effect.promise(() =>
           fetch(`${url}/payments/pay_unknown`, { headers: { authorization: "Bearer tok-secret-1234" } })
         )
+        // Probes make no span and get no traceparent.
+        const probe = yield* Effect.promise(() => fetch(`${url}/healthz`))
+        expect(probe.status).toBe(200)
+        expect(probe.headers.get("traceparent")).toBeNull()
         return [created, continued] as const
       }).pipe(Effect.provide(serverLayer(config)), Effect.provide(recordingLogger(lines)), Effect.scoped)
       // The server is stopped: what was left has been sent on shutdown.
@@ -200,6 +204,7 @@ describe("traces over OTLP/HTTP", () => {
         expect(spans.some((s) => s.traceId === l.annotations["trace_id"])).toBe(true)
       }
 
+      expect(spans.some((s) => attribute(s.attributes, "url.path") === "/healthz")).toBe(false)
       expect(otlp.received.some((r) => r.body.toString().includes("http.request.header.authorization"))).toBe(
         true
       )
