@@ -6,7 +6,8 @@
  * serializes on each scrape. This is independent of tracing (no tracer, no OpenTelemetry SDK).
  *
  * States of the database (the webhook backlog, outgoing transfers in flight) are read at scrape
- * time rather than counted, so every instance sharing one database reports the same values.
+ * time rather than counted, so every instance sharing one database reports the same values. So is
+ * the connection pool's use on Postgres, which is this process's own.
  *
  * With `COBRO_METRICS_TOKEN` set, a scrape needs `Authorization: Bearer <token>`.
  */
@@ -109,6 +110,37 @@ const readDatabase: Effect.Effect<void, never, SqlClient.SqlClient> = Effect.gen
   )
 )
 
+// --- Connection pool (Postgres) ----------------------------------------------------------------
+
+const poolOpen = gauge(
+  "cobro_db_pool_connections_open",
+  "Connections of this process's pool open (in use or idle)"
+)
+const poolIdle = gauge(
+  "cobro_db_pool_connections_idle",
+  "Open connections of this process's pool no query holds"
+)
+const poolInUse = gauge(
+  "cobro_db_pool_connections_in_use",
+  "Connections of this process's pool held by a query"
+)
+const poolWaiting = gauge(
+  "cobro_db_pool_waiting",
+  "Queries and transactions of this process waiting for a connection (the pool is at its maximum)"
+)
+const poolMax = gauge("cobro_db_pool_connections_max", "The most connections this process's pool opens")
+
+/** Reads the pool's counts into the gauges (a storage with a pool: Postgres). */
+const readPool = (pool: SqlMonitoring.ConnectionPool["Type"]): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    const stats = yield* pool.stats
+    yield* Metric.set(poolOpen, stats.total)
+    yield* Metric.set(poolIdle, stats.idle)
+    yield* Metric.set(poolInUse, Math.max(0, stats.total - stats.idle))
+    yield* Metric.set(poolWaiting, stats.waiting)
+    yield* Metric.set(poolMax, stats.max)
+  })
+
 // --- Exporter and route ------------------------------------------------------------------------
 
 /** Writes every metric of the process in the Prometheus text format. */
@@ -154,6 +186,8 @@ export const routes = (token: Option.Option<Redacted.Redacted>) =>
     Effect.gen(function* () {
       const exporter = yield* Exporter
       const context = yield* Effect.context<SqlClient.SqlClient>()
+      // Only a storage that keeps a pool provides it (Postgres); without one, no pool gauges.
+      const pool = Context.getOption(context, SqlMonitoring.ConnectionPool)
       yield* router.get(
         "/metrics",
         Effect.gen(function* () {
@@ -166,6 +200,8 @@ export const routes = (token: Option.Option<Redacted.Redacted>) =>
             if (!authorized(header, token.value))
               return unauthorized("auth.token.invalid", "the token is not the metrics token")
           }
+          // The pool first: the database's queries would count among its connections in use.
+          if (Option.isSome(pool)) yield* readPool(pool.value)
           yield* Effect.provide(readDatabase, context)
           return HttpServerResponse.text(yield* exporter.scrape, {
             contentType: "text/plain; version=0.0.4; charset=utf-8",

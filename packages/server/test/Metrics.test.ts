@@ -7,7 +7,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
 import { Auth, BankAccount, SandboxBank, SecondFactor } from "@cobro/core"
-import { Effect, Schema } from "effect"
+import { SqlMonitoring } from "@cobro/sql"
+import { PgStorage } from "@cobro/sql-pg"
+import { SqlClient } from "@effect/sql"
+import { Duration, Effect, Layer, Redacted, Schedule, Schema } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Admin } from "../src/index.js"
@@ -145,6 +148,17 @@ const traffic = (database: string) =>
       expect(after.get("cobro_webhook_deliveries_pending")).toBe(0)
       expect(after.get("cobro_webhook_oldest_pending_age_seconds")).toBe(0)
       expect(after.get('cobro_outgoing_transfers_in_flight{kind="payout_schedule"}')).toBe(0)
+      if (database.startsWith("postgres")) {
+        // This process's pool (the default maximum), idle between requests: nothing waits.
+        const open = after.get("cobro_db_pool_connections_open")!
+        const inUse = after.get("cobro_db_pool_connections_in_use")!
+        expect(after.get("cobro_db_pool_connections_max")).toBe(10)
+        expect(open).toBeGreaterThanOrEqual(1)
+        expect(open).toBeLessThanOrEqual(10)
+        expect(inUse).toBeGreaterThanOrEqual(0)
+        expect(after.get("cobro_db_pool_connections_idle")! + inUse).toBe(open)
+        expect(after.get("cobro_db_pool_waiting")).toBe(0)
+      }
 
       // Requests by route template, never by the path a client sent.
       const requests = (route: string, method: string, status: number) =>
@@ -268,6 +282,15 @@ const jobLag = (database: string) =>
     }).pipe(Effect.provide(serverLayer(config)))
   })
 
+/** `read` again every few milliseconds until `done` holds (5 seconds at most); the last reading. */
+const poll = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) => boolean) =>
+  read.pipe(
+    Effect.filterOrFail(done),
+    Effect.retry(Schedule.spaced(Duration.millis(5))),
+    Effect.timeoutFail({ duration: Duration.seconds(5), onTimeout: () => "not reached in 5 s" }),
+    Effect.catchAll(() => read)
+  )
+
 describe("GET /metrics", () => {
   it.scopedLive("counts real traffic by what happened, on SQLite", () => Effect.flatMap(tempDb, traffic), {
     timeout: 60_000
@@ -288,6 +311,43 @@ describe("GET /metrics", () => {
   it.scopedLive.skipIf(!pgUp)(
     "job lag of payout schedules and split payouts, on Postgres",
     () => Effect.flatMap(freshPgUrl, jobLag),
+    { timeout: 60_000 }
+  )
+
+  it.scopedLive.skipIf(!pgUp)(
+    "the Postgres pool's counts: 20 queries on 2 connections wait, then none; the pool ends with its scope",
+    () =>
+      Effect.gen(function* () {
+        const url = Redacted.make(yield* freshPgUrl)
+        // The backends of pools (ours are named `@effect/sql-pg`) on this database, but the asker's.
+        const backends = Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql<{ n: number }>`SELECT COUNT(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND application_name = '@effect/sql-pg'
+            AND pid <> pg_backend_pid()`
+          return rows[0]!.n
+        })
+        yield* Effect.gen(function* () {
+          const pool = yield* SqlMonitoring.ConnectionPool
+          const sql = yield* SqlClient.SqlClient
+          const idle = yield* pool.stats
+          expect(idle).toEqual({ total: 1, idle: 1, waiting: 0, max: 2 })
+          const queries = yield* Effect.fork(
+            Effect.all(
+              Array.from({ length: 20 }, () => sql`SELECT pg_sleep(0.3)`),
+              { concurrency: "unbounded" }
+            )
+          )
+          // Both connections held, the other 18 queued (polled: the first ones connect meanwhile).
+          const busy = yield* poll(pool.stats, (s) => s.waiting === 18 && s.total - s.idle === 2)
+          expect(busy).toEqual({ total: 2, idle: 0, waiting: 18, max: 2 })
+          yield* queries.await
+          expect(yield* pool.stats).toEqual({ total: 2, idle: 2, waiting: 0, max: 2 })
+        }).pipe(Effect.provide(PgStorage.client({ url, maxConnections: 2 })))
+        // The scope closed: the pool ended its connections (the server may take a moment to see it).
+        const left = yield* poll(backends, (n) => n === 0).pipe(Effect.provide(PgStorage.client({ url })))
+        expect(left).toBe(0)
+      }),
     { timeout: 60_000 }
   )
 

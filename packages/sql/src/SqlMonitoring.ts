@@ -6,7 +6,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Schema } from "effect"
 
 export interface Snapshot {
   /** Webhook deliveries waiting for an attempt (new or retrying). */
@@ -52,3 +52,25 @@ export const read: Effect.Effect<Snapshot, SqlError, SqlClient.SqlClient> = Effe
     splitPayoutsInFlight: splits.n
   }
 })
+
+/** A connection pool's counts at one moment (this process's pool, not the database's). */
+export interface PoolStats {
+  /** Connections open, in use or idle. */
+  readonly total: number
+  /** Open connections no query holds. */
+  readonly idle: number
+  /** Queries and transactions waiting for a connection (the pool is at `max`). */
+  readonly waiting: number
+  /** The most connections the pool opens. */
+  readonly max: number
+}
+
+/**
+ * The storage's connection pool, read at each call. Provided by storages that keep a pool of
+ * their own (Postgres); absent otherwise (SQLite has one connection), so a host reads it with
+ * `Effect.serviceOption`.
+ */
+export class ConnectionPool extends Context.Tag("@cobro/sql/SqlMonitoring/ConnectionPool")<
+  ConnectionPool,
+  { readonly stats: Effect.Effect<PoolStats> }
+>() {}
