@@ -194,6 +194,10 @@ export const banner = (
       ? "  Secrets:    sealed under the public sandbox key (set COBRO_SECRET_KEY to use your own)"
       : "  Secrets:    sealed under COBRO_SECRET_KEY"
   )
+  if (Option.isSome(config.tracing)) {
+    const { url, protocol } = config.tracing.value
+    lines.push(`  Traces:     exported to ${Tracing.describeUrl(url)} (OTLP ${protocol})`)
+  }
   if (demo !== undefined) {
     switch (demo._tag) {
       case "Created":

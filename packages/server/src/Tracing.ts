@@ -78,6 +78,18 @@ const exporting = (tracing: Tracing, serviceVersion: string): Layer.Layer<never>
 export const layer = (tracing: Option.Option<Tracing>, serviceVersion: string): Layer.Layer<never> =>
   Option.match(tracing, { onNone: () => disabled, onSome: (t) => exporting(t, serviceVersion) })
 
+/** The collector's URL for the banner and logs: without a password or query (they may hold a key). */
+export const describeUrl = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password !== "") parsed.password = "***"
+    parsed.search = ""
+    return parsed.toString()
+  } catch {
+    return "an OTLP endpoint"
+  }
+}
+
 /** `traceparent` of a span (W3C Trace Context: version 00, sampled). */
 export const traceparent = (span: { readonly traceId: string; readonly spanId: string }): string =>
   `00-${span.traceId}-${span.spanId}-01`

@@ -262,6 +262,24 @@ describe("traces over OTLP/HTTP", () => {
   )
 })
 
+describe("the banner", () => {
+  it.effect("names where traces go, without the URL's password or query; nothing without an endpoint", () =>
+    Effect.gen(function* () {
+      const address = { _tag: "TcpAddress", hostname: "0.0.0.0", port: 3000 } as const
+      const traced = yield* configOf({
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://user:pa55@otel.example.com/v1/traces?key=k3y"
+      })
+      const lines = Server.banner(traced, address, undefined)
+      expect(lines).toContain(
+        "  Traces:     exported to https://user:***@otel.example.com/v1/traces (OTLP http/protobuf)"
+      )
+      expect(lines.join("\n")).not.toMatch(/pa55|k3y/)
+      const untraced = yield* configOf({})
+      expect(Server.banner(untraced, address, undefined).join("\n")).not.toContain("Traces:")
+    })
+  )
+})
+
 describe("Tracing.traceContext", () => {
   it.scopedLive(
     "annotates the request's log lines with its trace id and answers traceparent, errors too",
