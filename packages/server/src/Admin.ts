@@ -21,7 +21,25 @@ import {
 } from "@cobro/core"
 import { Webhooks } from "@cobro/webhooks"
 import { SqlClient } from "@effect/sql"
-import { DateTime, Effect, Option, Schema } from "effect"
+import { DateTime, Effect, Option, ParseResult, Schema } from "effect"
+
+/**
+ * An id the operator typed, decoded with its schema: a malformed one (a control character, too
+ * long) is an `InvalidInput` naming `field`, printed as such, not a defect with a stack trace.
+ */
+const idFrom =
+  <A>(schema: Schema.Schema<A, string>, field: string) =>
+  (value: string): Effect.Effect<A, Errors.InvalidInput> =>
+    Schema.decodeUnknown(schema)(value).pipe(
+      Effect.mapError((error) =>
+        Errors.InvalidInput.of(
+          field,
+          ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? "is invalid"
+        )
+      )
+    )
+const userIdFrom = idFrom(Ids.UserId, "user_id")
+const eventIdFrom = idFrom(Ids.EventId, "event_id")
 
 export interface CreateUserInput {
   readonly name: string
@@ -126,7 +144,7 @@ export const setStatus = Effect.fn("Admin.setStatus")(function* (userId: string,
       )
     )
   )
-  const user = yield* accounts.setStatus(Ids.UserId.make(userId), decoded)
+  const user = yield* accounts.setStatus(yield* userIdFrom(userId), decoded)
   return { user_id: user.user_id, account_status: user.account_status } as const
 })
 
@@ -154,15 +172,15 @@ export const listWebhooks = Effect.fn("Admin.listWebhooks")(function* (input: Li
         )
   return yield* webhooks.list({
     ...(status === undefined ? {} : { status }),
-    ...(input.user_id === undefined ? {} : { user_id: Ids.UserId.make(input.user_id) }),
-    ...(input.after === undefined ? {} : { after: Ids.EventId.make(input.after) }),
+    ...(input.user_id === undefined ? {} : { user_id: yield* userIdFrom(input.user_id) }),
+    ...(input.after === undefined ? {} : { after: yield* eventIdFrom(input.after) }),
     ...(input.limit === undefined ? {} : { limit: input.limit })
   })
 })
 
 export const replayWebhook = Effect.fn("Admin.replayWebhook")(function* (eventId: string) {
   const webhooks = yield* Webhooks.Webhooks
-  return yield* webhooks.replay(Ids.EventId.make(eventId))
+  return yield* webhooks.replay(yield* eventIdFrom(eventId))
 })
 
 export interface SandboxCode {

@@ -250,6 +250,16 @@ describe("cobro CLI", () => {
       expect(failureOf(badStatus)).toMatch(
         /^request\.invalid \(status\): must be one of ACTIVE, PENDING, REJECTED, SUSPENDED, got "CLOSED"$/
       )
+      // A malformed id is refused as such (no stack trace), wherever the operator types one.
+      for (const args of [
+        ["accounts", "set-status", "bad\u0001id", "ACTIVE"],
+        ["webhooks", "list", "--user-id", "x".repeat(300)],
+        ["webhooks", "replay", "evt\u0007"]
+      ]) {
+        const refused = yield* cli(args, env)
+        expect(Exit.isFailure(refused.exit), args.join(" ")).toBe(true)
+        expect(failureOf(refused), args.join(" ")).toMatch(/^request\.invalid \((user_id|event_id)\): /)
+      }
     })
   )
 
