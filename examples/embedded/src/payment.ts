@@ -4,21 +4,18 @@
  * reads the settled payment, its ledger and the webhook event waiting in the outbox.
  */
 import {
-  BankAccount,
+  Accounts,
   Engine,
   type Errors,
   Faucet,
-  Ids,
   Ledger,
   LedgerAccount,
   Money,
   Outbox,
   PaymentRequest,
-  Payments,
-  User,
-  UserRepository
+  Payments
 } from "@cobro/core"
-import { DateTime, Effect, type ParseResult, Schema } from "effect"
+import { Effect, type ParseResult, Schema } from "effect"
 
 export interface ExampleResult {
   readonly id: string
@@ -32,27 +29,22 @@ export interface ExampleResult {
   readonly ledgerProblems: ReadonlyArray<string>
 }
 
-/** A merchant, ACTIVE. (The accounts service creates them; here one is stored directly.) */
+/**
+ * A merchant, ACTIVE, created through the accounts service as an operator (or the host's sign-up
+ * flow) would: the request is decoded like any input (a bad CUIT or email is `InvalidInput` naming
+ * the field), and the merchant gets API credentials (`client_id`, `client_secret`, shown once).
+ */
 export const registerMerchant = Effect.gen(function* () {
-  const now = yield* DateTime.now
-  const merchant = new User.User({
-    user_id: Ids.UserId.make("merchant-1"),
+  const accounts = yield* Accounts.Accounts
+  const request = yield* Accounts.decodeCreateUserRequest({
+    user_id: "merchant_1",
     name: "Librería El Ateneo",
     email: "ventas@ateneo.example",
-    cuit: BankAccount.makeCuit("30", "50001234"),
-    account_status: "ACTIVE",
-    alias_prefix: null,
-    cancellation_period: null,
-    cancellation_period_minutes: null,
-    automatic_cancellation: false,
-    transfer_tolerance: Money.zero("ARS"),
-    payout_schedule: null,
-    partner_id: null,
-    creation_timestamp: now,
-    last_modified_timestamp: now
+    cuit: "30-50001234-6",
+    account_status: "ACTIVE"
   })
-  yield* (yield* UserRepository.UserRepository).insert(merchant)
-  return merchant
+  const { user } = yield* accounts.createUser(request)
+  return user
 })
 
 export const runPaymentExample: Effect.Effect<ExampleResult, Errors.DomainError | ParseResult.ParseError> =
@@ -63,7 +55,7 @@ export const runPaymentExample: Effect.Effect<ExampleResult, Errors.DomainError 
     // 2. The merchant creates a payment for order 1001.
     const payments = yield* Payments.Payments
     const request = yield* Schema.decodeUnknown(PaymentRequest.CreatePaymentRequest)({
-      user_id: "merchant-1",
+      user_id: merchant.user_id,
       external_id: "order-1001",
       price: { amount: 25999.9, currency: "ARS" },
       payment_options: ["transfer"],
