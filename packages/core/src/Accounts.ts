@@ -3,7 +3,7 @@
  * configuration a partner (or the merchant) changes, and the account status an operator sets.
  */
 import { DateTime, Effect, Option, Schema } from "effect"
-import { Cuit, normalizeCuit } from "./BankAccount.js"
+import { CuitWithoutDashes, normalizeCuit } from "./BankAccount.js"
 import { UserCredential } from "./Credential.js"
 import { CredentialRepository } from "./CredentialRepository.js"
 import { Crypto } from "./Crypto.js"
@@ -34,7 +34,7 @@ import { EMAIL_PATTERN } from "./internal/text.js"
 /** A CUIT as people write it ("30-71234567-1" or bare digits), validated after removing dashes. */
 export const CuitInput = Schema.compose(
   Schema.transform(Schema.String, Schema.String, { strict: true, decode: normalizeCuit, encode: (s) => s }),
-  Cuit
+  CuitWithoutDashes
 )
 
 /** Trimmed, lower-cased, `local@domain.tld`, at most 254 characters. */

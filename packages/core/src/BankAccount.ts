@@ -60,6 +60,29 @@ export const isValidCuit = (s: string): boolean =>
   CUIT_PREFIXES.has(s.slice(0, 2)) &&
   Option.exists(cuitCheckDigit(s.slice(0, 10)), (d) => d === Number(s[10]))
 
+/**
+ * What is wrong with `s` as a bare CUIT (after `normalizeCuit`), in words an operator can act on:
+ * a character that is not a digit, the number of digits, an unknown type prefix or a check digit
+ * that does not match; `None` when it is valid. `dashes`: the input accepted dashes (and says so).
+ */
+export const cuitProblem = (s: string, dashes = false): Option.Option<string> => {
+  const other = /[^0-9]/.exec(s)
+  if (other !== null) {
+    return Option.some(
+      `must be 11 digits${dashes ? " (dashes are accepted, e.g. 30-71234567-1)" : ""}; "${other[0]}" is not a digit`
+    )
+  }
+  if (s.length !== 11) return Option.some(`must be 11 digits, got ${s.length}`)
+  if (!CUIT_PREFIXES.has(s.slice(0, 2))) {
+    return Option.some(
+      `must start with a CUIT type (${[...CUIT_PREFIXES].join(", ")}), got "${s.slice(0, 2)}"`
+    )
+  }
+  return Option.exists(cuitCheckDigit(s.slice(0, 10)), (d) => d === Number(s[10]))
+    ? Option.none()
+    : Option.some("has a wrong check digit (the last digit): a digit is probably mistyped")
+}
+
 /** Strips the dashes and spaces people write CUITs with ("20-12345678-6" → "20123456786"). */
 export const normalizeCuit = (s: string): string => s.replace(/[-\s]/g, "")
 
@@ -78,11 +101,18 @@ export const Cvu = Schema.String.pipe(
 )
 export type Cvu = typeof Cvu.Type
 
+/** 11 bare digits (no dashes), a known type prefix and a correct check digit. */
 export const Cuit = Schema.String.pipe(
-  Schema.filter(isValidCuit, { message: () => "must be a valid 11-digit CUIT (digits only)" }),
+  Schema.filter((s) => Option.getOrUndefined(cuitProblem(s))),
   Schema.brand("Cuit")
 )
 export type Cuit = typeof Cuit.Type
+
+/** `Cuit` after dashes and spaces are removed (see `CuitInput`): its messages say dashes are accepted. */
+export const CuitWithoutDashes = Schema.String.pipe(
+  Schema.filter((s) => Option.getOrUndefined(cuitProblem(s, true))),
+  Schema.brand("Cuit")
+)
 
 export const Alias = Schema.String.pipe(
   Schema.filter(isValidAlias, {

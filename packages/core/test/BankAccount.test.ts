@@ -16,6 +16,7 @@ import {
   normalizeCuit,
   PayoutAddress
 } from "../src/BankAccount.js"
+import { CuitInput } from "../src/Accounts.js"
 
 const CVU = "0000003100062244154712"
 const CBU = "2850590940090418135201"
@@ -153,11 +154,32 @@ describe("schemas", () => {
     expect(decodeMessage(Cvu, CBU)).toContain("must be a valid 22-digit CVU")
     expect(decodeMessage(Cvu, "0000003100062244154713")).toContain("must be a valid 22-digit CVU")
     expect(decodeMessage(Cbu, "123")).toContain("must be a valid 22-digit CBU")
-    expect(decodeMessage(Cuit, "20-12345678-6")).toContain("must be a valid 11-digit CUIT")
+    expect(decodeMessage(Cuit, "20-12345678-6")).toContain('must be 11 digits; "-" is not a digit')
     expect(decodeMessage(Alias, "Sol.Rio")).toContain("6-20 characters of a-z, 0-9, '.' and '-'")
     expect(decodeMessage(PayoutAddress, "0000003100062244154713")).toContain(
       "must be a valid CVU, CBU or alias"
     )
     expect(decodeMessage(PayoutAddress, "no")).toContain("must be a valid CVU, CBU or alias")
+  })
+})
+
+describe("CUIT messages say what is wrong", () => {
+  // 30-71234567-1 is valid; each case breaks one rule.
+  const cases = [
+    ["30-7123456-1", "must be 11 digits, got 10"],
+    ["307123456712", "must be 11 digits, got 12"],
+    ["30.71234567.1", 'must be 11 digits (dashes are accepted, e.g. 30-71234567-1); "." is not a digit'],
+    ["30-7123456X-1", '"X" is not a digit'],
+    ["12-71234567-1", 'must start with a CUIT type (20, 23, 24, 27, 30, 33, 34), got "12"'],
+    ["30-71234567-2", "has a wrong check digit (the last digit): a digit is probably mistyped"],
+    ["30-71234576-1", "has a wrong check digit (the last digit)"]
+  ] as const
+  it.each(cases)("%s: %s", (input, message) => {
+    expect(decodeMessage(CuitInput, input)).toContain(message)
+  })
+
+  it("accepts dashes and spaces", () => {
+    expect(Schema.decodeUnknownSync(CuitInput)("30-71234567-1")).toBe("30712345671")
+    expect(Schema.decodeUnknownSync(CuitInput)(" 30 71234567 1 ")).toBe("30712345671")
   })
 })
