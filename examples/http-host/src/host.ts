@@ -8,7 +8,7 @@
  * Engine and HTTP layer share one in-memory engine instance.
  */
 import { Accounts, Engine } from "@cobro/core"
-import { CobroHttp } from "@cobro/http"
+import { NodeHttp } from "@cobro/http/node"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -53,7 +53,7 @@ const isUnder = (path: string, base: string) => path === base || path.startsWith
  * which are only known then.
  */
 export const start = async (port: number): Promise<Host> => {
-  let cobro: Awaited<ReturnType<typeof CobroHttp.toNodeListener>> | undefined = undefined
+  let cobro: Awaited<ReturnType<typeof NodeHttp.toNodeListener>> | undefined = undefined
   const server = Http.createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0] ?? "/"
     if (isUnder(path, prefix)) {
@@ -79,7 +79,7 @@ export const start = async (port: number): Promise<Host> => {
 
   const engine = ManagedRuntime.make(Engine.layerMemory({ paymentPageBaseUrl: `${url}${prefix}` }))
   const merchant = await engine.runPromise(seedDemoMerchant)
-  cobro = await CobroHttp.toNodeListener(Layer.succeedContext((await engine.runtime()).context), {
+  cobro = await NodeHttp.toNodeListener(Layer.succeedContext((await engine.runtime()).context), {
     prefix
   })
   const mounted = cobro

@@ -10,7 +10,7 @@
  *   onboarded through a partner starts PENDING and cannot take payments until then).
  */
 import { Accounts, Auth, Engine, Ids } from "@cobro/core"
-import { CobroHttp } from "@cobro/http"
+import { NodeHttp } from "@cobro/http/node"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import * as Http from "node:http"
 import { close, listen } from "./loopback.js"
@@ -45,7 +45,7 @@ export const startCobro = async (port: number): Promise<Cobro> => {
   const server = Http.createServer()
   const url = await listen(server, port)
   const engine = ManagedRuntime.make(Engine.layerMemory({ paymentPageBaseUrl: url }))
-  const api = await CobroHttp.toNodeListener(Layer.succeedContext((await engine.runtime()).context))
+  const api = await NodeHttp.toNodeListener(Layer.succeedContext((await engine.runtime()).context))
   server.on("request", api.listener)
 
   const registerPartner = (registration: PartnerRegistration) =>

@@ -4,7 +4,8 @@
  * - `layer(settings)`: the API as a Layer for Effect hosts (serve it with `HttpApiBuilder.serve`
  *   on any `HttpServer`, e.g. `NodeHttpServer.layer`);
  * - `toWebHandler(engine, settings)`: a `(Request) => Promise<Response>` for any fetch-style host;
- * - `toNodeListener(engine, settings)`: a `(req, res)` listener for node:http or Express.
+ * - `NodeHttp.toNodeListener(engine, settings)` (from `@cobro/http/node`, which needs
+ *   `@effect/platform-node`): a `(req, res)` listener for node:http or Express.
  *
  * The engine (services and storage) comes from the host: `Engine.layerMemory`, or the services
  * over `SqlStorage`. The faucet route works only when the engine has the sandbox's `Faucet`.
@@ -14,15 +15,12 @@ import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { RealTime } from "@cobro/core"
-import { Effect, Layer, ManagedRuntime } from "effect"
-import type * as Http from "node:http"
+import { Effect, Layer } from "effect"
 import { CobroApi } from "./Api.js"
 import { handlers, type Requirements } from "./Http.js"
 import { HttpConfig, type Settings } from "./HttpConfig.js"
 import { boundary } from "./internal/boundary.js"
-import * as ClientError from "./internal/clientError.js"
 import { MAX_PARAM_LENGTH } from "./internal/input.js"
 import * as Docs from "./internal/docs.js"
 import * as Pages from "./Pages.js"
@@ -68,13 +66,6 @@ export const layer = (settings: Partial<Settings> = {}): Layer.Layer<HttpApi.Api
 }
 
 /**
- * A `clientError` listener for a node:http server (`server.on("clientError", onClientError)`):
- * what node's HTTP parser refuses before routing (headers over 16 KiB: 431, a malformed request:
- * 400, a request too slow: 408) is answered with the error envelope instead of a bare status line.
- */
-export const onClientError = ClientError.onClientError
-
-/**
  * A fetch-style handler over `engine`: `(Request) => Promise<Response>`. Call `dispose` on
  * shutdown to release the engine's resources (database pools).
  */
@@ -92,35 +83,3 @@ export const toWebHandler = <E>(
   )
 
 type HttpRouterDefaultServices = Layer.Layer.Success<typeof HttpServer.layerContext>
-
-/**
- * A node:http (or Express) request listener over `engine`. `prefix` is stripped from the URL
- * first, so the API can be mounted under a path such as `/api/cobro` in a host's own server.
- */
-export const toNodeListener = async <E>(
-  engine: Layer.Layer<EngineServices, E>,
-  settings: Partial<Settings> & { readonly prefix?: string } = {}
-): Promise<{
-  readonly listener: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
-  readonly dispose: () => Promise<void>
-}> => {
-  const runtime = ManagedRuntime.make(
-    Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer, HttpServer.layerContext).pipe(
-      Layer.provideMerge(layer(settings).pipe(Layer.provide(engine)))
-    )
-  )
-  const handle = await runtime.runPromise(
-    Effect.flatMap(HttpApiBuilder.httpApp, (app) => NodeHttpServer.makeHandler(app))
-  )
-  const prefix = settings.prefix?.replace(/\/+$/, "") ?? ""
-  const listener = (request: Http.IncomingMessage, response: Http.ServerResponse) => {
-    // Only a whole path segment is the prefix: `/api/cobro/x` and `/api/cobro?x`, not `/api/cobrox`.
-    if (prefix !== "" && request.url !== undefined && request.url.startsWith(prefix)) {
-      const rest = request.url.slice(prefix.length)
-      if (rest === "" || rest.startsWith("?")) request.url = `/${rest}`
-      else if (rest.startsWith("/")) request.url = rest
-    }
-    handle(request, response)
-  }
-  return { listener, dispose: () => runtime.dispose() }
-}

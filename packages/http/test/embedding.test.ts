@@ -9,6 +9,7 @@ import { Effect, Layer } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { CobroHttp } from "../src/index.js"
+import { NodeHttp } from "../src/node.js"
 import { call, type Json, merchant, serverLayer } from "./support.js"
 
 /** An in-memory engine whose services the test uses too (to create merchants). */
@@ -170,13 +171,13 @@ describe("CobroHttp.toWebHandler", () => {
   )
 })
 
-describe("CobroHttp.toNodeListener", () => {
+describe("NodeHttp.toNodeListener", () => {
   it.scopedLive("serves the API under a prefix of a node:http server", () =>
     Effect.gen(function* () {
       const engine = yield* sharedEngine
       yield* Effect.provide(merchant("node_1"), engine.context)
       const cobro = yield* Effect.acquireRelease(
-        Effect.promise(() => CobroHttp.toNodeListener(engine.layer, { prefix: "/api/cobro/" })),
+        Effect.promise(() => NodeHttp.toNodeListener(engine.layer, { prefix: "/api/cobro/" })),
         (mounted) => Effect.promise(mounted.dispose)
       )
       const server = Http.createServer(cobro.listener)

@@ -11,6 +11,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { CobroHttp, type HttpConfig } from "@cobro/http"
+import { NodeHttp } from "@cobro/http/node"
 import { Console, Context, Duration, Effect, Layer, Logger, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
 import * as Http from "node:http"
@@ -134,7 +135,7 @@ export const drain = (server: Http.Server): Effect.Effect<void> =>
  */
 export const createHttpServer = (): Http.Server => {
   const server = Http.createServer()
-  server.on("clientError", CobroHttp.onClientError)
+  server.on("clientError", NodeHttp.onClientError)
   return server
 }
 
