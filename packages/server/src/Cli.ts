@@ -6,8 +6,13 @@
  *   cobro serve
  *   cobro migrate
  *   cobro users create --name N --email E --cuit C [--user-id U] [--alias-prefix P] [--status S]
- *                      [--partner-id P] [--json]
+ *                      [--partner-id P] [--password-stdin] [--json]
+ *   cobro users list [--after USER_ID] [--limit N] [--json]
+ *   cobro users show USER_ID [--json]
+ *   cobro users set-password USER_ID --password-stdin [--json]
  *   cobro partners create --name N --redirect-url URL [--webhook-url URL] [--slug S] [--commission R] [--json]
+ *   cobro partners list [--after PARTNER_ID] [--limit N] [--json]
+ *   cobro payments show PAYMENT_ID [--json]
  *   cobro accounts set-status USER_ID STATUS [--json]
  *   cobro ledger verify [--json]
  *   cobro webhooks list [--status S] [--user-id U] [--after EVENT_ID] [--limit N] [--json]
@@ -16,8 +21,8 @@
  */
 import { Args, Command, Options, ValidationError } from "@effect/cli"
 import * as HttpServerError from "@effect/platform/HttpServerError"
-import { Errors, Ledger, WebhookDeliveryRepository } from "@cobro/core"
-import { Cause, Console, DateTime, Effect, Option, Schema } from "effect"
+import { Errors, Ledger, Money, Partner, Payment, User, WebhookDeliveryRepository } from "@cobro/core"
+import { Cause, Config, Console, Context, DateTime, Effect, Option, Schema } from "effect"
 import * as Admin from "./Admin.js"
 import * as Server from "./Server.js"
 import * as ServerConfig from "./ServerConfig.js"
@@ -47,15 +52,42 @@ const domainErrors = [
 const isDomainError = (error: unknown): error is Errors.DomainError =>
   domainErrors.some((DomainError) => error instanceof DomainError)
 
+/** The database of `config` as the operator should see it: an absolute SQLite path, a URL without password. */
+const databaseName = (database: ServerConfig.Database): string =>
+  database._tag === "Sqlite"
+    ? `SQLite ${ServerConfig.sqlitePath(database.filename)}`
+    : ServerConfig.describeDatabase(database)
+
 /**
- * Runs `command` over the services of the configured mode and database; domain errors become
- * `CommandFailed` with their key and message.
+ * The configuration, after saying on stderr which database the command acts on. Unless `access`
+ * is `"create"`, a database that does not exist (or holds no cobro schema) is refused, saying
+ * where it was looked for: a command that only reads never creates an empty one, nor migrates it.
  */
-const withServices = <A, E>(
-  command: (config: ServerConfig.ServerConfig) => Effect.Effect<A, E, Services.Services>
-) =>
+const loadFor = (access: "read" | "create") =>
   Effect.gen(function* () {
     const config = yield* ServerConfig.load
+    yield* Console.error(`database: ${databaseName(config.database)}`)
+    if (access === "create" || (yield* Storage.hasSchema(config.database))) return config
+    const where =
+      config.searchedFrom === undefined
+        ? `${databaseName(config.database)} (${ServerConfig.variables.database})`
+        : `.cobro/cobro.db in ${config.searchedFrom} and the directories above it (${ServerConfig.variables.database} is unset)`
+    return yield* new CommandFailed({
+      message: `no cobro database: looked for ${where}. Run this where the server runs, set ${ServerConfig.variables.database}, or create one with \`cobro migrate\``
+    })
+  })
+
+/**
+ * Runs `command` over the services of the configured mode and database; domain errors become
+ * `CommandFailed` with their key and message. Only commands that create records pass `"create"`;
+ * the others refuse a database that does not exist (see `loadFor`).
+ */
+const withServices = <A, E>(
+  command: (config: ServerConfig.ServerConfig) => Effect.Effect<A, E, Services.Services>,
+  access: "read" | "create" = "read"
+) =>
+  Effect.gen(function* () {
+    const config = yield* loadFor(access)
     return yield* command(config).pipe(
       Effect.mapError((error) =>
         isDomainError(error) ? new CommandFailed({ message: describe(error) }) : error
@@ -63,6 +95,11 @@ const withServices = <A, E>(
       Effect.provide(Services.layer(config))
     )
   })
+
+/** `withServices` for a command that may create the database (it creates records). */
+const creatingServices = <A, E>(
+  command: (config: ServerConfig.ServerConfig) => Effect.Effect<A, E, Services.Services>
+) => withServices(command, "create")
 
 const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 
@@ -73,6 +110,63 @@ const optionalText = (name: string, description: string) =>
 
 const orUndefined = <A>(option: Option.Option<A>): A | undefined => Option.getOrUndefined(option)
 
+/**
+ * Rows under a header row, each column padded to its widest cell (two spaces between columns);
+ * `empty` instead when there are no rows.
+ */
+export const table = (
+  header: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<string>>,
+  empty: string
+): string => {
+  if (rows.length === 0) return empty
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)))
+  return [header, ...rows]
+    .map((r) =>
+      header
+        .map((_, i) => (r[i] ?? "").padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd()
+    )
+    .join("\n")
+}
+
+/**
+ * What the CLI reads from standard input (`--password-stdin`): the whole of it, as `docker login
+ * --password-stdin` does. A terminal is refused: what is typed there would be echoed.
+ */
+export class Stdin extends Context.Reference<Stdin>()("@cobro/server/Cli/Stdin", {
+  defaultValue: (): { readonly read: Effect.Effect<string, CommandFailed> } => ({
+    read: Effect.suspend(() =>
+      process.stdin.isTTY
+        ? Effect.fail(
+            new CommandFailed({
+              message:
+                "--password-stdin reads the password from a pipe, e.g. printf '%s\\n' \"$PW\" | cobro users create …"
+            })
+          )
+        : Effect.tryPromise({
+            try: async () => {
+              const chunks: Array<Buffer> = []
+              for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+              return Buffer.concat(chunks).toString("utf8")
+            },
+            catch: (error) =>
+              new CommandFailed({ message: `cannot read the password from stdin: ${String(error)}` })
+          })
+    )
+  })
+}) {}
+
+/** The password piped in: its first line without the line break. */
+const readPassword = Effect.flatMap(Stdin, (stdin) => stdin.read).pipe(
+  Effect.map((text) => text.split(/\r?\n/)[0] ?? "")
+)
+
+const passwordStdin = Options.boolean("password-stdin").pipe(
+  Options.withDescription("read a password for the onboarding page's sign-in from stdin (its first line)")
+)
+
 // ---------------------------------------------------------------------------------------------
 
 const serve = Command.make("serve", {}, () => Effect.flatMap(ServerConfig.load, Server.run)).pipe(
@@ -81,7 +175,7 @@ const serve = Command.make("serve", {}, () => Effect.flatMap(ServerConfig.load, 
 
 const migrate = Command.make("migrate", {}, () =>
   Effect.gen(function* () {
-    const config = yield* ServerConfig.load
+    const config = yield* loadFor("create")
     const applied = yield* Storage.migrate(config.database)
     const where = ServerConfig.describeDatabase(config.database)
     yield* Console.log(
@@ -107,12 +201,15 @@ const usersCreate = Command.make(
       Options.optional
     ),
     partnerId: optionalText("partner-id", "the partner that onboards the user"),
+    passwordStdin,
     json
   },
   (o) =>
-    withServices(() =>
+    creatingServices(() =>
       Effect.gen(function* () {
+        const password = o.passwordStdin ? yield* readPassword : undefined
         const created = yield* Admin.createUser({
+          password,
           name: o.name,
           email: o.email,
           cuit: o.cuit,
@@ -127,17 +224,135 @@ const usersCreate = Command.make(
             `created user ${created.user_id}`,
             `  client_id:     ${created.client_id}`,
             `  client_secret: ${created.client_secret}`,
-            "  (the secret is shown only now; it is stored sealed)"
+            "  (the secret is shown only now; it is stored sealed)",
+            ...(o.passwordStdin ? ["  password set: the merchant can sign in on the onboarding page"] : [])
           ].join("\n")
         )
       })
     )
 ).pipe(Command.withDescription("create a merchant and its API credentials"))
 
+const usersSetPassword = Command.make(
+  "set-password",
+  {
+    userId: Args.text({ name: "user_id" }).pipe(Args.withDescription("the merchant")),
+    passwordStdin: passwordStdin.pipe(Options.withDescription("read the password from stdin (required)")),
+    json
+  },
+  (o) =>
+    withServices(() =>
+      Effect.gen(function* () {
+        if (!o.passwordStdin) {
+          return yield* new CommandFailed({
+            message:
+              "give the password on stdin with --password-stdin (an argument would stay in shell history)"
+          })
+        }
+        const result = yield* Admin.setPassword(o.userId, yield* readPassword)
+        if (o.json) return yield* printJson(result)
+        yield* Console.log(`${result.user_id} can sign in on the onboarding page with the new password`)
+      })
+    )
+).pipe(Command.withDescription("set the password a merchant signs in with on the onboarding page"))
+
+const encodeUser = Schema.encodeSync(User.User)
+
+const userJson = (view: Admin.UserView) => ({
+  ...encodeUser(view.user),
+  client_id: view.client_id,
+  password_set: view.password_set
+})
+
+const listOptions = (what: string) => ({
+  after: optionalText("after", `the last ${what} id of the previous page`),
+  limit: Options.integer("limit").pipe(Options.withDescription("1-500, default 100"), Options.optional),
+  json
+})
+
+const usersList = Command.make("list", listOptions("user"), (o) =>
+  withServices(() =>
+    Effect.gen(function* () {
+      const views = yield* Admin.listUsers({ after: orUndefined(o.after), limit: orUndefined(o.limit) })
+      if (o.json) return yield* printJson(views.map(userJson))
+      yield* Console.log(
+        table(
+          ["USER_ID", "STATUS", "NAME", "EMAIL", "CUIT", "PARTNER_ID", "PASSWORD"],
+          views.map(({ password_set, user }) => [
+            user.user_id,
+            user.account_status,
+            user.name,
+            user.email,
+            user.cuit,
+            user.partner_id ?? "-",
+            password_set ? "yes" : "no"
+          ]),
+          "no users"
+        )
+      )
+    })
+  )
+).pipe(Command.withDescription("list merchants by user id"))
+
+const usersShow = Command.make(
+  "show",
+  { userId: Args.text({ name: "user_id" }).pipe(Args.withDescription("the merchant")), json },
+  (o) =>
+    withServices(() =>
+      Effect.gen(function* () {
+        const view = yield* Admin.showUser(o.userId)
+        if (o.json) return yield* printJson(userJson(view))
+        const { user } = view
+        yield* Console.log(
+          [
+            ["user_id", user.user_id],
+            ["name", user.name],
+            ["email", user.email],
+            ["cuit", user.cuit],
+            ["status", user.account_status],
+            ["alias_prefix", user.alias_prefix ?? "-"],
+            ["partner_id", user.partner_id ?? "-"],
+            ["client_id", view.client_id ?? "-"],
+            ["password", view.password_set ? "set (can sign in on the onboarding page)" : "not set"],
+            ["created", DateTime.formatIso(user.creation_timestamp)]
+          ]
+            .map(([k, v]) => `${`${k}:`.padEnd(14)}${v}`)
+            .join("\n")
+        )
+      })
+    )
+).pipe(Command.withDescription("one merchant's account"))
+
 const users = Command.make("users").pipe(
   Command.withDescription("merchants"),
-  Command.withSubcommands([usersCreate])
+  Command.withSubcommands([usersCreate, usersList, usersShow, usersSetPassword])
 )
+
+/**
+ * Where a partner sends its users: the hosted onboarding page at the server's public URL. Without
+ * `COBRO_PUBLIC_URL` that is the server's own address on this machine (`http://localhost:PORT`),
+ * which the CLI prints with a warning on stderr.
+ */
+const onboardingUrls = (config: ServerConfig.ServerConfig) =>
+  Effect.gen(function* () {
+    const set = yield* Config.option(Config.string(ServerConfig.variables.publicUrl)).pipe(
+      Effect.map(Option.exists((value) => value.trim() !== "")),
+      Effect.orElseSucceed(() => false)
+    )
+    if (!set) {
+      yield* Console.error(
+        `note: ${ServerConfig.variables.publicUrl} is not set, so the onboarding URL is this machine's ${config.publicUrl}; set it to the address users reach`
+      )
+    }
+    return (partnerId: string) => `${config.publicUrl}/authorize?partner_id=${encodeURIComponent(partnerId)}`
+  })
+
+const encodePartner = Schema.encodeSync(Partner.Partner)
+
+/** A partner for `--json`: everything but the sealed secret. */
+const partnerJson = (partner: Partner.Partner, onboarding_url: string) => {
+  const { client_secret_sealed: _, ...rest } = encodePartner(partner)
+  return { ...rest, onboarding_url }
+}
 
 const partnersCreate = Command.make(
   "create",
@@ -155,7 +370,7 @@ const partnersCreate = Command.make(
     json
   },
   (o) =>
-    withServices(() =>
+    creatingServices((config) =>
       Effect.gen(function* () {
         const created = yield* Admin.createPartner({
           name: o.name,
@@ -164,28 +379,102 @@ const partnersCreate = Command.make(
           slug: orUndefined(o.slug),
           commission: orUndefined(o.commission)
         })
+        const onboarding = (yield* onboardingUrls(config))(created.partner_id)
         if (o.json) {
           return yield* printJson({
             partner_id: created.partner_id,
             client_id: created.client_id,
-            client_secret: created.client_secret
+            client_secret: created.client_secret,
+            onboarding_url: onboarding
           })
         }
         yield* Console.log(
           [
             `created partner ${created.partner_id} (${created.slug})`,
-            `  client_id:     ${created.client_id}`,
-            `  client_secret: ${created.client_secret}`,
-            "  (the secret is shown only now; it is stored sealed)"
+            `  client_id:      ${created.client_id}`,
+            `  client_secret:  ${created.client_secret}`,
+            "  (the secret is shown only now; it is stored sealed)",
+            `  onboarding URL: ${onboarding}`,
+            "  (send users there; add &state=… and &referred_user_id=… as you need)"
           ].join("\n")
         )
       })
     )
 ).pipe(Command.withDescription("register a partner (onboarding and partner tokens)"))
 
+const partnersList = Command.make("list", listOptions("partner"), (o) =>
+  withServices((config) =>
+    Effect.gen(function* () {
+      const found = yield* Admin.listPartners({ after: orUndefined(o.after), limit: orUndefined(o.limit) })
+      const urlOf = found.length === 0 ? () => "" : yield* onboardingUrls(config)
+      const rows = found.map((p) => [p, urlOf(p.partner_id)] as const)
+      if (o.json) return yield* printJson(rows.map(([p, url]) => partnerJson(p, url)))
+      yield* Console.log(
+        table(
+          ["PARTNER_ID", "SLUG", "NAME", "COMMISSION", "REDIRECT_URL", "WEBHOOK_URL", "ONBOARDING_URL"],
+          rows.map(([p, url]) => [
+            p.partner_id,
+            p.slug,
+            p.name,
+            String(p.commission),
+            p.redirect_url,
+            p.webhook_url ?? "-",
+            url
+          ]),
+          "no partners"
+        )
+      )
+    })
+  )
+).pipe(Command.withDescription("list partners by partner id, with their onboarding URLs"))
+
 const partners = Command.make("partners").pipe(
   Command.withDescription("partners"),
-  Command.withSubcommands([partnersCreate])
+  Command.withSubcommands([partnersCreate, partnersList])
+)
+
+const encodePayment = Schema.encodeSync(Payment.Payment)
+
+const paymentsShow = Command.make(
+  "show",
+  { paymentId: Args.text({ name: "payment_id" }).pipe(Args.withDescription("the payment's id")), json },
+  (o) =>
+    withServices(() =>
+      Effect.gen(function* () {
+        const payment = yield* Admin.showPayment(o.paymentId)
+        if (o.json) {
+          const { creation_request: _, ...wire } = encodePayment(payment)
+          return yield* printJson(wire)
+        }
+        const quote = payment.quotes[0]
+        yield* Console.log(
+          [
+            ["id", payment.id],
+            ["user_id", payment.user_id],
+            ["status", payment.payment_status],
+            ["price", `${Money.formatReadable(payment.price)} ${payment.price.currency}`],
+            ["to pay", quote === undefined ? "-" : `${Money.formatReadable(payment.quoteAmount)} ARS`],
+            ["cvu", quote?.address ?? "-"],
+            ["alias", quote?.alias ?? "-"],
+            [
+              "received",
+              `${Money.formatReadable(payment.totalReceived)} ARS in ${payment.transactions.length} transfer(s)`
+            ],
+            ["external_id", payment.external_id],
+            ["created", DateTime.formatIso(payment.creation_timestamp)],
+            ["expires", DateTime.formatIso(payment.expiration_timestamp)],
+            ["payment_url", payment.payment_url]
+          ]
+            .map(([k, v]) => `${`${k}:`.padEnd(13)}${v}`)
+            .join("\n")
+        )
+      })
+    )
+).pipe(Command.withDescription("one payment of any merchant, by id"))
+
+const payments = Command.make("payments").pipe(
+  Command.withDescription("payments"),
+  Command.withSubcommands([paymentsShow])
 )
 
 const accountsSetStatus = Command.make(
@@ -245,18 +534,19 @@ const ledger = Command.make("ledger").pipe(
 const encodeDelivery = Schema.encodeSync(WebhookDeliveryRepository.WebhookDelivery)
 
 /** One delivery: a pending one that has failed says why and when it is tried again. */
-const deliveryLine = (d: WebhookDeliveryRepository.WebhookDelivery) =>
+const deliveryRow = (d: WebhookDeliveryRepository.WebhookDelivery) => [
+  d.event_id,
+  d.status,
+  String(d.attempts),
+  d.type,
+  d.webhook_url,
   [
-    d.event_id,
-    d.status.padEnd(9),
-    `attempts=${d.attempts}`,
-    d.type,
-    d.webhook_url,
     ...(d.last_error === null ? [] : [`last_error="${d.last_error}"`]),
     ...(d.status === "pending" && d.attempts > 0 && d.next_attempt_at !== null
       ? [`next_attempt_at=${DateTime.formatIso(d.next_attempt_at)}`]
       : [])
   ].join("  ")
+]
 
 const webhooksList = Command.make(
   "list",
@@ -278,7 +568,11 @@ const webhooksList = Command.make(
         })
         if (o.json) return yield* printJson(deliveries.map((d) => encodeDelivery(d)))
         yield* Console.log(
-          deliveries.length === 0 ? "no webhook deliveries" : deliveries.map(deliveryLine).join("\n")
+          table(
+            ["EVENT_ID", "STATUS", "ATTEMPTS", "TYPE", "WEBHOOK_URL", "DETAIL"],
+            deliveries.map(deliveryRow),
+            "no webhook deliveries"
+          )
         )
       })
     )
@@ -315,11 +609,11 @@ const sandboxCodes = Command.make(
         const codes = yield* Admin.sandboxCodes(orUndefined(o.userId))
         if (o.json) return yield* printJson(codes)
         yield* Console.log(
-          codes.length === 0
-            ? "no payout-account verification is waiting for a code"
-            : codes
-                .map((c) => `${c.request_id}  user=${c.user_id}  code=${c.code}  expires=${c.expires_at}`)
-                .join("\n")
+          table(
+            ["REQUEST_ID", "USER_ID", "CODE", "EXPIRES_AT"],
+            codes.map((c) => [c.request_id, c.user_id, c.code, c.expires_at]),
+            "no payout-account verification is waiting for a code"
+          )
         )
       })
     )
@@ -332,7 +626,7 @@ const sandbox = Command.make("sandbox").pipe(
 
 export const command = Command.make("cobro").pipe(
   Command.withDescription("the cobro reference server and its operator commands"),
-  Command.withSubcommands([serve, migrate, users, partners, accounts, ledger, webhooks, sandbox])
+  Command.withSubcommands([serve, migrate, users, partners, payments, accounts, ledger, webhooks, sandbox])
 )
 
 /** Runs the command line `argv` (as `process.argv`: the first two entries are skipped). */

@@ -7,6 +7,7 @@
 import { Crypto } from "@cobro/core"
 import { Config, ConfigError, Duration, Effect, Either, LogLevel, Option, Redacted, Schema } from "effect"
 import * as Path from "node:path"
+import * as Fs from "node:fs"
 import { fileURLToPath } from "node:url"
 
 export type Mode = "sandbox" | "production"
@@ -49,6 +50,11 @@ export interface ServerConfig {
   readonly tracing: Option.Option<Tracing>
   /** The bearer token `GET /metrics` requires; none: the route is open (keep it off the internet). */
   readonly metricsToken: Option.Option<Redacted.Redacted>
+  /**
+   * Set when `COBRO_DATABASE_URL` is unset: the directory the search for `.cobro/cobro.db` started
+   * from (see `defaultDatabase`), for a message saying where the database was looked for.
+   */
+  readonly searchedFrom?: string
 }
 
 /** OTLP/HTTP trace export, from the standard `OTEL_*` variables. */
@@ -540,8 +546,36 @@ const uniqueProblems = (error: ConfigError.ConfigError): ReadonlyArray<string> =
   ...new Set(problemsOf(error))
 ]
 
-/** Reads the configuration from the current `ConfigProvider` (the environment by default). */
-export const load: Effect.Effect<ServerConfig, ServerConfigError> = Effect.mapError(
-  config,
-  (error) => new ServerConfigError({ problems: uniqueProblems(error) })
-)
+const DEFAULT_FILE = Path.join(".cobro", "cobro.db")
+
+/**
+ * The database when `COBRO_DATABASE_URL` is unset, found as git finds `.git`: the first
+ * `.cobro/cobro.db` in `cwd` or a directory above it, so that `npx cobro …` in a subfolder (say
+ * `examples/`) acts on the database `npm start` made at the root; none: `./.cobro/cobro.db` in
+ * `cwd`, created by the commands that may create one.
+ */
+export const defaultDatabase = (cwd: string, exists: (file: string) => boolean = Fs.existsSync): Database => {
+  const start = Path.resolve(cwd)
+  for (let dir = start; ; dir = Path.dirname(dir)) {
+    const file = Path.join(dir, DEFAULT_FILE)
+    if (exists(file)) return { _tag: "Sqlite", filename: dir === start ? `./${DEFAULT_FILE}` : file }
+    if (Path.dirname(dir) === dir) return { _tag: "Sqlite", filename: `./${DEFAULT_FILE}` }
+  }
+}
+
+/**
+ * Reads the configuration from the current `ConfigProvider` (the environment by default). The
+ * server and every CLI command read it here: they resolve the database the same way.
+ */
+export const load: Effect.Effect<ServerConfig, ServerConfigError> = Effect.gen(function* () {
+  const loaded = yield* Effect.mapError(
+    config,
+    (error) => new ServerConfigError({ problems: uniqueProblems(error) })
+  )
+  const explicit = yield* Effect.orElseSucceed(Config.option(Config.string(variables.database)), () =>
+    Option.none<string>()
+  )
+  if (Option.isSome(explicit)) return loaded
+  const cwd = process.cwd()
+  return { ...loaded, database: defaultDatabase(cwd), searchedFrom: cwd }
+})

@@ -7,7 +7,9 @@
 import type { ClockOffsetRepository, Engine, StorageHealth } from "@cobro/core"
 import { Migrations, SqlClockOffsetRepository, SqlStorageHealth } from "@cobro/sql"
 import type { SqlClient } from "@effect/sql"
+import * as SqlClientTag from "@effect/sql/SqlClient"
 import { Effect, Layer, Schema } from "effect"
+import { existsSync } from "node:fs"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { type Database, describeDatabase, sqlitePath } from "./ServerConfig.js"
@@ -95,3 +97,22 @@ export const migrate = (
     Effect.provide(client(database)),
     Effect.scoped
   )
+
+/**
+ * Whether `database` exists and holds cobro's schema (its migrations table), without creating
+ * anything: a missing SQLite file is not opened (that would create it), and nothing is migrated.
+ */
+export const hasSchema = (database: Database): Effect.Effect<boolean, StorageError> =>
+  database._tag === "Sqlite" && database.filename !== ":memory:" && !existsSync(sqlitePath(database.filename))
+    ? Effect.succeed(false)
+    : Effect.gen(function* () {
+        const sql = yield* SqlClientTag.SqlClient
+        const rows = yield* sql.onDialectOrElse({
+          sqlite: () =>
+            sql`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'cobro_migrations'`,
+          orElse: () =>
+            sql`SELECT 1 AS found FROM information_schema.tables
+                WHERE table_name = 'cobro_migrations' AND table_schema = current_schema()`
+        })
+        return rows.length > 0
+      }).pipe(Effect.mapError(failure(database, "read")), Effect.provide(client(database)), Effect.scoped)
