@@ -13,7 +13,8 @@ import {
   Money,
   Outbox,
   PaymentRequest,
-  Payments
+  Payments,
+  type User
 } from "@cobro/core"
 import { Effect, type ParseResult, Schema } from "effect"
 
@@ -34,18 +35,20 @@ export interface ExampleResult {
  * flow) would: the request is decoded like any input (a bad CUIT or email is `InvalidInput` naming
  * the field), and the merchant gets API credentials (`client_id`, `client_secret`, shown once).
  */
-export const registerMerchant = Effect.gen(function* () {
-  const accounts = yield* Accounts.Accounts
-  const request = yield* Accounts.decodeCreateUserRequest({
-    user_id: "merchant_1",
-    name: "Librería El Ateneo",
-    email: "ventas@ateneo.example",
-    cuit: "30-50001234-6",
-    account_status: "ACTIVE"
-  })
-  const { user } = yield* accounts.createUser(request)
-  return user
-})
+export const registerMerchant: Effect.Effect<User.User, Errors.DomainError, Accounts.Accounts> = Effect.gen(
+  function* () {
+    const accounts = yield* Accounts.Accounts
+    const request = yield* Accounts.decodeCreateUserRequest({
+      user_id: "merchant_1",
+      name: "Librería El Ateneo",
+      email: "ventas@ateneo.example",
+      cuit: "30-50001234-6",
+      account_status: "ACTIVE"
+    })
+    const { user } = yield* accounts.createUser(request)
+    return user
+  }
+)
 
 export const runPaymentExample: Effect.Effect<ExampleResult, Errors.DomainError | ParseResult.ParseError> =
   Effect.gen(function* () {
