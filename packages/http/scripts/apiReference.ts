@@ -23,7 +23,9 @@ interface Operation {
     readonly required?: boolean
     readonly schema: Json
   }>
-  readonly requestBody?: { readonly content: Record<string, { readonly schema: Json }> }
+  readonly requestBody?: {
+    readonly content: Record<string, { readonly schema: Json; readonly example?: unknown }>
+  }
   readonly responses: Record<
     string,
     { readonly description: string; readonly content?: Record<string, { readonly schema: Json }> }
@@ -274,6 +276,8 @@ export const renderReference = (document: Document): string => {
 
       const body = operation.requestBody?.content["application/json"]?.schema
       if (body !== undefined) lines.push("Request body:", "", ...fieldTable(fieldsOf(body)))
+      const example = operation.requestBody?.content["application/json"]?.example
+      if (example !== undefined) lines.push("Example:", "", "```json", JSON.stringify(example), "```", "")
 
       const success = Object.entries(operation.responses).find(([status]) => status.startsWith("2"))
       if (success !== undefined)

@@ -21,7 +21,7 @@ import {
   Wire
 } from "@cobro/core"
 import type { Money } from "@cobro/core"
-import { Schema, Struct } from "effect"
+import { Option, Schema, Struct } from "effect"
 import { envelopeError, statusError, statuses } from "./ApiError.js"
 import { Envelope, StatusEnvelope } from "./Envelope.js"
 import * as OpenApiFix from "./internal/openApi.js"
@@ -107,6 +107,20 @@ export const IdempotencyHeaders = Schema.Struct({
 })
 
 // ---------------------------------------------------------------------------------------------
+// Request body examples
+
+/**
+ * The payload schema with the request body the API reference shows and its "Try it" sends,
+ * written as on the wire. The example is decoded with the schema itself (the document carries
+ * it encoded again): an example the schema refuses is left out rather than published, and
+ * `test/openapi.test.ts` fails on every request body without a valid example.
+ */
+export const withExample = <A, I>(schema: Schema.Schema<A, I>, example: NoInfer<I>): Schema.Schema<A, I> => {
+  const decoded = Schema.decodeUnknownOption(schema)(example)
+  return Option.isSome(decoded) ? schema.annotations({ examples: [decoded.value] }) : schema
+}
+
+// ---------------------------------------------------------------------------------------------
 // Errors: every status a route can answer with, in the route's envelope
 
 /** The `{message, error, code, data}` error bodies, one member per status. */
@@ -131,7 +145,17 @@ export class PublicPayments extends HttpApiGroup.make("publicPayments")
             "Creates a one-off payment with its own CVU and alias, a `payment_url` for the payer and an expiry (5 days, or the account's cancellation period). Public: the body's `user_id` names the merchant. The id is `VAR-{user_id}-{external_id}`; repeating a creation with the same body answers the existing payment, the same `external_id` with another body is 409. A price in USDT, BNB or BRL is quoted in ARS. The crypto and PIX methods are deprecated: 503."
         })
       )
-      .setPayload(PaymentRequest.CreatePaymentRequest)
+      .setPayload(
+        withExample(PaymentRequest.CreatePaymentRequest, {
+          user_id: "demo",
+          external_id: "order-1001",
+          price: { amount: 1500, currency: "ARS" },
+          payment_options: ["transfer"],
+          motive: "Pedido 1001",
+          webhook_url: "https://example.com/webhooks/cobro",
+          redirect_url: "https://example.com/orders/1001"
+        })
+      )
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Envelope(PaymentCreated))
   )
@@ -148,11 +172,7 @@ export class PublicPayments extends HttpApiGroup.make("publicPayments")
       .addSuccess(Envelope(Payment.PublicPayment))
   )
   .addError(EnvelopeErrors)
-  .annotate(OpenApi.Title, "Public payment routes")
-  .annotate(
-    OpenApi.Description,
-    "No Authorization header: POST /payments/ names the merchant in `user_id`."
-  ) {}
+  .annotate(OpenApi.Title, "Payments") {}
 
 export class Payments extends HttpApiGroup.make("payments")
   .add(
@@ -189,7 +209,11 @@ export class Payments extends HttpApiGroup.make("payments")
         })
       )
       .setPath(paymentId)
-      .setPayload(PaymentRequest.ExtendExpirationRequest)
+      .setPayload(
+        withExample(PaymentRequest.ExtendExpirationRequest, {
+          expiration_timestamp: "2030-01-31T23:59:59.000Z"
+        })
+      )
       .addSuccess(PaymentWire)
   )
   .add(
@@ -202,7 +226,7 @@ export class Payments extends HttpApiGroup.make("payments")
         })
       )
       .setPath(paymentId)
-      .setPayload(PaymentRequest.RepriceRequest)
+      .setPayload(withExample(PaymentRequest.RepriceRequest, { amount: 1750.5, currency: "ARS" }))
       .addSuccess(PaymentWire)
   )
   .add(
@@ -215,11 +239,16 @@ export class Payments extends HttpApiGroup.make("payments")
         })
       )
       .setPath(paymentId)
-      .setPayload(PaymentRequest.UpdateMetadataRequest)
+      .setPayload(withExample(PaymentRequest.UpdateMetadataRequest, { motive: "Pedido 1001 (2 unidades)" }))
       .addSuccess(Envelope(PaymentWire))
   )
   .addError(EnvelopeErrors)
-  .middleware(Authentication) {}
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Payments")
+  .annotate(
+    OpenApi.Description,
+    "One-off payments with their own CVU and alias. Creating one and the payer's view are public (POST /payments/ names the merchant in `user_id`); the rest needs the merchant's bearer token."
+  ) {}
 
 export class Sandbox extends HttpApiGroup.make("sandbox")
   .add(
@@ -232,12 +261,13 @@ export class Sandbox extends HttpApiGroup.make("sandbox")
         })
       )
       .setPath(Schema.Struct({ cvu: BankAccount.Cvu }))
-      .setPayload(Faucet.FaucetRequest)
+      .setPayload(withExample(Faucet.FaucetRequest, { amount: 1500 }))
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Envelope(FaucetResult))
   )
   .addError(EnvelopeErrors)
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Sandbox")
   .annotate(OpenApi.Description, "Sandbox only: simulates an incoming transfer to one of your CVUs.") {}
 
 const customerId = Schema.Struct({ customer_id: Customer.CustomerId })
@@ -252,7 +282,14 @@ export class Customers extends HttpApiGroup.make("customers")
             "A fixed customer has a permanent CVU and an alias made of the account's `alias_prefix` and the `alias` suffix; every transfer to it updates its balance and sends its webhook. Needs the account's alias prefix (400 `user.alias.prefix.not.set` without it)."
         })
       )
-      .setPayload(Customer.CreateCustomerRequest)
+      .setPayload(
+        withExample(Customer.CreateCustomerRequest, {
+          user_id: "demo",
+          alias: "cliente-1",
+          customer_id: "customer-1",
+          name: "Juana Pérez"
+        })
+      )
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Envelope(Customer.CustomerCreated))
   )
@@ -266,7 +303,7 @@ export class Customers extends HttpApiGroup.make("customers")
         })
       )
       .setPath(customerId)
-      .setPayload(Customer.ChangeAliasRequest)
+      .setPayload(withExample(Customer.ChangeAliasRequest, { alias: "cliente-1b", create_new_cvu: false }))
       .addSuccess(Envelope(Customer.CustomerAliasChanged))
   )
   .add(
@@ -294,7 +331,12 @@ export class Customers extends HttpApiGroup.make("customers")
       .addSuccess(Envelope(Customer.CustomerTransaction))
   )
   .addError(EnvelopeErrors)
-  .middleware(Authentication) {}
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Customers")
+  .annotate(
+    OpenApi.Description,
+    "Fixed customers: a permanent CVU and alias per customer of the merchant."
+  ) {}
 
 export class UserTokens extends HttpApiGroup.make("userTokens")
   .add(
@@ -307,10 +349,15 @@ export class UserTokens extends HttpApiGroup.make("userTokens")
         })
       )
       .setPath(Schema.Struct({ id: Ids.UserId }))
-      .setPayload(Auth.TokenRequest)
+      .setPayload(withExample(Auth.TokenRequest, { client_id: "cli_…", client_secret: "cs_…" }))
       .addSuccess(Envelope(Auth.UserToken))
   )
-  .addError(EnvelopeErrors) {}
+  .addError(EnvelopeErrors)
+  .annotate(OpenApi.Title, "Authentication")
+  .annotate(
+    OpenApi.Description,
+    "Bearer tokens: a merchant's (`USR-`) from its `client_id` and `client_secret`, a partner's (`PAR-`) from an onboarding code. Public routes."
+  ) {}
 
 export class PartnerTokens extends HttpApiGroup.make("partnerTokens")
   .add(
@@ -322,10 +369,11 @@ export class PartnerTokens extends HttpApiGroup.make("partnerTokens")
             "The partner exchanges the single-use `code` (valid 5 minutes) it received at its redirect URL, with its own `client_id` and `client_secret`, for a `PAR-` token bound to the onboarded user."
         })
       )
-      .setPayload(Auth.CodeExchangeRequest)
+      .setPayload(withExample(Auth.CodeExchangeRequest, { code: "…", client_id: "…", client_secret: "…" }))
       .addSuccess(StatusEnvelope(Auth.PartnerGrant))
   )
-  .addError(StatusErrors) {}
+  .addError(StatusErrors)
+  .annotate(OpenApi.Title, "Authentication") {}
 
 const userId = Schema.Struct({ user_id: Ids.UserId })
 
@@ -352,11 +400,19 @@ export class UserAccounts extends HttpApiGroup.make("accounts")
         })
       )
       .setPath(userId)
-      .setPayload(Accounts.AccountPatch)
+      .setPayload(
+        withExample(Accounts.AccountPatch, {
+          alias_prefix: "tienda",
+          cancellation_period: 48,
+          automatic_cancellation: true
+        })
+      )
       .addSuccess(StatusEnvelope(Accounts.Account))
   )
   .addError(StatusErrors)
-  .middleware(PartnerAuthentication) {}
+  .middleware(PartnerAuthentication)
+  .annotate(OpenApi.Title, "Accounts")
+  .annotate(OpenApi.Description, "An onboarded merchant's account configuration, with a partner token.") {}
 
 const scheduleId = Schema.Struct({ schedule_id: Ids.ScheduleId })
 
@@ -370,7 +426,13 @@ export class Schedules extends HttpApiGroup.make("schedules")
             "Needs a partner token. Sweeps the merchant's available balance to `payload.address` (a CVU, CBU or alias whose holder is the merchant) `bi_daily`, `daily`, `weekly` or `monthly`, in Buenos Aires time."
         })
       )
-      .setPayload(Schedule.CreateScheduleRequest)
+      .setPayload(
+        withExample(Schedule.CreateScheduleRequest, {
+          schedule_type: "payout",
+          frequency: "daily",
+          payload: { address: "demo.payouts" }
+        })
+      )
       .setHeaders(IdempotencyHeaders)
       .addSuccess(StatusEnvelope(Schedule.PayoutScheduleWire))
   )
@@ -406,11 +468,13 @@ export class Schedules extends HttpApiGroup.make("schedules")
         })
       )
       .setPath(scheduleId)
-      .setPayload(Schedule.PatchScheduleRequest)
+      .setPayload(withExample(Schedule.PatchScheduleRequest, { frequency: "weekly" }))
       .addSuccess(StatusEnvelope(Schedule.PayoutScheduleWire))
   )
   .addError(StatusErrors)
-  .middleware(PartnerAuthentication) {}
+  .middleware(PartnerAuthentication)
+  .annotate(OpenApi.Title, "Schedules")
+  .annotate(OpenApi.Description, "Payout schedules that sweep a merchant's balance, with a partner token.") {}
 
 const splitPaymentId = Schema.Struct({ split_payment_id: Ids.SplitPaymentId })
 
@@ -424,7 +488,12 @@ export class Splits extends HttpApiGroup.make("splits")
             "Closed beta. A dedicated CVU and alias that receives one or more transfers; the funds are distributed later to verified payout accounts."
         })
       )
-      .setPayload(Split.CreateSplitPaymentRequest)
+      .setPayload(
+        withExample(Split.CreateSplitPaymentRequest, {
+          external_id: "split-1001",
+          webhook_url: "https://example.com/webhooks/cobro"
+        })
+      )
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Envelope(Split.SplitPaymentView))
   )
@@ -450,7 +519,9 @@ export class Splits extends HttpApiGroup.make("splits")
         })
       )
       .setPath(splitPaymentId)
-      .setPayload(Split.InstructPayoutsRequest)
+      .setPayload(
+        withExample(Split.InstructPayoutsRequest, { payouts: [{ account_id: "pa_…", amount: 1000 }] })
+      )
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Envelope(Split.SplitPaymentView))
   )
@@ -463,7 +534,9 @@ export class Splits extends HttpApiGroup.make("splits")
             "Closed beta. Always a list, even of one account. Answers a verification request (`request_id`, `exp_timestamp`); one second-factor code verifies every account of the request."
         })
       )
-      .setPayload(Split.PayoutAccountList)
+      .setPayload(
+        withExample(Split.PayoutAccountList, [{ address: "demo.payouts", label: "Cuenta principal" }])
+      )
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Envelope(Split.VerificationRequestView))
   )
@@ -476,7 +549,7 @@ export class Splits extends HttpApiGroup.make("splits")
             "Closed beta. The second-factor `code` of a verification request activates its accounts."
         })
       )
-      .setPayload(Split.VerifyAccountsRequest)
+      .setPayload(withExample(Split.VerifyAccountsRequest, { request_id: "vr_…", code: "123456" }))
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Envelope(Split.VerificationRequestView))
   )
@@ -505,6 +578,7 @@ export class Splits extends HttpApiGroup.make("splits")
   )
   .addError(EnvelopeErrors)
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Splits")
   .annotate(
     OpenApi.Description,
     "Closed beta: split payments, verified payout accounts and the 12-hour hold."

@@ -7,7 +7,7 @@ import { HttpClientRequest } from "@effect/platform"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Engine } from "@cobro/core"
 import { Validator } from "@seriousme/openapi-schema-validator"
-import { Effect } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import { CobroHttp } from "../src/index.js"
 import { apiRoutes, type Route, styleOf } from "./apiRoutes.js"
 import { raw, serverLayer } from "./support.js"
@@ -134,7 +134,84 @@ layer(serverLayer())((it) => {
     )
   })
 
+  describe("for a newcomer", () => {
+    it.effect("every request body carries an example its endpoint's payload schema accepts", () =>
+      Effect.gen(function* () {
+        const spec = yield* fetchSpec
+        const problems: Array<string> = []
+        let bodies = 0
+        for (const route of apiRoutes) {
+          if (Option.isNone(route.endpoint.payloadSchema)) continue
+          bodies++
+          const body = operationOf(spec, route)!["requestBody"] as
+            { content?: Record<string, { example?: unknown }> } | undefined
+          const example = body?.content?.["application/json"]?.example
+          if (example === undefined) {
+            problems.push(`${route.id}: no example (or Api.ts's example does not decode)`)
+            continue
+          }
+          // What "Try it" sends: the JSON text of the example, decoded as the route decodes it.
+          const decoded = Schema.decodeUnknownEither(
+            route.endpoint.payloadSchema.value as Schema.Schema<unknown>
+          )(JSON.parse(JSON.stringify(example)))
+          if (Either.isLeft(decoded)) problems.push(`${route.id}: ${decoded.left.message}`)
+        }
+        expect(bodies).toBeGreaterThanOrEqual(16)
+        expect(problems).toEqual([])
+      })
+    )
+
+    it.effect("creates a payment for the sandbox's demo merchant with the documented example", () =>
+      Effect.gen(function* () {
+        const spec = yield* fetchSpec
+        const body = spec.paths["/payments/"]!["post"]!["requestBody"] as {
+          content: Record<string, { example: Record<string, unknown> }>
+        }
+        const example = body.content["application/json"]!.example
+        expect(example).toMatchObject({ user_id: "demo", payment_options: ["transfer"] })
+        expect(example["price"]).toMatchObject({ currency: "ARS" })
+      })
+    )
+
+    it.effect("groups the routes under a few consistently named tags", () =>
+      Effect.gen(function* () {
+        const spec = yield* fetchSpec
+        const tags = (spec["tags"] as Array<{ name: string }>).map((t) => t.name)
+        expect(tags).toEqual([
+          "Payments",
+          "Customers",
+          "Authentication",
+          "Accounts",
+          "Schedules",
+          "Splits",
+          "Sandbox"
+        ])
+        for (const route of apiRoutes) {
+          const operation = operationOf(spec, route)!
+          expect(operation["tags"], route.id).toHaveLength(1)
+          expect(tags, route.id).toContain((operation["tags"] as Array<string>)[0])
+        }
+      })
+    )
+  })
+
   describe("/docs", () => {
+    it.effect("opens with the bearer token as the authentication of its requests", () =>
+      Effect.gen(function* () {
+        const spec = yield* fetchSpec
+        const response = yield* raw(HttpClientRequest.get("/docs"))
+        // The page hands Scalar its settings as the JSON text of a script.
+        const config = /dataset\.configuration = JSON\.stringify\((\{.*?\})\)\s*<\/script>/s.exec(
+          response.text
+        )
+        expect(config).not.toBeNull()
+        const scheme = (JSON.parse(config![1]!) as { authentication?: { preferredSecurityScheme?: string } })
+          .authentication?.preferredSecurityScheme
+        expect(scheme).toBe("bearer")
+        expect(spec.components.securitySchemes?.[scheme!]).toMatchObject({ type: "http", scheme: "bearer" })
+      })
+    )
+
     it.effect("serves an HTML reference page over /openapi.json", () =>
       Effect.gen(function* () {
         const response = yield* raw(HttpClientRequest.get("/docs"))

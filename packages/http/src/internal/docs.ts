@@ -15,9 +15,19 @@
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Effect, Layer } from "effect"
+
+/**
+ * Scalar's settings: the reference opens with the bearer token as its authentication, so a
+ * token pasted once is sent by every "Try it" of a protected route. (`authentication` is a
+ * setting of Scalar's that `HttpApiScalar`'s type does not list; the page passes it through.)
+ */
+export const scalarConfig: HttpApiScalar.ScalarConfig = {
+  authentication: { preferredSecurityScheme: "bearer" }
+} as HttpApiScalar.ScalarConfig
 
 export const layer = (paths: {
   readonly openApi: `/${string}`
@@ -40,7 +50,7 @@ export const layer = (paths: {
         Effect.flatMap((Scalar) =>
           Effect.provide(
             HttpApiBuilder.Router.router,
-            Scalar.layer({ path: paths.docs }).pipe(
+            Scalar.layer({ path: paths.docs, scalar: scalarConfig }).pipe(
               Layer.provideMerge(HttpApiBuilder.Router.Live),
               Layer.provide(Layer.succeed(HttpApi.Api, service))
             )

@@ -6,6 +6,11 @@
  * document is rewritten to drop it (and the components only it used), to merge the identical
  * schemas a status gets from both the route and its authentication middleware, and to describe
  * each error response with its own schema's description.
+ *
+ * Two more, for the interactive reference (`/docs`): groups that share a title (the public and the
+ * authenticated payment routes are both "Payments") become one tag, and each request body carries
+ * its schema's first example (`withExample` in `Api.ts`) as the body's `example`, which is what the
+ * reference shows and its "Try it" sends.
  */
 
 type Json = Record<string, unknown>
@@ -43,6 +48,44 @@ const describedBy = (schema: unknown, components: Json): string | undefined => {
     : undefined
 }
 
+/** The tags with those of the same name merged (their descriptions joined), in first-seen order. */
+const mergeTags = (tags: unknown): unknown => {
+  if (!Array.isArray(tags)) return tags
+  const byName = new Map<string, Json>()
+  for (const tag of tags) {
+    if (!isObject(tag) || typeof tag["name"] !== "string") continue
+    const seen = byName.get(tag["name"])
+    if (seen === undefined) {
+      byName.set(tag["name"], tag)
+      continue
+    }
+    const descriptions = [seen["description"], tag["description"]].filter((d) => typeof d === "string")
+    byName.set(
+      tag["name"],
+      descriptions.length > 0 ? { ...seen, description: descriptions.join("\n\n") } : seen
+    )
+  }
+  return [...byName.values()]
+}
+
+/** The JSON request body with its schema's first example as `example` (a `$ref` is followed). */
+const withBodyExample = (requestBody: unknown, components: Json): unknown => {
+  if (!isObject(requestBody) || !isObject(requestBody["content"])) return requestBody
+  const media = requestBody["content"]["application/json"]
+  if (!isObject(media) || media["example"] !== undefined) return requestBody
+  const schema = media["schema"]
+  const target =
+    isObject(schema) && typeof schema["$ref"] === "string"
+      ? components[schema["$ref"].split("/").pop()!]
+      : schema
+  const examples = isObject(target) ? target["examples"] : undefined
+  if (!Array.isArray(examples) || examples.length === 0) return requestBody
+  return {
+    ...requestBody,
+    content: { ...requestBody["content"], "application/json": { ...media, example: examples[0] } }
+  }
+}
+
 export const transform = (spec: Record<string, unknown>): Record<string, unknown> => {
   const components = isObject(spec["components"]) ? spec["components"] : {}
   const schemas: Json = isObject(components["schemas"]) ? { ...components["schemas"] } : {}
@@ -71,7 +114,10 @@ export const transform = (spec: Record<string, unknown>): Record<string, unknown
           content: { ...json, "application/json": { ...media, schema } }
         }
       }
-      operations[method] = { ...operation, responses }
+      operations[method] =
+        operation["requestBody"] === undefined
+          ? { ...operation, responses }
+          : { ...operation, responses, requestBody: withBodyExample(operation["requestBody"], schemas) }
     }
     paths[path] = operations
   }
@@ -85,5 +131,5 @@ export const transform = (spec: Record<string, unknown>): Record<string, unknown
     queue.push(...refsIn(schemas[name]))
   }
   for (const name of Object.keys(schemas)) if (!reachable.has(name)) delete schemas[name]
-  return { ...spec, paths, components: { ...components, schemas } }
+  return { ...spec, tags: mergeTags(spec["tags"]), paths, components: { ...components, schemas } }
 }
