@@ -147,6 +147,28 @@ const internalError = () =>
   ApiError.of(500, "internal.error", "something went wrong on our side; it has been logged")
 
 /** What a failure of the routed app means for the client; `afterHandler`: see `replied`. */
+/**
+ * The statuses the engine answers on purpose although they are 5xx: SPEC's 503 for a deprecated
+ * capability (the crypto and PIX payment methods). The client asked for something the service
+ * declines; nothing on our side is broken.
+ */
+const EXPECTED_5XX: ReadonlySet<number> = new Set([503])
+
+/**
+ * How a refused request is logged: a 4xx not at all (the client's mistake, in its answer); a 5xx
+ * the engine chose (`EXPECTED_5XX`, failed with that `ApiError`) at WARN with its status and key,
+ * without the cause and its stack; any other 5xx, a fault, at ERROR with its cause.
+ */
+const logFailure = (error: ApiError, cause: Cause.Cause<unknown>): Effect.Effect<void> => {
+  if (error.status < 500) return Effect.void
+  const chosen = Option.exists(Cause.failureOption(cause), (failure) => failure === error)
+  return chosen && EXPECTED_5XX.has(error.status)
+    ? Effect.logWarning(`request declined: ${error.detail}`).pipe(
+        Effect.annotateLogs({ status: error.status, key: error.key })
+      )
+    : Effect.logError("request failed", cause)
+}
+
 export const toApiError = (
   cause: Cause.Cause<unknown>,
   maxBodyBytes: number,
@@ -367,11 +389,7 @@ export const boundary = (app: HttpApp.Default): HttpApp.Default<never, HttpConfi
         Effect.flatMap(FiberRef.get(replied), (afterHandler) =>
           Option.match(toApiError(cause, config.maxBodyBytes, afterHandler), {
             onNone: () => Effect.failCause(cause),
-            onSome: (error) =>
-              Effect.as(
-                error.status >= 500 ? Effect.logError("request failed", cause) : Effect.void,
-                errorResponse(error, style)
-              )
+            onSome: (error) => Effect.as(logFailure(error, cause), errorResponse(error, style))
           })
         )
       )
