@@ -22,8 +22,9 @@
 import { Args, Command, Options, ValidationError } from "@effect/cli"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import { Errors, Ledger, Money, Partner, Payment, User, WebhookDeliveryRepository } from "@cobro/core"
-import { Cause, Config, Console, Context, DateTime, Effect, Option, Schema } from "effect"
+import { BigDecimal, Cause, Config, Console, Context, DateTime, Effect, Option, Schema } from "effect"
 import * as Admin from "./Admin.js"
+import * as CliHelp from "./CliHelp.js"
 import * as Server from "./Server.js"
 import * as ServerConfig from "./ServerConfig.js"
 import * as Services from "./Services.js"
@@ -416,7 +417,7 @@ const partnersList = Command.make("list", listOptions("partner"), (o) =>
             p.partner_id,
             p.slug,
             p.name,
-            String(p.commission),
+            BigDecimal.format(p.commission),
             p.redirect_url,
             p.webhook_url ?? "-",
             url
@@ -435,6 +436,9 @@ const partners = Command.make("partners").pipe(
 
 const encodePayment = Schema.encodeSync(Payment.Payment)
 
+/** `1500.00 ARS`: the amount as the API writes it, and its currency. */
+const amount = (money: Money.Money) => `${Money.format(money)} ${money.currency}`
+
 const paymentsShow = Command.make(
   "show",
   { paymentId: Args.text({ name: "payment_id" }).pipe(Args.withDescription("the payment's id")), json },
@@ -452,14 +456,11 @@ const paymentsShow = Command.make(
             ["id", payment.id],
             ["user_id", payment.user_id],
             ["status", payment.payment_status],
-            ["price", `${Money.formatReadable(payment.price)} ${payment.price.currency}`],
-            ["to pay", quote === undefined ? "-" : `${Money.formatReadable(payment.quoteAmount)} ARS`],
+            ["price", amount(payment.price)],
+            ["to pay", quote === undefined ? "-" : amount(payment.quoteAmount)],
             ["cvu", quote?.address ?? "-"],
             ["alias", quote?.alias ?? "-"],
-            [
-              "received",
-              `${Money.formatReadable(payment.totalReceived)} ARS in ${payment.transactions.length} transfer(s)`
-            ],
+            ["received", `${amount(payment.totalReceived)} in ${payment.transactions.length} transfer(s)`],
             ["external_id", payment.external_id],
             ["created", DateTime.formatIso(payment.creation_timestamp)],
             ["expires", DateTime.formatIso(payment.expiration_timestamp)],
@@ -480,7 +481,7 @@ const payments = Command.make("payments").pipe(
 const accountsSetStatus = Command.make(
   "set-status",
   {
-    userId: Args.text({ name: "user_id" }),
+    userId: Args.text({ name: "user_id" }).pipe(Args.withDescription("the merchant")),
     status: Args.text({ name: "STATUS" }).pipe(
       Args.withDescription("PENDING, ACTIVE, REJECTED or SUSPENDED")
     ),
@@ -551,7 +552,10 @@ const deliveryRow = (d: WebhookDeliveryRepository.WebhookDelivery) => [
 const webhooksList = Command.make(
   "list",
   {
-    status: Options.choice("status", ["pending", "delivered", "dead"]).pipe(Options.optional),
+    status: Options.choice("status", ["pending", "delivered", "dead"]).pipe(
+      Options.withDescription("only deliveries in this state"),
+      Options.optional
+    ),
     userId: optionalText("user-id", "only this merchant's events"),
     after: optionalText("after", "the last event id of the previous page"),
     limit: Options.integer("limit").pipe(Options.withDescription("1-500, default 100"), Options.optional),
@@ -578,16 +582,19 @@ const webhooksList = Command.make(
     )
 ).pipe(Command.withDescription("list webhook deliveries by event id"))
 
-const webhooksReplay = Command.make("replay", { eventId: Args.text({ name: "event_id" }), json }, (o) =>
-  withServices(() =>
-    Effect.gen(function* () {
-      const delivery = yield* Admin.replayWebhook(o.eventId)
-      if (o.json) return yield* printJson(encodeDelivery(delivery))
-      yield* Console.log(
-        `${delivery.event_id} will be sent again now (same event id) to ${delivery.webhook_url}`
-      )
-    })
-  )
+const webhooksReplay = Command.make(
+  "replay",
+  { eventId: Args.text({ name: "event_id" }).pipe(Args.withDescription("the event to send again")), json },
+  (o) =>
+    withServices(() =>
+      Effect.gen(function* () {
+        const delivery = yield* Admin.replayWebhook(o.eventId)
+        if (o.json) return yield* printJson(encodeDelivery(delivery))
+        yield* Console.log(
+          `${delivery.event_id} will be sent again now (same event id) to ${delivery.webhook_url}`
+        )
+      })
+    )
 ).pipe(Command.withDescription("send an event again from the start of its retry schedule"))
 
 const webhooks = Command.make("webhooks").pipe(
@@ -630,7 +637,41 @@ export const command = Command.make("cobro").pipe(
 )
 
 /** Runs the command line `argv` (as `process.argv`: the first two entries are skipped). */
-export const run = Command.run(command, { name: "cobro", version: Server.version, executable: "cobro" })
+const app = Command.run(command, { name: "cobro", version: Server.version, executable: "cobro" })
+
+/** The environment `serve` reads, with defaults, for its help. */
+const environmentHelp = [
+  "",
+  "ENVIRONMENT (every command reads the same configuration)",
+  ...Object.entries(ServerConfig.variableHelp).flatMap(([key, [fallback, meaning]]) => [
+    `  ${ServerConfig.variables[key as keyof typeof ServerConfig.variables]} (default: ${fallback})`,
+    ...CliHelp.wrap(meaning, "      ")
+  ])
+]
+
+/**
+ * Runs the command line `argv` (as `process.argv`: the first two entries are skipped). Help
+ * (`--help`, `-h`, or a group of commands alone) is `CliHelp`'s, at most 100 columns wide.
+ */
+export const run = (argv: ReadonlyArray<string>) => {
+  const args = argv.slice(2)
+  const end = args.indexOf("--")
+  const { path, descriptor } = CliHelp.find(command, end < 0 ? args : args.slice(0, end))
+  const rest = (end < 0 ? args : args.slice(0, end)).slice(path.length)
+  const help =
+    rest.includes("--help") || rest.includes("-h") || (rest.length === 0 && CliHelp.isGroup(descriptor))
+  return help
+    ? Console.log(
+        CliHelp.text(
+          "cobro",
+          Server.version,
+          path,
+          descriptor,
+          path.join(" ") === "serve" ? environmentHelp : []
+        )
+      )
+    : app(argv)
+}
 
 /**
  * What to tell the operator about a failed command, on stderr; none when the CLI already printed

@@ -103,6 +103,39 @@ export const variables = {
   otelMaxExportBatchSize: "OTEL_BSP_MAX_EXPORT_BATCH_SIZE"
 } as const
 
+/** Each variable's default and meaning, for `cobro serve --help` (a new variable needs one). */
+export const variableHelp: {
+  readonly [K in keyof typeof variables]: readonly [fallback: string, meaning: string]
+} = {
+  port: ["3000", "TCP port of the HTTP server; 0 picks a free one"],
+  mode: ["sandbox", "sandbox or production"],
+  database: [
+    DEFAULT_DATABASE_URL,
+    "postgres://… or a SQLite file; unset: the first .cobro/cobro.db from the working directory up"
+  ],
+  secretKey: ["the public sandbox key", "32 bytes, base64 or hex; required in production"],
+  publicUrl: ["http://localhost:$PORT", "base of payment_url and of the URLs the server prints"],
+  jobInterval: ["5 seconds", "how often due work runs (expiries, payouts)"],
+  trustProxy: ["false", "behind one reverse proxy: the client is the last X-Forwarded-For entry"],
+  rateLimits: ["true", "the API's own per-address and per-merchant rate limits"],
+  logLevel: ["info", "trace, debug, info, warning, error, fatal or none"],
+  logFormat: ["logfmt", "logfmt, json or pretty"],
+  shutdownDelay: ["0", "how long the port stays open after /readyz turns 503 on shutdown"],
+  metricsToken: ["none: /metrics is open", "the bearer token GET /metrics requires"],
+  otlpEndpoint: ["none: tracing is off", "OTLP/HTTP collector; spans go to …/v1/traces"],
+  otlpTracesEndpoint: ["OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces", "the URL spans are sent to, as it is"],
+  otlpHeaders: ["none", "headers of every export, key=value,key=value"],
+  otlpTracesHeaders: ["none", "headers of trace exports, over OTEL_EXPORTER_OTLP_HEADERS"],
+  otlpProtocol: ["http/protobuf", "http/protobuf or http/json"],
+  otlpTracesProtocol: ["OTEL_EXPORTER_OTLP_PROTOCOL", "the protocol of trace exports"],
+  otelServiceName: ["cobro", "service.name of the spans"],
+  otelResourceAttributes: ["none", "more resource attributes, key=value,key=value"],
+  otelTracesExporter: ["otlp", "otlp, or none to turn tracing off"],
+  otelSdkDisabled: ["false", "true turns tracing off"],
+  otelScheduleDelay: ["5000", "milliseconds between exports"],
+  otelMaxExportBatchSize: ["512", "spans that are sent at once without waiting"]
+}
+
 /**
  * A database URL: `postgres://…` or `postgresql://…` is Postgres; `file:PATH`, `sqlite:PATH`,
  * `file:///absolute/path` or a plain path is a SQLite file (relative to the working directory).

@@ -1,6 +1,7 @@
 export * as Admin from "./Admin.js"
 export * as Background from "./Background.js"
 export * as Cli from "./Cli.js"
+export * as CliHelp from "./CliHelp.js"
 export * as SandboxClock from "./SandboxClock.js"
 export * as SandboxRoutes from "./SandboxRoutes.js"
 export * as Server from "./Server.js"
