@@ -7,9 +7,16 @@ import {
   Accounts,
   Auth,
   BankAccount,
+  Credential,
   CredentialRepository,
+  Crypto,
   Errors,
   Ids,
+  Onboarding,
+  type Partner,
+  PartnerRepository,
+  type Payment,
+  PaymentRepository,
   Principal,
   RealTime,
   SandboxBank,
@@ -40,6 +47,8 @@ const idFrom =
     )
 const userIdFrom = idFrom(Ids.UserId, "user_id")
 const eventIdFrom = idFrom(Ids.EventId, "event_id")
+const paymentIdFrom = idFrom(Ids.PaymentId, "payment_id")
+const partnerIdFrom = idFrom(Ids.PartnerId, "partner_id")
 
 export interface CreateUserInput {
   readonly name: string
@@ -50,7 +59,24 @@ export interface CreateUserInput {
   readonly status?: string | undefined
   /** The partner that onboards the user (its webhook gets the account's events). */
   readonly partner_id?: string | undefined
+  /** The password of the onboarding page's "Ya tengo una cuenta" (stored as a hash). */
+  readonly password?: string | undefined
 }
+
+/** A password for the onboarding page, checked as the page's registration checks it. */
+const passwordHashOf = (password: string) =>
+  Effect.gen(function* () {
+    const crypto = yield* Crypto.Crypto
+    const decoded = yield* Schema.decodeUnknown(Onboarding.Password)(password).pipe(
+      Effect.mapError((error) =>
+        Errors.InvalidInput.of(
+          "password",
+          ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? "is invalid"
+        )
+      )
+    )
+    return yield* crypto.hashPassword(decoded)
+  })
 
 export interface CreatedCredentials {
   readonly user_id: string
@@ -87,9 +113,12 @@ export const createUser = Effect.fn("Admin.createUser")(function* (input: Create
             )
           )
         )
+  const passwordHash =
+    input.password === undefined ? Option.none() : Option.some(yield* passwordHashOf(input.password))
   return yield* Transactor.transactionally(
     Effect.gen(function* () {
       const created = yield* accounts.createUser(request)
+      if (Option.isSome(passwordHash)) yield* storePasswordHash(created.user.user_id, passwordHash.value)
       if (Option.isSome(patch)) {
         yield* accounts.updateAccount(
           Principal.Principal.User({ user_id: created.user.user_id }),
@@ -104,6 +133,28 @@ export const createUser = Effect.fn("Admin.createUser")(function* (input: Create
       } satisfies CreatedCredentials
     })
   )
+})
+
+/** Replaces the user's onboarding-page password hash (in the caller's transaction). */
+const storePasswordHash = (userId: Ids.UserId, hash: string) =>
+  Effect.gen(function* () {
+    const credentials = yield* CredentialRepository.CredentialRepository
+    const credential = yield* credentials.findCredentialForUpdate(userId)
+    if (Option.isNone(credential)) return yield* Errors.NotFound.of("user", userId)
+    yield* credentials.updateCredential(
+      new Credential.UserCredential({ ...credential.value, password_hash: hash })
+    )
+  })
+
+/**
+ * Sets (or replaces) the password a merchant signs in with on the onboarding page's "Ya tengo una
+ * cuenta"; the API credentials are untouched.
+ */
+export const setPassword = Effect.fn("Admin.setPassword")(function* (userId: string, password: string) {
+  const id = yield* userIdFrom(userId)
+  const hash = yield* passwordHashOf(password)
+  yield* Transactor.transactionally(storePasswordHash(id, hash))
+  return { user_id: id, password_set: true } as const
 })
 
 export interface CreatePartnerInput {
@@ -181,6 +232,83 @@ export const listWebhooks = Effect.fn("Admin.listWebhooks")(function* (input: Li
 export const replayWebhook = Effect.fn("Admin.replayWebhook")(function* (eventId: string) {
   const webhooks = yield* Webhooks.Webhooks
   return yield* webhooks.replay(yield* eventIdFrom(eventId))
+})
+
+export interface ListInput {
+  /** The last id of the previous page (ids are listed in order). */
+  readonly after?: string | undefined
+  readonly limit?: number | undefined
+}
+
+const pageLimit = (limit: number | undefined) =>
+  limit === undefined
+    ? Effect.succeed(100)
+    : Number.isInteger(limit) && limit >= 1 && limit <= 500
+      ? Effect.succeed(limit)
+      : Effect.fail(Errors.InvalidInput.of("limit", `must be an integer from 1 to 500, got ${limit}`))
+
+/** A merchant as an operator sees it: the account, its API client id and whether it has a password. */
+export interface UserView {
+  readonly user: User.User
+  readonly client_id: string | null
+  readonly password_set: boolean
+}
+
+const viewOf = (user: User.User) =>
+  Effect.map(
+    Effect.flatMap(CredentialRepository.CredentialRepository, (c) => c.findCredential(user.user_id)),
+    (credential): UserView => ({
+      user,
+      client_id: Option.match(credential, { onNone: () => null, onSome: (c) => c.client_id }),
+      password_set: Option.exists(credential, (c) => c.password_hash !== null)
+    })
+  )
+
+/** Merchants in user id order, a page at a time. */
+export const listUsers = Effect.fn("Admin.listUsers")(function* (input: ListInput) {
+  const sql = yield* SqlClient.SqlClient
+  const users = yield* UserRepository.UserRepository
+  const limit = yield* pageLimit(input.limit)
+  const after = input.after === undefined ? undefined : yield* userIdFrom(input.after)
+  const ids = yield* sql<{ readonly user_id: string }>`SELECT user_id FROM cobro_users
+      ${after === undefined ? sql`` : sql`WHERE user_id > ${after}`}
+      ORDER BY user_id LIMIT ${limit}`.pipe(Effect.orDie)
+  const found = yield* Effect.forEach(ids, (row) => users.findById(Ids.UserId.make(row.user_id)))
+  return yield* Effect.forEach(
+    found.flatMap((u) => (Option.isSome(u) ? [u.value] : [])),
+    viewOf
+  )
+})
+
+export const showUser = Effect.fn("Admin.showUser")(function* (userId: string) {
+  const users = yield* UserRepository.UserRepository
+  const id = yield* userIdFrom(userId)
+  const user = yield* users.findById(id)
+  if (Option.isNone(user)) return yield* Errors.NotFound.of("user", id)
+  return yield* viewOf(user.value)
+})
+
+/** Partners in partner id order, a page at a time. */
+export const listPartners = Effect.fn("Admin.listPartners")(function* (input: ListInput) {
+  const sql = yield* SqlClient.SqlClient
+  const partners = yield* PartnerRepository.PartnerRepository
+  const limit = yield* pageLimit(input.limit)
+  const after = input.after === undefined ? undefined : yield* partnerIdFrom(input.after)
+  const ids = yield* sql<{ readonly partner_id: string }>`SELECT partner_id FROM cobro_partners
+      ${after === undefined ? sql`` : sql`WHERE partner_id > ${after}`}
+      ORDER BY partner_id LIMIT ${limit}`.pipe(Effect.orDie)
+  const found = yield* Effect.forEach(ids, (row) => partners.findById(Ids.PartnerId.make(row.partner_id)))
+  return found.flatMap((p): ReadonlyArray<Partner.Partner> => (Option.isSome(p) ? [p.value] : []))
+})
+
+/** Any merchant's payment, by id (the operator sees every merchant's). */
+export const showPayment = Effect.fn("Admin.showPayment")(function* (paymentId: string) {
+  const payments = yield* PaymentRepository.PaymentRepository
+  const id = yield* paymentIdFrom(paymentId)
+  const payment = yield* payments.findById(id)
+  if (Option.isNone(payment)) return yield* Errors.NotFound.of("payment", id)
+  const found: Payment.Payment = payment.value
+  return found
 })
 
 export interface SandboxCode {

@@ -139,7 +139,7 @@ describe("cobro CLI", () => {
         env
       )
       expect(Exit.isFailure(bad.exit)).toBe(true)
-      expect(failureOf(bad)).toMatch(/^request\.invalid \(cuit\): /)
+      expect(failureOf(bad)).toBe("request.invalid (cuit): must be 11 digits, got 3")
 
       yield* cliJson(
         [
@@ -199,7 +199,12 @@ describe("cobro CLI", () => {
         ],
         env
       )
-      expect(Object.keys(created).sort()).toEqual(["client_id", "client_secret", "partner_id"])
+      expect(Object.keys(created).sort()).toEqual([
+        "client_id",
+        "client_secret",
+        "onboarding_url",
+        "partner_id"
+      ])
       const stored = yield* withEngine(
         env,
         Effect.gen(function* () {
@@ -419,7 +424,11 @@ describe("cobro CLI", () => {
       expect(JSON.parse(String(listed[0]!["body"]))).toEqual({ message: "account_activated", user_id })
       const eventId = String(listed[0]!["event_id"])
       const human = yield* cli(["webhooks", "list"], env)
-      expect(human.stdout).toMatch(new RegExp(`^${eventId} {2}pending {4}attempts=0 {2}account\\.activated`))
+      expect(human.stdout).toMatch(
+        new RegExp(
+          `^EVENT_ID +STATUS {3}ATTEMPTS {2}TYPE +WEBHOOK_URL +DETAIL\n${eventId} {2}pending {2}0 {9}account\\.activated`
+        )
+      )
       expect(yield* cliJson(["webhooks", "list", "--status", "delivered"], env)).toEqual([])
 
       const replayed = yield* cliJson(["webhooks", "replay", eventId], env)
@@ -519,7 +528,7 @@ describe("cobro CLI", () => {
         expect(report).toMatchObject({ attempted: 1, retrying: 1, dead: 0 })
         const human = yield* cli(["webhooks", "list"], env)
         expect(human.stdout).toMatch(
-          /^evt_\S+ {2}pending {4}attempts=1 {2}account\.activated {2}https:\/\/hooks\.example\.test\/cobro {2}last_error="refused: hooks\.example\.test resolves to 10\.0\.0\.7, a private address" {2}next_attempt_at=\d{4}-\d\d-\d\dT[\d:.]+Z$/
+          /^EVENT_ID +STATUS {3}ATTEMPTS {2}TYPE +WEBHOOK_URL +DETAIL\nevt_\S+ {2}pending {2}1 {9}account\.activated {2}https:\/\/hooks\.example\.test\/cobro {2}last_error="refused: hooks\.example\.test resolves to 10\.0\.0\.7, a private address" {2}next_attempt_at=\d{4}-\d\d-\d\dT[\d:.]+Z$/
         )
       })
   )

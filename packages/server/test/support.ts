@@ -41,8 +41,11 @@ export interface CliResult {
   readonly stderr: string
 }
 
-/** Runs `cobro <args>` in process with `env` as its environment; output captured. */
-export const cli = (args: ReadonlyArray<string>, env: Env): Effect.Effect<CliResult> =>
+/**
+ * Runs `cobro <args>` in process with `env` as its environment; output captured. `stdin`: what the
+ * command reads from standard input (`--password-stdin`).
+ */
+export const cli = (args: ReadonlyArray<string>, env: Env, stdin?: string): Effect.Effect<CliResult> =>
   Effect.gen(function* () {
     const out: Array<string> = []
     const err: Array<string> = []
@@ -58,14 +61,15 @@ export const cli = (args: ReadonlyArray<string>, env: Env): Effect.Effect<CliRes
       Effect.provide(NodeContext.layer),
       Effect.withConfigProvider(provider(env)),
       Effect.withConsole(captured),
+      stdin === undefined ? (e) => e : Effect.provideService(Cli.Stdin, { read: Effect.succeed(stdin) }),
       Effect.exit
     )
     return { exit, stdout: out.join("\n"), stderr: err.join("\n") }
   })
 
 /** `cobro <args> --json` that must succeed; its output parsed. */
-export const cliJson = (args: ReadonlyArray<string>, env: Env) =>
-  Effect.flatMap(cli([...args, "--json"], env), (result) =>
+export const cliJson = (args: ReadonlyArray<string>, env: Env, stdin?: string) =>
+  Effect.flatMap(cli([...args, "--json"], env, stdin), (result) =>
     Exit.isSuccess(result.exit)
       ? Effect.succeed(JSON.parse(result.stdout) as Record<string, unknown>)
       : Effect.dieMessage(`cobro ${args.join(" ")} failed: ${result.stderr}\n${String(result.exit)}`)
