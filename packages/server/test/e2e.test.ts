@@ -354,7 +354,14 @@ describe("e2e: cobro serve on SQLite", () => {
         "--redirect-url",
         `${site!.url}/callback`
       ])
-      expect(Object.keys(partner).sort()).toEqual(["client_id", "client_secret", "partner_id"])
+      expect(Object.keys(partner).sort()).toEqual([
+        "client_id",
+        "client_secret",
+        "onboarding_url",
+        "partner_id"
+      ])
+      expect(new URL(partner["onboarding_url"]!).pathname).toBe("/authorize")
+      expect(new URL(partner["onboarding_url"]!).searchParams.get("partner_id")).toBe(partner["partner_id"])
       const context = await browser!.newContext({ viewport: { width: 360, height: 740 }, locale: "es-AR" })
       try {
         const page = await context.newPage()
