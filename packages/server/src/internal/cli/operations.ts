@@ -1,0 +1,206 @@
+/**
+ * What an operator inspects and repairs: `cobro payments show`, `accounts set-status`,
+ * `ledger verify`, `webhooks list|replay` and `sandbox codes`.
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { Ledger, Money, Payment, WebhookDeliveryRepository } from "@cobro/core"
+import { Console, DateTime, Effect, Schema } from "effect"
+import * as Admin from "../../Admin.js"
+import { CommandFailed, table, withServices, printJson, json, optionalText, orUndefined } from "./shared.js"
+
+const encodePayment = Schema.encodeSync(Payment.Payment)
+
+/** `1500.00 ARS`: the amount as the API writes it, and its currency. */
+const amount = (money: Money.Money) => `${Money.format(money)} ${money.currency}`
+
+const paymentsShow = Command.make(
+  "show",
+  { paymentId: Args.text({ name: "payment_id" }).pipe(Args.withDescription("the payment's id")), json },
+  (o) =>
+    withServices(() =>
+      Effect.gen(function* () {
+        const payment = yield* Admin.showPayment(o.paymentId)
+        if (o.json) {
+          const { creation_request: _, ...wire } = encodePayment(payment)
+          return yield* printJson(wire)
+        }
+        const quote = payment.quotes[0]
+        yield* Console.log(
+          [
+            ["id", payment.id],
+            ["user_id", payment.user_id],
+            ["status", payment.payment_status],
+            ["price", amount(payment.price)],
+            ["to pay", quote === undefined ? "-" : amount(payment.quoteAmount)],
+            ["cvu", quote?.address ?? "-"],
+            ["alias", quote?.alias ?? "-"],
+            ["received", `${amount(payment.totalReceived)} in ${payment.transactions.length} transfer(s)`],
+            ["external_id", payment.external_id],
+            ["created", DateTime.formatIso(payment.creation_timestamp)],
+            ["expires", DateTime.formatIso(payment.expiration_timestamp)],
+            ["payment_url", payment.payment_url]
+          ]
+            .map(([k, v]) => `${`${k}:`.padEnd(13)}${v}`)
+            .join("\n")
+        )
+      })
+    )
+).pipe(Command.withDescription("one payment of any merchant, by id"))
+
+export const payments = Command.make("payments").pipe(
+  Command.withDescription("payments"),
+  Command.withSubcommands([paymentsShow])
+)
+
+const accountsSetStatus = Command.make(
+  "set-status",
+  {
+    userId: Args.text({ name: "user_id" }).pipe(Args.withDescription("the merchant")),
+    status: Args.text({ name: "STATUS" }).pipe(
+      Args.withDescription("PENDING, ACTIVE, REJECTED or SUSPENDED")
+    ),
+    json
+  },
+  (o) =>
+    withServices(() =>
+      Effect.gen(function* () {
+        const result = yield* Admin.setStatus(o.userId, o.status)
+        if (o.json) return yield* printJson(result)
+        yield* Console.log(`${result.user_id} is ${result.account_status}`)
+      })
+    )
+).pipe(Command.withDescription("verify, suspend or reinstate an account"))
+
+export const accounts = Command.make("accounts").pipe(
+  Command.withDescription("merchant accounts"),
+  Command.withSubcommands([accountsSetStatus])
+)
+
+const ledgerVerify = Command.make("verify", { json }, (o) =>
+  withServices(() =>
+    Effect.gen(function* () {
+      const ledger = yield* Ledger.Ledger
+      const report = yield* ledger.verify()
+      if (o.json) {
+        yield* printJson({ ok: report.problems.length === 0, ...report })
+      } else if (report.problems.length === 0) {
+        yield* Console.log(
+          `ledger OK: ${report.entries} entries, ${report.accounts} accounts, every invariant holds`
+        )
+      } else {
+        yield* Console.log(
+          [`ledger has ${report.problems.length} problem(s):`, ...report.problems.map((p) => `  ${p}`)].join(
+            "\n"
+          )
+        )
+      }
+      if (report.problems.length > 0) {
+        return yield* new CommandFailed({ message: `the ledger has ${report.problems.length} problem(s)` })
+      }
+    })
+  )
+).pipe(Command.withDescription("check every ledger invariant (exit code 1 when one is broken)"))
+
+export const ledger = Command.make("ledger").pipe(
+  Command.withDescription("the double-entry books"),
+  Command.withSubcommands([ledgerVerify])
+)
+
+const encodeDelivery = Schema.encodeSync(WebhookDeliveryRepository.WebhookDelivery)
+
+/** One delivery: a pending one that has failed says why and when it is tried again. */
+const deliveryRow = (d: WebhookDeliveryRepository.WebhookDelivery) => [
+  d.event_id,
+  d.status,
+  String(d.attempts),
+  d.type,
+  d.webhook_url,
+  [
+    ...(d.last_error === null ? [] : [`last_error="${d.last_error}"`]),
+    ...(d.status === "pending" && d.attempts > 0 && d.next_attempt_at !== null
+      ? [`next_attempt_at=${DateTime.formatIso(d.next_attempt_at)}`]
+      : [])
+  ].join("  ")
+]
+
+const webhooksList = Command.make(
+  "list",
+  {
+    status: Options.choice("status", ["pending", "delivered", "dead"]).pipe(
+      Options.withDescription("only deliveries in this state"),
+      Options.optional
+    ),
+    userId: optionalText("user-id", "only this merchant's events"),
+    after: optionalText("after", "the last event id of the previous page"),
+    limit: Options.integer("limit").pipe(Options.withDescription("1-500, default 100"), Options.optional),
+    json
+  },
+  (o) =>
+    withServices(() =>
+      Effect.gen(function* () {
+        const deliveries = yield* Admin.listWebhooks({
+          status: orUndefined(o.status),
+          user_id: orUndefined(o.userId),
+          after: orUndefined(o.after),
+          limit: orUndefined(o.limit)
+        })
+        if (o.json) return yield* printJson(deliveries.map((d) => encodeDelivery(d)))
+        yield* Console.log(
+          table(
+            ["EVENT_ID", "STATUS", "ATTEMPTS", "TYPE", "WEBHOOK_URL", "DETAIL"],
+            deliveries.map(deliveryRow),
+            "no webhook deliveries"
+          )
+        )
+      })
+    )
+).pipe(Command.withDescription("list webhook deliveries by event id"))
+
+const webhooksReplay = Command.make(
+  "replay",
+  { eventId: Args.text({ name: "event_id" }).pipe(Args.withDescription("the event to send again")), json },
+  (o) =>
+    withServices(() =>
+      Effect.gen(function* () {
+        const delivery = yield* Admin.replayWebhook(o.eventId)
+        if (o.json) return yield* printJson(encodeDelivery(delivery))
+        yield* Console.log(
+          `${delivery.event_id} will be sent again now (same event id) to ${delivery.webhook_url}`
+        )
+      })
+    )
+).pipe(Command.withDescription("send an event again from the start of its retry schedule"))
+
+export const webhooks = Command.make("webhooks").pipe(
+  Command.withDescription("webhook deliveries"),
+  Command.withSubcommands([webhooksList, webhooksReplay])
+)
+
+const sandboxCodes = Command.make(
+  "codes",
+  { userId: optionalText("user-id", "only this merchant's verifications"), json },
+  (o) =>
+    withServices((config) =>
+      Effect.gen(function* () {
+        if (config.mode !== "sandbox") {
+          return yield* new CommandFailed({
+            message: "sandbox codes exist only in sandbox mode (COBRO_MODE=sandbox)"
+          })
+        }
+        const codes = yield* Admin.sandboxCodes(orUndefined(o.userId))
+        if (o.json) return yield* printJson(codes)
+        yield* Console.log(
+          table(
+            ["REQUEST_ID", "USER_ID", "CODE", "EXPIRES_AT"],
+            codes.map((c) => [c.request_id, c.user_id, c.code, c.expires_at]),
+            "no payout-account verification is waiting for a code"
+          )
+        )
+      })
+    )
+).pipe(Command.withDescription("the 2FA codes of open payout-account verifications (sandbox)"))
+
+export const sandbox = Command.make("sandbox").pipe(
+  Command.withDescription("sandbox helpers"),
+  Command.withSubcommands([sandboxCodes])
+)
