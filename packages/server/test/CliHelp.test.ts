@@ -51,10 +51,9 @@ describe("cobro help", () => {
   it.effect("serve --help names every variable the configuration reads, with its default", () =>
     Effect.gen(function* () {
       const text = yield* helpOf(["serve", "--help"])
-      const source = fs.readFileSync(
-        fileURLToPath(new URL("../src/ServerConfig.ts", import.meta.url)),
-        "utf8"
-      )
+      const source = ["../src/ServerConfig.ts", "../src/internal/otelConfig.ts"]
+        .map((file) => fs.readFileSync(fileURLToPath(new URL(file, import.meta.url)), "utf8"))
+        .join("\n")
       const literals = [...source.matchAll(/"((?:COBRO|OTEL)_[A-Z_]+|PORT)"/g)].map((m) => m[1]!)
       const names = new Set([...Object.values(ServerConfig.variables), ...literals])
       expect(names.size).toBeGreaterThanOrEqual(24)
