@@ -3,7 +3,7 @@
  * defaults suit tests and the sandbox.
  */
 import { Context, Duration, Layer, type Redacted } from "effect"
-import type { Mode as WebhookDestinationMode } from "./WebhookDestination.js"
+import type { Mode as WebhookDestinationMode } from "./webhooks/WebhookDestination.js"
 
 export interface EngineSettings {
   /** Base of `payment_url`: the hosted payment page is `${paymentPageBaseUrl}/pay/{id}`. */

@@ -12,7 +12,7 @@
  * the effect runs.
  */
 import { DateTime, Duration, Effect, Exit, Option } from "effect"
-import { Crypto, toHex } from "./Crypto.js"
+import { Crypto, toHex } from "./auth/Crypto.js"
 import { EngineConfig } from "./EngineConfig.js"
 import { Conflict, InvalidInput, Unprocessable } from "./Errors.js"
 import { IdempotencyRecord, IdempotencyRepository } from "./IdempotencyRepository.js"

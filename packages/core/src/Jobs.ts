@@ -5,16 +5,16 @@
  * each piece of work exactly once.
  */
 import { DateTime, Effect, Metric, Option } from "effect"
-import { BankProvider } from "./BankProvider.js"
+import { BankProvider } from "./bank/BankProvider.js"
 import { EngineConfig } from "./EngineConfig.js"
-import { emitPaymentUpdated } from "./internal/paymentEvents.js"
+import { emitPaymentUpdated } from "./payments/paymentEvents.js"
 import * as Metrics from "./Metrics.js"
-import { Outbox } from "./Outbox.js"
-import * as P from "./Payment.js"
-import { PaymentRepository } from "./PaymentRepository.js"
-import { type PayoutRunReport, Schedules } from "./Schedules.js"
-import type { SplitRunReport } from "./Split.js"
-import { Splits } from "./Splits.js"
+import { Outbox } from "./webhooks/Outbox.js"
+import * as P from "./payments/Payment.js"
+import { PaymentRepository } from "./payments/PaymentRepository.js"
+import { type PayoutRunReport, Schedules } from "./schedules/Schedules.js"
+import type { SplitRunReport } from "./splits/Split.js"
+import { Splits } from "./splits/Splits.js"
 import { Transactor } from "./Transactor.js"
 
 export interface RunReport {

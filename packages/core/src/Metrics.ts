@@ -7,7 +7,7 @@
  * Tagged counters are made once, below: incrementing one costs no allocation of a tag set.
  */
 import { Metric, MetricBoundaries } from "effect"
-import type { PaymentStatus } from "./Payment.js"
+import type { PaymentStatus } from "./payments/Payment.js"
 
 const counter = (name: string, description: string) =>
   Metric.counter(name, { description, incremental: true })

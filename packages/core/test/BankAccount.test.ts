@@ -15,8 +15,8 @@ import {
   makeCvu,
   normalizeCuit,
   PayoutAddress
-} from "../src/BankAccount.js"
-import { CuitInput } from "../src/Accounts.js"
+} from "../src/bank/BankAccount.js"
+import { CuitInput } from "../src/accounts/Accounts.js"
 
 const CVU = "0000003100062244154712"
 const CBU = "2850590940090418135201"

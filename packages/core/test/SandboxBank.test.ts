@@ -10,10 +10,10 @@ import {
   isValidCvu,
   makeCuit,
   makeCvu
-} from "../src/BankAccount.js"
-import { BankProvider } from "../src/BankProvider.js"
+} from "../src/bank/BankAccount.js"
+import { BankProvider } from "../src/bank/BankProvider.js"
 import * as Money from "../src/Money.js"
-import * as SandboxBank from "../src/SandboxBank.js"
+import * as SandboxBank from "../src/bank/SandboxBank.js"
 
 const ars = (minor: bigint) => Money.make(minor, "ARS")
 const EXTERNAL_CVU = makeCvu("0000007", "1234567890123")

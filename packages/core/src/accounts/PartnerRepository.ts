@@ -1,0 +1,117 @@
+/**
+ * Storage of partners, the consents users give them, and authorization codes (stored by hash).
+ */
+import { Context, Effect, HashMap, Layer, Option } from "effect"
+import { Conflict } from "../Errors.js"
+import type { ClientId, PartnerId, UserId } from "../Ids.js"
+import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
+import type { AuthorizationCode, Consent, Partner } from "./Partner.js"
+
+export class PartnerRepository extends Context.Tag("@cobro/core/PartnerRepository")<
+  PartnerRepository,
+  {
+    /** Fails with `Conflict` when the id, the client id or the slug is taken. */
+    readonly insert: (partner: Partner) => Effect.Effect<void, Conflict>
+    /** Replaces the partner with the same id (its client id and slug do not change). */
+    readonly update: (partner: Partner) => Effect.Effect<void>
+    readonly findById: (id: PartnerId) => Effect.Effect<Option.Option<Partner>>
+    /** The same, locking the row for the rest of the unit of work. */
+    readonly findByIdForUpdate: (id: PartnerId) => Effect.Effect<Option.Option<Partner>>
+    readonly findByClientId: (clientId: ClientId) => Effect.Effect<Option.Option<Partner>>
+    /** Inserts or refreshes the consent of (partner, user). */
+    readonly saveConsent: (consent: Consent) => Effect.Effect<void>
+    readonly findConsent: (partner: PartnerId, user: UserId) => Effect.Effect<Option.Option<Consent>>
+    /** Fails with `Conflict` when the hash is taken (a random collision: never in practice). */
+    readonly insertCode: (code: AuthorizationCode) => Effect.Effect<void, Conflict>
+    /** The code with this hash, locking it for the rest of the unit of work. */
+    readonly findCodeForUpdate: (codeHash: string) => Effect.Effect<Option.Option<AuthorizationCode>>
+    readonly updateCode: (code: AuthorizationCode) => Effect.Effect<void>
+  }
+>() {}
+
+interface Tables {
+  readonly partners: HashMap.HashMap<PartnerId, Partner>
+  readonly consents: HashMap.HashMap<string, Consent>
+  readonly codes: HashMap.HashMap<string, AuthorizationCode>
+}
+
+const consentKey = (partner: PartnerId, user: UserId) => JSON.stringify([partner, user])
+
+const clash = (partners: HashMap.HashMap<PartnerId, Partner>, partner: Partner): Option.Option<Conflict> => {
+  if (HashMap.has(partners, partner.partner_id)) {
+    return Option.some(new Conflict({ key: "partner.id.taken", message: "a partner with this id exists" }))
+  }
+  for (const other of HashMap.values(partners)) {
+    if (other.client_id === partner.client_id) {
+      return Option.some(new Conflict({ key: "client_id.taken", message: "the client id is taken" }))
+    }
+    if (other.slug === partner.slug) {
+      return Option.some(
+        new Conflict({
+          key: "partner.slug.taken",
+          message: `the slug '${partner.slug}' is used by another partner`
+        })
+      )
+    }
+  }
+  return Option.none()
+}
+
+const failWith = Option.match({ onNone: () => Effect.void, onSome: (e: Conflict) => Effect.fail(e) })
+
+export const makeMemory = Effect.gen(function* () {
+  const tables = yield* makeRef<Tables>({
+    partners: HashMap.empty(),
+    consents: HashMap.empty(),
+    codes: HashMap.empty()
+  })
+  const findById = (id: PartnerId) => Effect.map(tables.get, (t) => HashMap.get(t.partners, id))
+  return PartnerRepository.of({
+    insert: (partner) =>
+      tables
+        .modify((t): readonly [Option.Option<Conflict>, Tables] => {
+          const problem = clash(t.partners, partner)
+          return Option.isSome(problem)
+            ? [problem, t]
+            : [Option.none(), { ...t, partners: HashMap.set(t.partners, partner.partner_id, partner) }]
+        })
+        .pipe(Effect.flatMap(failWith)),
+    update: (partner) =>
+      tables.update((t) =>
+        HashMap.has(t.partners, partner.partner_id)
+          ? { ...t, partners: HashMap.set(t.partners, partner.partner_id, partner) }
+          : t
+      ),
+    findById,
+    findByIdForUpdate: findById,
+    findByClientId: (clientId) =>
+      Effect.map(tables.get, (t) => HashMap.findFirst(t.partners, (p) => p.client_id === clientId)).pipe(
+        Effect.map(Option.map(([, p]) => p))
+      ),
+    saveConsent: (consent) =>
+      tables.update((t) => ({
+        ...t,
+        consents: HashMap.set(t.consents, consentKey(consent.partner_id, consent.user_id), consent)
+      })),
+    findConsent: (partner, user) =>
+      Effect.map(tables.get, (t) => HashMap.get(t.consents, consentKey(partner, user))),
+    insertCode: (code) =>
+      tables
+        .modify((t): readonly [Option.Option<Conflict>, Tables] =>
+          HashMap.has(t.codes, code.code_hash)
+            ? [Option.some(new Conflict({ key: "code.taken", message: "code collision" })), t]
+            : [Option.none(), { ...t, codes: HashMap.set(t.codes, code.code_hash, code) }]
+        )
+        .pipe(Effect.flatMap(failWith)),
+    findCodeForUpdate: (hash) => Effect.map(tables.get, (t) => HashMap.get(t.codes, hash)),
+    updateCode: (code) =>
+      tables.update((t) =>
+        HashMap.has(t.codes, code.code_hash) ? { ...t, codes: HashMap.set(t.codes, code.code_hash, code) } : t
+      )
+  })
+})
+
+export const layerMemory: Layer.Layer<PartnerRepository, never, MemoryDb> = Layer.effect(
+  PartnerRepository,
+  makeMemory
+)

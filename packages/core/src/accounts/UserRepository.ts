@@ -1,0 +1,82 @@
+/**
+ * Storage of merchants (users) and their account configuration.
+ */
+import { Context, Effect, HashMap, Layer, Option } from "effect"
+import { Conflict } from "../Errors.js"
+import type { UserId } from "../Ids.js"
+import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
+import type { User } from "./User.js"
+
+export class UserRepository extends Context.Tag("@cobro/core/UserRepository")<
+  UserRepository,
+  {
+    /** Fails with `Conflict` when the id, the email or the alias prefix is taken. */
+    readonly insert: (user: User) => Effect.Effect<void, Conflict>
+    /** Fails with `Conflict` when the new alias prefix is taken by another user. */
+    readonly update: (user: User) => Effect.Effect<void, Conflict>
+    readonly findById: (id: UserId) => Effect.Effect<Option.Option<User>>
+    /** The same, locking the row for the rest of the unit of work (read-modify-write of the config). */
+    readonly findByIdForUpdate: (id: UserId) => Effect.Effect<Option.Option<User>>
+    readonly findByEmail: (email: string) => Effect.Effect<Option.Option<User>>
+  }
+>() {}
+
+const clash = (users: HashMap.HashMap<UserId, User>, user: User): Option.Option<Conflict> => {
+  for (const other of HashMap.values(users)) {
+    if (other.user_id === user.user_id) continue
+    if (other.email.toLowerCase() === user.email.toLowerCase()) {
+      return Option.some(
+        new Conflict({ key: "user.email.taken", message: "a user with this email already exists" })
+      )
+    }
+    if (user.alias_prefix !== null && other.alias_prefix === user.alias_prefix) {
+      return Option.some(
+        new Conflict({
+          key: "user.alias_prefix.taken",
+          message: "this alias prefix is used by another account"
+        })
+      )
+    }
+  }
+  return Option.none()
+}
+
+export const makeMemory = Effect.gen(function* () {
+  const table = yield* makeRef(HashMap.empty<UserId, User>())
+  const write = (user: User, mustExist: boolean) =>
+    table
+      .modify((t) => {
+        if (HashMap.has(t, user.user_id) !== mustExist) {
+          return [
+            Option.some(
+              mustExist
+                ? new Conflict({ key: "user.not.found", message: "no such user" })
+                : new Conflict({ key: "user.id.taken", message: "a user with this id already exists" })
+            ),
+            t
+          ] as const
+        }
+        const problem = clash(t, user)
+        return Option.isSome(problem)
+          ? ([problem, t] as const)
+          : ([Option.none(), HashMap.set(t, user.user_id, user)] as const)
+      })
+      .pipe(Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: Effect.fail })))
+  return UserRepository.of({
+    insert: (user) => write(user, false),
+    update: (user) => write(user, true),
+    findById: (id) => Effect.map(table.get, HashMap.get(id)),
+    findByIdForUpdate: (id) => Effect.map(table.get, HashMap.get(id)),
+    findByEmail: (email) =>
+      Effect.map(table.get, (t) => {
+        for (const user of HashMap.values(t))
+          if (user.email.toLowerCase() === email.toLowerCase()) return Option.some(user)
+        return Option.none()
+      })
+  })
+})
+
+export const layerMemory: Layer.Layer<UserRepository, never, MemoryDb> = Layer.effect(
+  UserRepository,
+  makeMemory
+)

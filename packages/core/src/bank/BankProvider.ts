@@ -1,0 +1,78 @@
+/**
+ * The port to the bank (PSP) that holds the CVUs. Everything outside our database that moves
+ * money or names an account goes through here. The sandbox implementation lives in
+ * `SandboxBank.ts`.
+ */
+import { Context, type Effect, Schema } from "effect"
+import { Alias, Cuit, Cvu } from "./BankAccount.js"
+import { BankTransactionId } from "../Ids.js"
+import { Money } from "../Money.js"
+import { Class } from "../internal/schemaClass.js"
+
+/** A CVU issued to us, with its alias. */
+export class BankAccountRef extends Class<BankAccountRef>("BankAccountRef")({
+  cvu: Cvu,
+  alias: Alias
+}) {}
+
+/** The holder of an account, as the bank reports it. */
+export class AccountHolder extends Class<AccountHolder>("AccountHolder")({
+  /** CVU or CBU of the account (an alias resolves to it). */
+  account: Schema.String,
+  cuit: Cuit,
+  name: Schema.String
+}) {}
+
+/** A transfer the bank notifies us about. */
+export class IncomingTransfer extends Class<IncomingTransfer>("IncomingTransfer")({
+  bank_transaction_id: BankTransactionId,
+  /** Our CVU that received the money. */
+  cvu: Cvu,
+  amount: Money,
+  sender_cuit: Cuit,
+  sender_name: Schema.String,
+  /** The sender's CVU/CBU. */
+  sender_account: Schema.String
+}) {}
+
+/** The bank refused or failed an operation; `retryable` tells whether trying later can help. */
+export class BankError extends Schema.TaggedError<BankError>()("BankError", {
+  reason: Schema.Literal(
+    "alias_taken",
+    "alias_change_refused",
+    "holder_not_found",
+    "rejected",
+    "unavailable"
+  ),
+  message: Schema.String
+}) {}
+
+export interface OutgoingTransfer {
+  /** Destination CVU, CBU or alias. */
+  readonly to: string
+  readonly amount: Money
+  /** Our own reference, unique per payout; the bank deduplicates on it. */
+  readonly reference: string
+}
+
+export class BankProvider extends Context.Tag("@cobro/core/BankProvider")<
+  BankProvider,
+  {
+    /** Opens a CVU. With `alias` the bank must assign exactly that alias (else `alias_taken`). */
+    readonly openAccount: (request: {
+      readonly alias?: Alias | undefined
+    }) => Effect.Effect<BankAccountRef, BankError>
+    /** Changes the alias of an open CVU; the bank may refuse (`alias_change_refused`). */
+    readonly changeAlias: (cvu: Cvu, alias: Alias) => Effect.Effect<BankAccountRef, BankError>
+    /** Closes a CVU; later transfers to it are bounced. Releasing twice is not an error. */
+    readonly releaseAccount: (cvu: Cvu) => Effect.Effect<void, BankError>
+    /** Looks up who holds a CVU, CBU or alias. */
+    readonly lookupHolder: (address: string) => Effect.Effect<AccountHolder, BankError>
+    /** Sends money out; idempotent on `reference`. */
+    readonly sendTransfer: (
+      transfer: OutgoingTransfer
+    ) => Effect.Effect<{ readonly bank_transaction_id: BankTransactionId }, BankError>
+    /** Returns a received transfer to its sender (a bounce); idempotent on the transfer id. */
+    readonly returnTransfer: (transfer: IncomingTransfer) => Effect.Effect<void, BankError>
+  }
+>() {}

@@ -1,0 +1,402 @@
+/**
+ * An in-memory bank behind the `BankProvider` port, plus the controls a test (or a demo) uses to
+ * play the bank's side: money arriving, holders existing, the bank refusing things. Every number
+ * it issues passes the real check-digit rules, and all randomness comes from `Random`, so a
+ * seeded `Random` replays the same CVUs, aliases and transaction ids.
+ *
+ * Its memory follows what is open, not what happened: it forgets a closed account and a transfer
+ * in. It keeps only the payouts it sent (by reference, for their idempotency) and the transfers
+ * it returned, so a server running on it for months grows with those, not with its payments.
+ */
+import {
+  Chunk,
+  Context,
+  Effect,
+  Hash,
+  HashMap,
+  HashSet,
+  Layer,
+  Option,
+  Random,
+  SynchronizedRef
+} from "effect"
+import {
+  type Alias,
+  Alias as AliasSchema,
+  type Cuit,
+  type Cvu,
+  isValidAlias,
+  isValidCbu,
+  makeCbu,
+  makeCuit,
+  makeCvu
+} from "./BankAccount.js"
+import {
+  AccountHolder,
+  BankAccountRef,
+  BankError,
+  BankProvider,
+  IncomingTransfer,
+  type OutgoingTransfer
+} from "./BankProvider.js"
+import { BankTransactionId } from "../Ids.js"
+import { ALIAS_WORDS } from "./aliasWords.js"
+import { randomDigits } from "../internal/ids.js"
+import type { Money } from "../Money.js"
+
+/** The PSP code (entity 000, PSP 0003) of every CVU the sandbox issues. */
+const PSP_CODE = "0000003"
+const DEFAULT_SENDER_NAME = "Pagador Sandbox"
+/** Attempts at drawing an unused CVU or alias before giving up with `unavailable`. */
+const MAX_ATTEMPTS = 1000
+
+export type TransferFailure = "rejected" | "unavailable"
+
+export type SentTransfer = OutgoingTransfer & { readonly bank_transaction_id: BankTransactionId }
+
+export interface SimulateIncoming {
+  readonly cvu: Cvu
+  readonly amount: Money
+  readonly senderCuit?: Cuit | undefined
+  readonly senderName?: string | undefined
+  /** The sender's CVU/CBU; a valid random CBU when omitted. */
+  readonly senderAccount?: string | undefined
+}
+
+export interface ExternalHolder {
+  /** CVU or CBU of the external account. */
+  readonly account: string
+  readonly alias?: string | undefined
+  readonly cuit: Cuit
+  readonly name: string
+}
+
+export class SandboxBank extends Context.Tag("@cobro/core/SandboxBank")<
+  SandboxBank,
+  {
+    /** Creates the record of a transfer into `cvu`; the engine's faucet ingests it, not this. */
+    readonly simulateIncoming: (input: SimulateIncoming) => Effect.Effect<IncomingTransfer>
+    /** Makes an external account known to `lookupHolder` (by its CVU/CBU and its alias). */
+    readonly registerHolder: (holder: ExternalHolder) => Effect.Effect<void>
+    /** From now on `changeAlias` on this CVU fails with `alias_change_refused`. */
+    readonly refuseAliasChange: (cvu: Cvu) => Effect.Effect<void>
+    /** Undoes `refuseAliasChange`. */
+    readonly allowAliasChange: (cvu: Cvu) => Effect.Effect<void>
+    /** `sendTransfer` to this address (or an alias resolving to it) fails with `reason`. */
+    readonly failTransfersTo: (address: string, reason: TransferFailure) => Effect.Effect<void>
+    readonly clearFailures: (address: string) => Effect.Effect<void>
+    /** Transfers sent out, in order, each once. */
+    readonly sentTransfers: Effect.Effect<ReadonlyArray<SentTransfer>>
+    /** Transfers returned to their senders, in order, each once. */
+    readonly returnedTransfers: Effect.Effect<ReadonlyArray<IncomingTransfer>>
+    readonly isOpen: (cvu: Cvu) => Effect.Effect<boolean>
+  }
+>() {}
+
+interface State {
+  /**
+   * Open accounts and their aliases. A closed CVU is forgotten: CVUs are drawn from 10¹³ at
+   * random, so one is reissued with a chance of one in 10¹³ ÷ (CVUs closed since the start).
+   */
+  readonly open: HashMap.HashMap<Cvu, Alias>
+  /** Aliases held by open accounts. */
+  readonly aliases: HashMap.HashMap<string, Cvu>
+  /** External holders, keyed by account and by alias. */
+  readonly holders: HashMap.HashMap<string, AccountHolder>
+  readonly refused: HashSet.HashSet<Cvu>
+  readonly failures: HashMap.HashMap<string, TransferFailure>
+  /** Outgoing transfers by our reference (the bank's idempotency key). */
+  readonly sentByReference: HashMap.HashMap<string, SentTransfer>
+  readonly sent: Chunk.Chunk<SentTransfer>
+  readonly returnedIds: HashSet.HashSet<string>
+  readonly returned: Chunk.Chunk<IncomingTransfer>
+  /** Transfer ids issued so far: the first part of the next id, unique in this bank. */
+  readonly sequence: number
+}
+
+const emptyState: State = {
+  open: HashMap.empty(),
+  aliases: HashMap.empty(),
+  holders: HashMap.empty(),
+  refused: HashSet.empty(),
+  failures: HashMap.empty(),
+  sentByReference: HashMap.empty(),
+  sent: Chunk.empty(),
+  returnedIds: HashSet.empty(),
+  returned: Chunk.empty(),
+  sequence: 0
+}
+
+const bankError = (reason: BankError["reason"], message: string) => new BankError({ reason, message })
+
+const randomDecimal = (n: number): Effect.Effect<string> => randomDigits(10, n)
+
+const randomCvu: Effect.Effect<Cvu> = Effect.map(randomDecimal(13), (account) => makeCvu(PSP_CODE, account))
+
+/** Three words, in one draw. */
+const randomAlias: Effect.Effect<Alias> = Effect.map(
+  Random.nextIntBetween(0, ALIAS_WORDS.length ** 3),
+  (n) => {
+    const size = ALIAS_WORDS.length
+    return AliasSchema.make(
+      [
+        ALIAS_WORDS[n % size],
+        ALIAS_WORDS[Math.floor(n / size) % size],
+        ALIAS_WORDS[Math.floor(n / size ** 2)]
+      ].join(".")
+    )
+  }
+)
+
+/** A random CBU of a real-looking bank (285) and branch, for senders nobody named. */
+const randomCbu: Effect.Effect<string> = Effect.zipWith(
+  randomDecimal(4),
+  randomDecimal(13),
+  (branch, account) => makeCbu(`285${branch}`, account)
+)
+
+const randomCuit: Effect.Effect<Cuit> = Effect.zipWith(
+  Random.choice(["20", "27"] as const),
+  randomDecimal(8),
+  (prefix, dni) => makeCuit(prefix, dni)
+)
+
+/** Draws from `generate` until the value is not taken. */
+const fresh = <A>(
+  generate: Effect.Effect<A>,
+  isTaken: (a: A) => boolean,
+  what: string
+): Effect.Effect<A, BankError> =>
+  Effect.gen(function* () {
+    for (let i = 0; i < MAX_ATTEMPTS; i++) {
+      const candidate = yield* generate
+      if (!isTaken(candidate)) return candidate
+    }
+    return yield* bankError("unavailable", `sandbox could not allocate an unused ${what}`)
+  })
+
+/**
+ * The next transfer id, `SBX-` and hex digits: this bank's sequence number (unique here without
+ * remembering earlier ids) and 64 random bits (unique across restarts and instances), then, for a
+ * transfer in, `seal`'s mark of it (how `returnTransfer` knows its own transfers).
+ */
+const nextTransactionId = (state: State): Effect.Effect<readonly [string, State]> =>
+  Effect.map(randomDigits(16, 16), (random) => [
+    `SBX-${state.sequence.toString(16).padStart(8, "0")}${random}`,
+    { ...state, sequence: state.sequence + 1 }
+  ])
+
+/** An alias is taken while an open account or a registered external holder uses it. */
+const aliasTaken = (state: State, alias: string): boolean =>
+  HashMap.has(state.aliases, alias) || HashMap.has(state.holders, alias)
+
+/** The account an address names: itself for a CVU/CBU, the registered account for an alias. */
+const resolve = (state: State, address: string): string =>
+  isValidCbu(address)
+    ? address
+    : Option.match(HashMap.get(state.holders, address), {
+        onNone: () => address,
+        onSome: (holder) => holder.account
+      })
+
+/**
+ * Builds one shared state and returns both faces of it: the `BankProvider` the engine uses and
+ * the `SandboxBank` controls.
+ */
+export const make = Effect.gen(function* () {
+  const ref = yield* SynchronizedRef.make(emptyState)
+  /**
+   * A transfer in carries a mark of its id, CVU and amount under this bank's own key, so the
+   * bank recognises it when asked to return it, however old, without keeping a list; another
+   * instance's (or a made-up) transfer is refused.
+   */
+  const key = yield* randomDigits(16, 16)
+  const seal = (id: string, cvu: Cvu, amount: Money) =>
+    (Hash.string(`${key}|${id}|${cvu}|${amount.currency}|${amount.minor}`) >>> 0)
+      .toString(16)
+      .padStart(8, "0")
+  const sealed = (transfer: IncomingTransfer) => {
+    const id = transfer.bank_transaction_id
+    return id.length > 8 && seal(id.slice(0, -8), transfer.cvu, transfer.amount) === id.slice(-8)
+  }
+  const modify = <B>(f: (state: State) => Effect.Effect<readonly [B, State], BankError>) =>
+    SynchronizedRef.modifyEffect(ref, f)
+  const update = (f: (state: State) => State) => SynchronizedRef.update(ref, f)
+
+  const bank: Context.Tag.Service<BankProvider> = {
+    openAccount: Effect.fn("SandboxBank.openAccount")(function* (request) {
+      return yield* modify((state) =>
+        Effect.gen(function* () {
+          const requested = request.alias
+          if (requested !== undefined && aliasTaken(state, requested)) {
+            return yield* bankError("alias_taken", `alias ${requested} is already in use`)
+          }
+          const alias = requested ?? (yield* fresh(randomAlias, (a) => aliasTaken(state, a), "alias"))
+          const cvu = yield* fresh(randomCvu, (c) => HashMap.has(state.open, c), "CVU")
+          const next: State = {
+            ...state,
+            open: HashMap.set(state.open, cvu, alias),
+            aliases: HashMap.set(state.aliases, alias, cvu)
+          }
+          return [new BankAccountRef({ cvu, alias }), next] as const
+        })
+      )
+    }),
+
+    changeAlias: Effect.fn("SandboxBank.changeAlias")(function* (cvu, alias) {
+      return yield* modify((state) =>
+        Effect.gen(function* () {
+          const current = HashMap.get(state.open, cvu)
+          if (Option.isNone(current)) {
+            return yield* bankError("rejected", `CVU ${cvu} is not an open account`)
+          }
+          if (HashSet.has(state.refused, cvu)) {
+            return yield* bankError("alias_change_refused", `CVU ${cvu} is too recent to change its alias`)
+          }
+          if (alias !== current.value && aliasTaken(state, alias)) {
+            return yield* bankError("alias_taken", `alias ${alias} is already in use`)
+          }
+          const next: State = {
+            ...state,
+            open: HashMap.set(state.open, cvu, alias),
+            aliases: HashMap.set(HashMap.remove(state.aliases, current.value), alias, cvu)
+          }
+          return [new BankAccountRef({ cvu, alias }), next] as const
+        })
+      )
+    }),
+
+    releaseAccount: (cvu) =>
+      update((state) =>
+        Option.match(HashMap.get(state.open, cvu), {
+          onNone: () => state,
+          onSome: (alias): State => ({
+            ...state,
+            open: HashMap.remove(state.open, cvu),
+            aliases: HashMap.remove(state.aliases, alias)
+          })
+        })
+      ).pipe(Effect.withSpan("SandboxBank.releaseAccount")),
+
+    lookupHolder: Effect.fn("SandboxBank.lookupHolder")(function* (address) {
+      const state = yield* SynchronizedRef.get(ref)
+      const holder =
+        isValidCbu(address) || isValidAlias(address) ? HashMap.get(state.holders, address) : Option.none()
+      if (Option.isNone(holder)) {
+        return yield* bankError("holder_not_found", `no account holder for ${address}`)
+      }
+      return holder.value
+    }),
+
+    sendTransfer: Effect.fn("SandboxBank.sendTransfer")(function* (transfer) {
+      return yield* modify((state) =>
+        Effect.gen(function* () {
+          const previous = HashMap.get(state.sentByReference, transfer.reference)
+          if (Option.isSome(previous)) {
+            return [{ bank_transaction_id: previous.value.bank_transaction_id }, state] as const
+          }
+          if (!isValidCbu(transfer.to) && !isValidAlias(transfer.to)) {
+            return yield* bankError("rejected", `${transfer.to} is not a CVU, CBU or alias`)
+          }
+          if (transfer.amount.minor <= 0n) {
+            return yield* bankError("rejected", "transfer amount must be positive")
+          }
+          const failure = Option.orElse(HashMap.get(state.failures, transfer.to), () =>
+            HashMap.get(state.failures, resolve(state, transfer.to))
+          )
+          if (Option.isSome(failure)) {
+            return yield* bankError(failure.value, `sandbox set transfers to ${transfer.to} to fail`)
+          }
+          const [id, numbered] = yield* nextTransactionId(state)
+          const bank_transaction_id = BankTransactionId.make(id)
+          const sent: SentTransfer = {
+            to: transfer.to,
+            amount: transfer.amount,
+            reference: transfer.reference,
+            bank_transaction_id
+          }
+          const next: State = {
+            ...numbered,
+            sentByReference: HashMap.set(state.sentByReference, transfer.reference, sent),
+            sent: Chunk.append(state.sent, sent)
+          }
+          return [{ bank_transaction_id }, next] as const
+        })
+      )
+    }),
+
+    returnTransfer: Effect.fn("SandboxBank.returnTransfer")(function* (transfer) {
+      const id = transfer.bank_transaction_id
+      return yield* modify((state) => {
+        if (HashSet.has(state.returnedIds, id)) return Effect.succeed([undefined, state] as const)
+        if (!sealed(transfer)) {
+          return Effect.fail(bankError("rejected", `transfer ${id} was not received by this bank`))
+        }
+        const next: State = {
+          ...state,
+          returnedIds: HashSet.add(state.returnedIds, id),
+          returned: Chunk.append(state.returned, transfer)
+        }
+        return Effect.succeed([undefined, next] as const)
+      })
+    })
+  }
+
+  const controls: Context.Tag.Service<SandboxBank> = {
+    simulateIncoming: Effect.fn("SandboxBank.simulateIncoming")(function* (input) {
+      const sender_cuit = input.senderCuit ?? (yield* randomCuit)
+      const sender_account = input.senderAccount ?? (yield* randomCbu)
+      return yield* SynchronizedRef.modifyEffect(ref, (state) =>
+        Effect.map(nextTransactionId(state), ([id, next]) => {
+          const transfer = new IncomingTransfer({
+            bank_transaction_id: BankTransactionId.make(`${id}${seal(id, input.cvu, input.amount)}`),
+            cvu: input.cvu,
+            amount: input.amount,
+            sender_cuit,
+            sender_name: input.senderName ?? DEFAULT_SENDER_NAME,
+            sender_account
+          })
+          return [transfer, next] as const
+        })
+      )
+    }),
+
+    registerHolder: (holder) => {
+      if (!isValidCbu(holder.account)) {
+        return Effect.dieMessage(`registerHolder: ${holder.account} is not a valid CVU/CBU`)
+      }
+      if (holder.alias !== undefined && !isValidAlias(holder.alias)) {
+        return Effect.dieMessage(`registerHolder: ${holder.alias} is not a valid alias`)
+      }
+      const record = new AccountHolder({ account: holder.account, cuit: holder.cuit, name: holder.name })
+      return update((state) => {
+        const byAccount = HashMap.set(state.holders, holder.account, record)
+        return {
+          ...state,
+          holders: holder.alias === undefined ? byAccount : HashMap.set(byAccount, holder.alias, record)
+        }
+      })
+    },
+
+    refuseAliasChange: (cvu) => update((state) => ({ ...state, refused: HashSet.add(state.refused, cvu) })),
+    allowAliasChange: (cvu) => update((state) => ({ ...state, refused: HashSet.remove(state.refused, cvu) })),
+
+    failTransfersTo: (address, reason) =>
+      update((state) => ({ ...state, failures: HashMap.set(state.failures, address, reason) })),
+    clearFailures: (address) =>
+      update((state) => ({ ...state, failures: HashMap.remove(state.failures, address) })),
+
+    sentTransfers: Effect.map(SynchronizedRef.get(ref), (state) => Chunk.toReadonlyArray(state.sent)),
+    returnedTransfers: Effect.map(SynchronizedRef.get(ref), (state) => Chunk.toReadonlyArray(state.returned)),
+    isOpen: (cvu) => Effect.map(SynchronizedRef.get(ref), (state) => HashMap.has(state.open, cvu))
+  }
+
+  return { bank, controls }
+})
+
+/** The sandbox bank: `BankProvider` and its `SandboxBank` controls over one shared state. */
+export const layer: Layer.Layer<BankProvider | SandboxBank> = Layer.effectContext(
+  Effect.map(make, ({ bank, controls }) =>
+    Context.make(BankProvider, bank).pipe(Context.add(SandboxBank, controls))
+  )
+)

@@ -1,0 +1,208 @@
+/**
+ * Storage of fixed customers and of the transfers credited to them. A customer is keyed by
+ * `(user_id, customer_id)`; its CVU and its bank alias are unique across all users (a SQL
+ * adapter backs each rule with a unique index).
+ */
+import { Context, DateTime, Effect, HashMap, Layer, Option, Order, RedBlackTree } from "effect"
+import type { Alias, Cvu } from "../bank/BankAccount.js"
+import type { Customer, CustomerId, CustomerTransaction, CustomerTransactionId } from "./Customer.js"
+import { Conflict } from "../Errors.js"
+import type { UserId } from "../Ids.js"
+import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
+
+/** Keyset position in a user's customers, ordered by creation time then customer id. */
+export interface CustomerCursor {
+  readonly creation_timestamp: DateTime.Utc
+  readonly customer_id: CustomerId
+}
+
+export class CustomerRepository extends Context.Tag("@cobro/core/CustomerRepository")<
+  CustomerRepository,
+  {
+    /**
+     * Fails with `Conflict` `customer.exists` when the user already has this customer id, and
+     * `customer.alias.taken` / `customer.cvu.taken` when another customer holds the alias or CVU.
+     */
+    readonly insert: (customer: Customer) => Effect.Effect<void, Conflict>
+    /** Replaces a stored customer; fails with `Conflict` when the new alias or CVU is another's. */
+    readonly update: (customer: Customer) => Effect.Effect<void, Conflict>
+    readonly findById: (owner: UserId, id: CustomerId) => Effect.Effect<Option.Option<Customer>>
+    /** Like `findById`, and inside a transaction the row stays locked until it ends. */
+    readonly findByIdForUpdate: (owner: UserId, id: CustomerId) => Effect.Effect<Option.Option<Customer>>
+    /** The customer whose current CVU this is (a released CVU belongs to nobody). */
+    readonly findByCvu: (cvu: Cvu) => Effect.Effect<Option.Option<Customer>>
+    /** The customer whose current bank alias this is, whichever user it belongs to. */
+    readonly findByAlias: (alias: Alias) => Effect.Effect<Option.Option<Customer>>
+    /** One page of a user's customers after `cursor`, oldest first. */
+    readonly listByUser: (
+      owner: UserId,
+      cursor: Option.Option<CustomerCursor>,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<Customer>>
+    /** Fails with `Conflict` when the transaction id or its bank transaction id is already stored. */
+    readonly insertTransaction: (transaction: CustomerTransaction) => Effect.Effect<void, Conflict>
+    readonly findTransaction: (
+      owner: UserId,
+      customer: CustomerId,
+      id: CustomerTransactionId
+    ) => Effect.Effect<Option.Option<CustomerTransaction>>
+  }
+>() {}
+
+const pad = (n: number) => n.toString().padStart(16, "0")
+const rowKey = (user: string, id: string) => `${user}\u0000${id}`
+const listKey = (user: string, c: CustomerCursor) =>
+  `${user}\u0000${pad(DateTime.toEpochMillis(c.creation_timestamp))}\u0000${c.customer_id}`
+
+interface Tables {
+  readonly byKey: HashMap.HashMap<string, Customer>
+  readonly byCvu: HashMap.HashMap<string, string>
+  readonly byAlias: HashMap.HashMap<string, string>
+  readonly byUser: RedBlackTree.RedBlackTree<string, string>
+}
+
+interface TransactionTables {
+  readonly byId: HashMap.HashMap<string, CustomerTransaction>
+  readonly byBankId: HashMap.HashMap<string, string>
+}
+
+const conflict = (key: string, message: string) => Option.some(new Conflict({ key, message }))
+
+/** Whether `customer`'s alias or CVU is held by a customer other than the row at `key`. */
+const uniqueness = (t: Tables, key: string, customer: Customer): Option.Option<Conflict> => {
+  const aliasOwner = HashMap.get(t.byAlias, customer.bank_info.alias)
+  if (Option.isSome(aliasOwner) && aliasOwner.value !== key) {
+    return conflict("customer.alias.taken", `the alias ${customer.bank_info.alias} is already in use`)
+  }
+  const cvuOwner = HashMap.get(t.byCvu, customer.bank_info.cvu)
+  if (Option.isSome(cvuOwner) && cvuOwner.value !== key) {
+    return conflict("customer.cvu.taken", `the CVU ${customer.bank_info.cvu} belongs to another customer`)
+  }
+  return Option.none()
+}
+
+const failWith = Effect.flatMap(
+  Option.match({ onNone: () => Effect.void, onSome: (e: Conflict) => Effect.fail(e) })
+)
+
+export const makeMemory = Effect.gen(function* () {
+  const tables = yield* makeRef<Tables>({
+    byKey: HashMap.empty(),
+    byCvu: HashMap.empty(),
+    byAlias: HashMap.empty(),
+    byUser: RedBlackTree.empty(Order.string)
+  })
+  const transactions = yield* makeRef<TransactionTables>({ byId: HashMap.empty(), byBankId: HashMap.empty() })
+
+  const findById = (owner: UserId, id: CustomerId) =>
+    Effect.map(tables.get, (t) => HashMap.get(t.byKey, rowKey(owner, id)))
+  const byIndex = (pick: (t: Tables) => HashMap.HashMap<string, string>) => (value: string) =>
+    Effect.map(tables.get, (t) =>
+      Option.flatMap(HashMap.get(pick(t), value), (key) => HashMap.get(t.byKey, key))
+    )
+
+  return CustomerRepository.of({
+    insert: (customer) =>
+      tables
+        .modify((t) => {
+          const key = rowKey(customer.user_id, customer.customer_id)
+          if (HashMap.has(t.byKey, key)) {
+            return [
+              conflict(
+                "customer.exists",
+                `a customer with customer_id ${customer.customer_id} already exists`
+              ),
+              t
+            ] as const
+          }
+          const problem = uniqueness(t, key, customer)
+          if (Option.isSome(problem)) return [problem, t] as const
+          return [
+            Option.none(),
+            {
+              byKey: HashMap.set(t.byKey, key, customer),
+              byCvu: HashMap.set(t.byCvu, customer.bank_info.cvu, key),
+              byAlias: HashMap.set(t.byAlias, customer.bank_info.alias, key),
+              byUser: RedBlackTree.insert(t.byUser, listKey(customer.user_id, customer), key)
+            }
+          ] as const
+        })
+        .pipe(failWith),
+    update: (customer) =>
+      tables
+        .modify((t) => {
+          const key = rowKey(customer.user_id, customer.customer_id)
+          const previous = HashMap.get(t.byKey, key)
+          if (Option.isNone(previous)) {
+            return [
+              conflict("customer.not.found", `customer ${customer.customer_id} does not exist`),
+              t
+            ] as const
+          }
+          const problem = uniqueness(t, key, customer)
+          if (Option.isSome(problem)) return [problem, t] as const
+          const old = previous.value.bank_info
+          return [
+            Option.none(),
+            {
+              ...t,
+              byKey: HashMap.set(t.byKey, key, customer),
+              byCvu: HashMap.set(HashMap.remove(t.byCvu, old.cvu), customer.bank_info.cvu, key),
+              byAlias: HashMap.set(HashMap.remove(t.byAlias, old.alias), customer.bank_info.alias, key)
+            }
+          ] as const
+        })
+        .pipe(failWith),
+    findById,
+    findByIdForUpdate: findById,
+    findByCvu: byIndex((t) => t.byCvu),
+    findByAlias: byIndex((t) => t.byAlias),
+    listByUser: (owner, cursor, limit) =>
+      Effect.map(tables.get, (t) => {
+        const from = Option.match(cursor, {
+          onNone: () => `${owner}\u0000`,
+          onSome: (c) => listKey(owner, c)
+        })
+        const out: Array<Customer> = []
+        for (const [key, row] of RedBlackTree.greaterThan(t.byUser, from)) {
+          if (!key.startsWith(`${owner}\u0000`) || out.length >= limit) break
+          out.push(Option.getOrThrow(HashMap.get(t.byKey, row)))
+        }
+        return out
+      }),
+    insertTransaction: (transaction) =>
+      transactions
+        .modify((t) =>
+          HashMap.has(t.byId, transaction.transaction_id) ||
+          HashMap.has(t.byBankId, transaction.bank_transaction_id)
+            ? ([
+                conflict(
+                  "customer.transaction.exists",
+                  `transaction ${transaction.transaction_id} already exists`
+                ),
+                t
+              ] as const)
+            : ([
+                Option.none(),
+                {
+                  byId: HashMap.set(t.byId, transaction.transaction_id, transaction),
+                  byBankId: HashMap.set(
+                    t.byBankId,
+                    transaction.bank_transaction_id,
+                    transaction.transaction_id
+                  )
+                }
+              ] as const)
+        )
+        .pipe(failWith),
+    findTransaction: (owner, customer, id) =>
+      Effect.map(transactions.get, (t) =>
+        Option.filter(HashMap.get(t.byId, id), (tx) => tx.user_id === owner && tx.customer_id === customer)
+      )
+  })
+})
+
+export const layerMemory: Layer.Layer<CustomerRepository, never, MemoryDb> = Layer.effect(
+  CustomerRepository,
+  makeMemory
+)

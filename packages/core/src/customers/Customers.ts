@@ -1,0 +1,318 @@
+/**
+ * Fixed customers: creation with a permanent CVU under the account's alias prefix, alias
+ * changes (keeping the CVU when the bank allows it), listing, transaction reads, and the credit
+ * of each incoming transfer (called by `Transfers` inside its unit of work).
+ */
+import { Chunk, DateTime, Effect, Option, Stream } from "effect"
+import type { Alias } from "../bank/BankAccount.js"
+import {
+  type BankAccountRef,
+  type BankError,
+  BankProvider,
+  type IncomingTransfer
+} from "../bank/BankProvider.js"
+import * as C from "./Customer.js"
+import { type CustomerCursor, CustomerRepository } from "./CustomerRepository.js"
+import { Conflict, Forbidden, InvalidInput, NotFound, ProviderFailure } from "../Errors.js"
+import * as FeePolicy from "../transfers/FeePolicy.js"
+import type { UserId } from "../Ids.js"
+import { newId } from "../internal/ids.js"
+import { Ledger } from "../ledger/Ledger.js"
+import * as Accounts from "../ledger/LedgerAccount.js"
+import { makeEvent, Outbox } from "../webhooks/Outbox.js"
+import { transferNetwork } from "../payments/Payment.js"
+import { Transactor } from "../Transactor.js"
+import { TransferRepository } from "../transfers/TransferRepository.js"
+import { creditPostings, recordTransfer } from "../transfers/transferLog.js"
+import type { User } from "../accounts/User.js"
+import { UserRepository } from "../accounts/UserRepository.js"
+import * as WebhookDestination from "../webhooks/WebhookDestination.js"
+
+const PAGE_SIZE = 200
+
+/** The transfer log's `target_id` of a customer: customer ids are unique per user only. */
+export const transferTargetId = (customer: C.Customer): string =>
+  `${customer.user_id}:${customer.customer_id}`
+
+const aliasTaken = (alias: Alias) =>
+  new Conflict({ key: "customer.alias.taken", message: `the alias ${alias} is already in use` })
+
+export class Customers extends Effect.Service<Customers>()("@cobro/core/Customers", {
+  effect: Effect.gen(function* () {
+    const repo = yield* CustomerRepository
+    const users = yield* UserRepository
+    const bank = yield* BankProvider
+    const fees = yield* FeePolicy.FeePolicy
+    const ledger = yield* Ledger
+    const outbox = yield* Outbox
+    const transactor = yield* Transactor
+    const transferLog = yield* TransferRepository
+    const checkWebhookUrl = yield* WebhookDestination.checker
+
+    const bankFailure =
+      (what: string) =>
+      (e: BankError): Effect.Effect<never, Conflict | ProviderFailure> =>
+        e.reason === "alias_taken"
+          ? Effect.fail(new Conflict({ key: "customer.alias.taken", message: e.message }))
+          : Effect.fail(new ProviderFailure({ key: "bank.unavailable", message: `${what}: ${e.message}` }))
+
+    const openAccount = (alias: Alias) =>
+      bank.openAccount({ alias }).pipe(Effect.catchAll(bankFailure("the bank could not open an account")))
+
+    const release = (cvu: C.Customer["bank_info"]["cvu"]) =>
+      bank
+        .releaseAccount(cvu)
+        .pipe(
+          Effect.catchAll((e) =>
+            Effect.logWarning("releasing a customer's replaced CVU failed; transfers to it bounce", cvu, e)
+          )
+        )
+
+    const ownUser = (owner: UserId, user_id: UserId) =>
+      user_id !== owner
+        ? Effect.fail(NotFound.of("user", user_id))
+        : Effect.flatMap(users.findById(owner), (u) =>
+            Option.isSome(u) ? Effect.succeed(u.value) : Effect.fail(NotFound.of("user", owner))
+          )
+
+    /** The customer's bank alias under the account's current prefix. */
+    const aliasFor = (user: User, suffix: C.AliasSuffix) =>
+      user.alias_prefix === null
+        ? Effect.fail(
+            InvalidInput.of(
+              "alias",
+              "the account has no alias_prefix; set one before creating customers",
+              C.prefixNotSetKey
+            )
+          )
+        : C.bankAlias(user.alias_prefix, suffix)
+
+    const findOwned = (owner: UserId, id: C.CustomerId, lock = false) =>
+      Effect.flatMap(lock ? repo.findByIdForUpdate(owner, id) : repo.findById(owner, id), (c) =>
+        Option.isSome(c) ? Effect.succeed(c.value) : Effect.fail(NotFound.of("customer", id))
+      )
+
+    const ensureAliasFree = (alias: Alias) =>
+      Effect.flatMap(repo.findByAlias(alias), (c) =>
+        Option.isSome(c) ? Effect.fail(aliasTaken(alias)) : Effect.void
+      )
+
+    const create = Effect.fn("Customers.create")(function* (owner: UserId, request: C.CreateCustomerRequest) {
+      yield* checkWebhookUrl("webhook_url", request.webhook_url)
+      const user = yield* ownUser(owner, request.user_id)
+      if (user.account_status !== "ACTIVE") {
+        return yield* new Forbidden({
+          key: "account.not.active",
+          message: `the account is ${user.account_status}`
+        })
+      }
+      const alias = yield* aliasFor(user, request.alias)
+      if (Option.isSome(yield* repo.findById(owner, request.customer_id))) {
+        return yield* new Conflict({
+          key: "customer.exists",
+          message: `a customer with customer_id ${request.customer_id} already exists`
+        })
+      }
+      yield* ensureAliasFree(alias)
+      const account = yield* openAccount(alias)
+      const now = yield* DateTime.now
+      const customer = new C.Customer({
+        customer_id: request.customer_id,
+        user_id: owner,
+        name: request.name,
+        alias: request.alias,
+        bank_info: new C.BankInfo({ cvu: account.cvu, alias: account.alias }),
+        balance: C.zeroBalance,
+        contact: request.contact ?? null,
+        webhook_url: request.webhook_url ?? null,
+        creation_timestamp: now,
+        last_modified_timestamp: now
+      })
+      // A concurrent create won the id or alias: give the CVU back.
+      yield* repo.insert(customer).pipe(Effect.tapError(() => release(account.cvu)))
+      return customer
+    })
+
+    /**
+     * Moves the customer to the bank account `account`; when it is a new CVU the old one is
+     * released once the change is stored. Runs inside the unit of work holding the row lock.
+     */
+    const rebind = (current: C.Customer, suffix: C.AliasSuffix, account: BankAccountRef) =>
+      Effect.gen(function* () {
+        const updated = new C.Customer({
+          ...current,
+          alias: suffix,
+          bank_info: new C.BankInfo({ cvu: account.cvu, alias: account.alias }),
+          last_modified_timestamp: yield* DateTime.now
+        })
+        const replaced = account.cvu !== current.bank_info.cvu
+        yield* repo
+          .update(updated)
+          .pipe(
+            Effect.tapError(() =>
+              replaced
+                ? release(account.cvu)
+                : bank.changeAlias(current.bank_info.cvu, current.bank_info.alias).pipe(Effect.ignore)
+            )
+          )
+        return { updated, retired: replaced ? Option.some(current.bank_info.cvu) : Option.none() }
+      })
+
+    /**
+     * `create_new_cvu` true: a new CVU with the new alias, the old one released. false: the bank
+     * changes the alias of the current CVU; if it refuses, a new CVU is assigned as with true.
+     * The row stays locked while the bank is asked, so changes of one customer are serialized.
+     */
+    const changeAlias = Effect.fn("Customers.changeAlias")(function* (
+      owner: UserId,
+      id: C.CustomerId,
+      request: C.ChangeAliasRequest
+    ) {
+      const user = yield* ownUser(owner, owner)
+      const alias = yield* aliasFor(user, request.alias)
+      const { updated, retired } = yield* transactor.withTransaction(
+        Effect.gen(function* () {
+          const current = yield* findOwned(owner, id, true)
+          if (alias === current.bank_info.alias) {
+            if (request.create_new_cvu) {
+              return yield* InvalidInput.of(
+                "alias",
+                "the customer already has this alias; a new CVU needs a different alias",
+                "customer.alias.unchanged"
+              )
+            }
+            return { updated: current, retired: Option.none() }
+          }
+          yield* ensureAliasFree(alias)
+          const account = request.create_new_cvu
+            ? yield* openAccount(alias)
+            : yield* bank
+                .changeAlias(current.bank_info.cvu, alias)
+                .pipe(
+                  Effect.catchAll((e): Effect.Effect<BankAccountRef, Conflict | ProviderFailure> =>
+                    e.reason === "alias_change_refused"
+                      ? openAccount(alias)
+                      : bankFailure("the bank could not change the alias")(e)
+                  )
+                )
+          return yield* rebind(current, request.alias, account)
+        })
+      )
+      if (Option.isSome(retired)) yield* release(retired.value)
+      return updated
+    })
+
+    const get = Effect.fn("Customers.get")(function* (owner: UserId, id: C.CustomerId) {
+      return yield* findOwned(owner, id)
+    })
+
+    /** A user's customers, oldest first, read page by page. */
+    const list = (owner: UserId, user_id: UserId): Stream.Stream<C.Customer, NotFound> =>
+      user_id !== owner
+        ? Stream.fail(NotFound.of("user", user_id))
+        : Stream.paginateChunkEffect(Option.none<CustomerCursor>(), (cursor) =>
+            Effect.map(repo.listByUser(owner, cursor, PAGE_SIZE), (rows) => {
+              const last = rows.at(-1)
+              const next: Option.Option<Option.Option<CustomerCursor>> =
+                rows.length < PAGE_SIZE || last === undefined
+                  ? Option.none()
+                  : Option.some(
+                      Option.some({
+                        creation_timestamp: last.creation_timestamp,
+                        customer_id: last.customer_id
+                      })
+                    )
+              return [Chunk.fromIterable(rows), next] as const
+            })
+          )
+
+    const getTransaction = Effect.fn("Customers.getTransaction")(function* (
+      owner: UserId,
+      customer_id: C.CustomerId,
+      transaction_id: C.CustomerTransactionId
+    ) {
+      yield* findOwned(owner, customer_id)
+      return yield* Effect.flatMap(repo.findTransaction(owner, customer_id, transaction_id), (t) =>
+        Option.isSome(t) ? Effect.succeed(t.value) : Effect.fail(NotFound.of("transaction", transaction_id))
+      )
+    })
+
+    /**
+     * Credits an ARS transfer that reached `customer`'s CVU, as one unit of work (a savepoint
+     * inside `Transfers.ingest`'s): the transfer log (fails with `AlreadyRecorded` on a
+     * duplicate), the transaction record, a balanced ledger entry, the balance re-read from the
+     * ledger, and the "Customer payment received" event.
+     */
+    const creditTransfer = Effect.fn("Customers.creditTransfer")(function* (
+      customer: C.Customer,
+      transfer: IncomingTransfer
+    ) {
+      return yield* transactor.withTransaction(
+        Effect.gen(function* () {
+          const current = Option.getOrElse(
+            yield* repo.findByIdForUpdate(customer.user_id, customer.customer_id),
+            () => customer
+          )
+          yield* Effect.provideService(
+            recordTransfer(transfer, "customer", transferTargetId(current)),
+            TransferRepository,
+            transferLog
+          )
+          const applied = yield* fees.feesFor({
+            user_id: current.user_id,
+            amount: transfer.amount,
+            kind: "customer"
+          })
+          const credited = FeePolicy.credited(transfer.amount, applied)
+          const transaction = new C.CustomerTransaction({
+            transaction_id: C.CustomerTransactionId.make(yield* newId("ctx")),
+            customer_id: current.customer_id,
+            user_id: current.user_id,
+            address: transfer.cvu,
+            amount: transfer.amount,
+            commission: applied.commission_rate,
+            commission_amount: applied.commission,
+            commission_taxes: applied.commission_taxes,
+            commission_tax_amount: FeePolicy.totalOf("ARS", applied.commission_taxes),
+            taxes: applied.taxes,
+            tax_amount: FeePolicy.totalOf("ARS", applied.taxes),
+            credited_amount: credited,
+            currency: "ARS",
+            network: transferNetwork,
+            sender_address: transfer.sender_account,
+            sender_cuit: transfer.sender_cuit,
+            sender_name: transfer.sender_name,
+            bank_transaction_id: transfer.bank_transaction_id,
+            transaction_status: "PROCESSED",
+            creation_timestamp: yield* DateTime.now
+          })
+          yield* repo.insertTransaction(transaction).pipe(Effect.orDie)
+          const account = Accounts.customerBalance(current.user_id, current.customer_id)
+          yield* ledger.post({
+            kind: "customer.transfer",
+            reference: transfer.bank_transaction_id,
+            postings: creditPostings(transfer.amount, applied, account)
+          })
+          const balance = yield* ledger.balance(account, "ARS")
+          yield* repo.update(new C.Customer({ ...current, balance })).pipe(Effect.orDie)
+          yield* Effect.flatMap(
+            makeEvent({
+              type: "customer.payment_received",
+              user_id: current.user_id,
+              webhook_url: current.webhook_url,
+              payload: {
+                message: C.paymentReceivedMessage,
+                transactionId: transaction.transaction_id,
+                customerId: current.customer_id
+              }
+            }),
+            outbox.append
+          )
+          return transaction
+        })
+      )
+    })
+
+    return { create, changeAlias, get, list, getTransaction, creditTransfer } as const
+  })
+}) {}

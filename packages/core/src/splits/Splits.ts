@@ -1,0 +1,287 @@
+/**
+ * Split payments (closed beta). A split collects transfers in its own CVU; the merchant
+ * whitelists payout accounts (one 2FA code per list of accounts), then sends the split's one
+ * payouts instruction, which moves the total from the split's balance to held and starts a
+ * 12-hour hold. After the hold `runDue` executes it (see `internal/splitExecution.ts`).
+ */
+import { DateTime, Effect, Option } from "effect"
+import { BankProvider, type IncomingTransfer } from "../bank/BankProvider.js"
+import { Conflict, InvalidInput, NotFound } from "../Errors.js"
+import * as FeePolicy from "../transfers/FeePolicy.js"
+import { SplitPaymentId, SplitPayoutId } from "../Ids.js"
+import { newId } from "../internal/ids.js"
+import * as PayoutAccounts from "./payoutAccounts.js"
+import * as SplitExecution from "./splitExecution.js"
+import { activeUser, bankFailure, emitSplitEvent, ownedAccount, partnerOf } from "./splitShared.js"
+import { credit, debit, Ledger } from "../ledger/Ledger.js"
+import * as Accounts from "../ledger/LedgerAccount.js"
+import * as Money from "../Money.js"
+import { Outbox } from "../webhooks/Outbox.js"
+import type { Principal } from "../auth/Principal.js"
+import * as S from "./Split.js"
+import { SplitRepository } from "./SplitRepository.js"
+import { Transactor } from "../Transactor.js"
+import { TransferRepository } from "../transfers/TransferRepository.js"
+import { creditPostings, type IngestOutcome, recordTransfer } from "../transfers/transferLog.js"
+import { UserRepository } from "../accounts/UserRepository.js"
+import * as WebhookDestination from "../webhooks/WebhookDestination.js"
+
+/** What crediting a split did; `Refused` transfers are bounced by `Transfers`. */
+export type CreditOutcome = IngestOutcome | { readonly _tag: "Refused"; readonly reason: string }
+
+const plus = (a: Money.Money, b: Money.Money) => Money.make(a.minor + b.minor, a.currency)
+
+export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
+  effect: Effect.gen(function* () {
+    const repo = yield* SplitRepository
+    const users = yield* UserRepository
+    const bank = yield* BankProvider
+    const fees = yield* FeePolicy.FeePolicy
+    const ledger = yield* Ledger
+    const outbox = yield* Outbox
+    const transactor = yield* Transactor
+    const transferLog = yield* TransferRepository
+    const checkWebhookUrl = yield* WebhookDestination.checker
+    const accounts = yield* PayoutAccounts.make
+    const execution = yield* SplitExecution.make
+
+    /** A user sees all its splits; a partner only those it created. Anything else is not found. */
+    const findSplit = (principal: Principal, id: S.SplitPayment["split_payment_id"], lock = false) =>
+      Effect.flatMap(lock ? repo.findByIdForUpdate(id) : repo.findById(id), (found) =>
+        Option.isSome(found) &&
+        found.value.user_id === principal.user_id &&
+        (principal._tag === "User" || found.value.partner_id === principal.partner_id)
+          ? Effect.succeed(found.value)
+          : Effect.fail(NotFound.of("split_payment", id))
+      )
+
+    const view = (split: S.SplitPayment) =>
+      Effect.zipWith(
+        ledger.balance(Accounts.splitBalance(split.split_payment_id)),
+        repo.payoutsOf(split.split_payment_id),
+        (balance, payouts) => S.SplitPaymentView.of(split, balance, payouts)
+      )
+
+    // -------------------------------------------------------------------------------------------
+    // Split payments and incoming money
+
+    const sameOrConflict = (existing: S.SplitPayment, webhook_url: string | null) =>
+      existing.webhook_url === webhook_url
+        ? view(existing)
+        : Effect.fail(
+            new Conflict({
+              key: "split.external_id.conflict",
+              message: `external_id ${existing.external_id} was already used for a different split payment`
+            })
+          )
+
+    /** Opens a split with its own CVU. Repeating a create with the same body answers the same split. */
+    const create = Effect.fn("Splits.create")(function* (
+      principal: Principal,
+      request: S.CreateSplitPaymentRequest
+    ) {
+      const owner = principal.user_id
+      const partner = partnerOf(principal)
+      const webhook_url = request.webhook_url ?? null
+      yield* checkWebhookUrl("webhook_url", webhook_url)
+      yield* activeUser(users, owner)
+      const existing = yield* repo.findByExternalId(owner, partner, request.external_id)
+      if (Option.isSome(existing)) return yield* sameOrConflict(existing.value, webhook_url)
+      const account = yield* Effect.mapError(
+        bank.openAccount({}),
+        bankFailure("the bank could not open an account")
+      )
+      const now = yield* DateTime.now
+      const split = new S.SplitPayment({
+        split_payment_id: SplitPaymentId.make(yield* newId("split")),
+        user_id: owner,
+        partner_id: partner,
+        external_id: request.external_id,
+        webhook_url,
+        cvu: account.cvu,
+        alias: account.alias,
+        payment_status: "PENDING",
+        payout_status: null,
+        hold_until: null,
+        amount_received: Money.zero("ARS"),
+        amount_credited: Money.zero("ARS"),
+        payouts_total: null,
+        lease_until: null,
+        creation_timestamp: now,
+        last_modified_timestamp: now
+      })
+      return yield* repo.insert(split).pipe(
+        Effect.zipRight(view(split)),
+        // A concurrent identical request won the race: give the CVU back and answer as it did.
+        Effect.catchTag("Conflict", (conflict) =>
+          bank.releaseAccount(account.cvu).pipe(
+            Effect.ignore,
+            Effect.zipRight(repo.findByExternalId(owner, partner, request.external_id)),
+            Effect.flatMap(
+              Option.match({
+                onNone: () => Effect.fail(conflict),
+                onSome: (winner) => sameOrConflict(winner, webhook_url)
+              })
+            )
+          )
+        )
+      )
+    })
+
+    /** State, amounts received, balance and each payout's state. */
+    const get = Effect.fn("Splits.get")(function* (
+      principal: Principal,
+      id: S.SplitPayment["split_payment_id"]
+    ) {
+      return yield* view(yield* findSplit(principal, id))
+    })
+
+    /**
+     * Credits a transfer to a split, inside `Transfers.ingest`'s unit of work: logs it, books it
+     * (fees apart) into the split's balance and writes "Split funds received".
+     */
+    const creditTransfer = Effect.fn("Splits.creditTransfer")(function* (
+      found: S.SplitPayment,
+      transfer: IncomingTransfer
+    ) {
+      const split = Option.getOrElse(yield* repo.findByIdForUpdate(found.split_payment_id), () => found)
+      const reason = S.refusal(split, transfer.amount)
+      if (reason !== undefined) return { _tag: "Refused", reason } as CreditOutcome
+      const id = split.split_payment_id
+      yield* Effect.provideService(recordTransfer(transfer, "split", id), TransferRepository, transferLog)
+      const applied = yield* fees.feesFor({ user_id: split.user_id, amount: transfer.amount, kind: "split" })
+      const payment_status = yield* S.transition(S.paymentMachine, split.payment_status, "RECEIVED")
+      const updated = new S.SplitPayment({
+        ...split,
+        payment_status,
+        amount_received: plus(split.amount_received, transfer.amount),
+        amount_credited: plus(split.amount_credited, FeePolicy.credited(transfer.amount, applied)),
+        last_modified_timestamp: yield* DateTime.now
+      })
+      yield* repo.update(updated)
+      yield* ledger.post({
+        kind: "split.transfer",
+        reference: transfer.bank_transaction_id,
+        postings: creditPostings(transfer.amount, applied, Accounts.splitBalance(id))
+      })
+      yield* emitSplitEvent(outbox, updated, "split.funds_received", {
+        message: "split.funds_received",
+        split_payment_id: id,
+        external_id: split.external_id,
+        amount: Money.format(transfer.amount),
+        hold_until: null
+      })
+      return { _tag: "Credited", target: "split", target_id: id } as CreditOutcome
+    })
+
+    // -------------------------------------------------------------------------------------------
+    // The payouts instruction and its execution
+
+    /** Accepts the split's one instruction: balance → held, `ON_HOLD` until now + 12 h. */
+    const instructPayouts = Effect.fn("Splits.instructPayouts")(function* (
+      principal: Principal,
+      id: S.SplitPayment["split_payment_id"],
+      request: S.InstructPayoutsRequest
+    ) {
+      const owner = principal.user_id
+      if (request.payouts.length === 0)
+        return yield* InvalidInput.of("payouts", "must hold at least one payout")
+      const seen = new Map<string, number>()
+      for (const [i, item] of request.payouts.entries()) {
+        if (item.amount.minor <= 0n) return yield* InvalidInput.of(`payouts[${i}].amount`, "must be positive")
+        const first = seen.get(item.account_id)
+        if (first !== undefined) {
+          return yield* InvalidInput.of(
+            `payouts[${i}].account_id`,
+            `repeats the account of payouts[${first}]`
+          )
+        }
+        seen.set(item.account_id, i)
+      }
+      yield* activeUser(users, owner)
+      const total = Money.make(
+        request.payouts.reduce((acc, p) => acc + p.amount.minor, 0n),
+        "ARS"
+      )
+      return yield* transactor.withTransaction(
+        Effect.gen(function* () {
+          const split = yield* findSplit(principal, id, true)
+          const payout_status = yield* S.transition(
+            S.payoutMachine,
+            S.payoutStatusOf(split),
+            "ON_HOLD",
+            "split.payouts.already_instructed"
+          )
+          const accounts = yield* Effect.forEach(request.payouts, (item) =>
+            ownedAccount(repo, owner, item.account_id)
+          )
+          const inactive = accounts.find((a) => a.status !== "ACTIVE")
+          if (inactive !== undefined) {
+            return yield* new Conflict({
+              key: "payout_account.not.active",
+              message: `payout account ${inactive.account_id} is ${inactive.status}; only ACTIVE accounts receive payouts`
+            })
+          }
+          const balance = yield* ledger.balance(Accounts.splitBalance(split.split_payment_id))
+          if (total.minor > balance.minor) {
+            return yield* new Conflict({
+              key: "split.balance.insufficient",
+              message: `the payouts total ${Money.format(total)} but the available balance is ${Money.format(balance)}`
+            })
+          }
+          const now = yield* DateTime.now
+          const payouts = yield* Effect.forEach(request.payouts, (item, position) =>
+            Effect.map(
+              newId("spo"),
+              (payoutId) =>
+                new S.SplitPayout({
+                  payout_id: SplitPayoutId.make(payoutId),
+                  split_payment_id: split.split_payment_id,
+                  account_id: item.account_id,
+                  destination: accounts[position]!.bank_account,
+                  amount: item.amount,
+                  status: "PENDING",
+                  bank_transaction_id: null,
+                  failure_reason: null,
+                  position,
+                  creation_timestamp: now,
+                  executed_timestamp: null
+                })
+            )
+          )
+          const held = new S.SplitPayment({
+            ...split,
+            payout_status,
+            hold_until: DateTime.addDuration(now, S.holdDuration),
+            payouts_total: total,
+            last_modified_timestamp: now
+          })
+          yield* repo.insertPayouts(payouts)
+          yield* repo.update(held)
+          yield* ledger.post({
+            kind: "split.payouts.held",
+            reference: split.split_payment_id,
+            postings: [
+              debit(Accounts.splitBalance(split.split_payment_id), total),
+              credit(Accounts.splitHeld(split.split_payment_id), total)
+            ]
+          })
+          return S.SplitPaymentView.of(held, Money.make(balance.minor - total.minor, "ARS"), payouts)
+        })
+      )
+    })
+
+    /** The split that owns a CVU, whoever it belongs to (routing of incoming transfers, faucet). */
+    const findByCvu = (cvu: S.SplitPayment["cvu"]) => repo.findByCvu(cvu)
+
+    return {
+      create,
+      get,
+      findByCvu,
+      creditTransfer,
+      ...accounts,
+      instructPayouts,
+      runDue: execution.runDue
+    } as const
+  })
+}) {}

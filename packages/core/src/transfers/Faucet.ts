@@ -1,0 +1,74 @@
+/**
+ * The sandbox faucet: simulates a transfer from a payer to one of the caller's CVUs and ingests
+ * it exactly as a real bank notification would be.
+ */
+import { Effect, Either, Option, Schema } from "effect"
+import { Cuit, type Cvu } from "../bank/BankAccount.js"
+import { CustomerRepository } from "../customers/CustomerRepository.js"
+import { NotFound, InvalidInput } from "../Errors.js"
+import type { UserId } from "../Ids.js"
+import * as Money from "../Money.js"
+import { PaymentRepository } from "../payments/PaymentRepository.js"
+import { SandboxBank } from "../bank/SandboxBank.js"
+import { SplitRepository } from "../splits/SplitRepository.js"
+import { Transfers } from "./Transfers.js"
+import { Class } from "../internal/schemaClass.js"
+import { ArsInputNumber } from "../Wire.js"
+
+export class FaucetRequest extends Class<FaucetRequest>("FaucetRequest")({
+  /** Pesos, as a JSON number with at most 2 decimals; parsed by `send` (`Money.fromInput`). */
+  amount: ArsInputNumber,
+  /** The simulated sender's CUIT. */
+  cuit: Schema.optional(Cuit)
+}) {}
+
+export class Faucet extends Effect.Service<Faucet>()("@cobro/core/Faucet", {
+  effect: Effect.gen(function* () {
+    const sandbox = yield* SandboxBank
+    const transfers = yield* Transfers
+    const payments = yield* PaymentRepository
+    const customers = yield* CustomerRepository
+    const splits = yield* SplitRepository
+
+    /** Whether `cvu` is one of the owner's CVUs (a payment's, a fixed customer's or a split's). */
+    const owns = (owner: UserId, cvu: Cvu) =>
+      Effect.map(
+        payments.findByCvu(cvu),
+        Option.exists((p) => p.user_id === owner)
+      ).pipe(
+        Effect.flatMap((paymentOfOwner) =>
+          paymentOfOwner
+            ? Effect.succeed(true)
+            : Effect.map(
+                customers.findByCvu(cvu),
+                Option.exists((c) => c.user_id === owner)
+              )
+        ),
+        Effect.flatMap((found) =>
+          found
+            ? Effect.succeed(true)
+            : Effect.map(
+                splits.findByCvu(cvu),
+                Option.exists((s) => s.user_id === owner)
+              )
+        )
+      )
+
+    const send = Effect.fn("Faucet.send")(function* (owner: UserId, cvu: Cvu, request: FaucetRequest) {
+      const amount = yield* Either.mapLeft(Money.fromInput(request.amount, "ARS"), (e) =>
+        InvalidInput.of("amount", e.message)
+      )
+      if (amount.minor <= 0n) return yield* InvalidInput.of("amount", "must be positive")
+      if (!(yield* owns(owner, cvu))) return yield* NotFound.of("cvu", cvu)
+      const transfer = yield* sandbox.simulateIncoming({
+        cvu,
+        amount,
+        ...(request.cuit ? { senderCuit: request.cuit } : {})
+      })
+      const outcome = yield* transfers.ingest(transfer)
+      return { transfer, outcome } as const
+    })
+
+    return { send } as const
+  })
+}) {}

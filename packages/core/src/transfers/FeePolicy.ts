@@ -1,0 +1,87 @@
+/**
+ * What an incoming transfer costs the merchant: our commission, the taxes on the commission
+ * (IVA) and taxes withheld on the transfer itself. Amounts are rounded half-even per line.
+ */
+import { BigDecimal, Context, Effect, Layer } from "effect"
+import type { UserId } from "../Ids.js"
+import * as Money from "../Money.js"
+import { Tax } from "../payments/Payment.js"
+
+export type TransferKind = "payment" | "customer" | "split"
+
+export interface Fees {
+  readonly commission_rate: BigDecimal.BigDecimal
+  readonly commission: Money.Money
+  readonly commission_taxes: ReadonlyArray<Tax>
+  readonly taxes: ReadonlyArray<Tax>
+}
+
+export class FeePolicy extends Context.Tag("@cobro/core/FeePolicy")<
+  FeePolicy,
+  {
+    readonly feesFor: (input: {
+      readonly user_id: UserId
+      readonly amount: Money.Money
+      readonly kind: TransferKind
+    }) => Effect.Effect<Fees>
+  }
+>() {}
+
+export const totalOf = (currency: Money.Currency, taxes: ReadonlyArray<Tax>): Money.Money =>
+  Money.make(
+    taxes.reduce((acc, t) => acc + t.tax_amount.minor, 0n),
+    currency
+  )
+
+/** What reaches the merchant: amount − commission − commission taxes − taxes. */
+export const credited = (amount: Money.Money, fees: Fees): Money.Money =>
+  Money.make(
+    amount.minor -
+      fees.commission.minor -
+      totalOf(amount.currency, fees.commission_taxes).minor -
+      totalOf(amount.currency, fees.taxes).minor,
+    amount.currency
+  )
+
+export interface PercentPolicy {
+  /** Commission as a fraction of the amount, e.g. "0.01" for 1 %. */
+  readonly commissionRate: string
+  /** Taxes charged on the commission, e.g. IVA 21 %: `[{type: "IVA", rate: "0.21"}]`. */
+  readonly commissionTaxes?: ReadonlyArray<{ readonly type: string; readonly rate: string }>
+  /** Taxes withheld on the whole amount. */
+  readonly taxes?: ReadonlyArray<{ readonly type: string; readonly rate: string }>
+}
+
+/** A percentage commission with taxes; the same for every merchant and kind of transfer. */
+export const percent = (policy: PercentPolicy): Context.Tag.Service<FeePolicy> => {
+  const commissionRate = BigDecimal.unsafeFromString(policy.commissionRate)
+  const lines = (base: Money.Money, specs: PercentPolicy["taxes"]) =>
+    (specs ?? []).map((spec) => {
+      const rate = BigDecimal.unsafeFromString(spec.rate)
+      return new Tax({ tax_amount: Money.applyRate(base, rate), tax_rate: rate, tax_type: spec.type })
+    })
+  return {
+    feesFor: ({ amount }) =>
+      Effect.sync(() => {
+        const commission = Money.applyRate(amount, commissionRate)
+        return {
+          commission_rate: commissionRate,
+          commission,
+          commission_taxes: lines(commission, policy.commissionTaxes),
+          taxes: lines(amount, policy.taxes)
+        }
+      })
+  }
+}
+
+/** The sandbox default: 1 % commission plus 21 % IVA on the commission. */
+export const sandboxPolicy: PercentPolicy = {
+  commissionRate: "0.01",
+  commissionTaxes: [{ type: "IVA", rate: "0.21" }]
+}
+
+export const layer = (policy: PercentPolicy = sandboxPolicy): Layer.Layer<FeePolicy> =>
+  Layer.succeed(FeePolicy, percent(policy))
+
+/** No fees at all: every peso reaches the merchant. */
+export const layerFree: Layer.Layer<FeePolicy> = layer({ commissionRate: "0" })
