@@ -8,6 +8,7 @@ import { Auth } from "./auth/Auth.js"
 import * as CredentialRepository from "./auth/CredentialRepository.js"
 import * as Crypto from "./auth/Crypto.js"
 import * as CustomerRepository from "./customers/CustomerRepository.js"
+import * as CvuDirectory from "./transfers/CvuDirectory.js"
 import { Customers } from "./customers/Customers.js"
 import * as EngineConfig from "./EngineConfig.js"
 import * as ExchangeRates from "./payments/ExchangeRates.js"
@@ -62,6 +63,7 @@ export const layerMemoryStorage = Layer.mergeAll(
   LedgerRepository.layerMemory,
   WebhookDeliveryRepository.layerMemory.pipe(Layer.provideMerge(Outbox.layerMemory)),
   TransferRepository.layerMemory,
+  CvuDirectory.layerMemory,
   IdempotencyRepository.layerMemory,
   Transactor.layerMemory
 ).pipe(Layer.provide(MemoryDb.layer))

@@ -12,6 +12,7 @@ import m0005 from "./migrations/0005_splits.js"
 import m0006 from "./migrations/0006_idempotency.js"
 import m0007 from "./migrations/0007_webhooks.js"
 import m0008 from "./migrations/0008_sandbox_clock.js"
+import m0009 from "./migrations/0009_cvu_directory.js"
 
 export const loader = Migrator.fromRecord({
   "0001_payments": m0001,
@@ -21,7 +22,8 @@ export const loader = Migrator.fromRecord({
   "0005_splits": m0005,
   "0006_idempotency": m0006,
   "0007_webhooks": m0007,
-  "0008_sandbox_clock": m0008
+  "0008_sandbox_clock": m0008,
+  "0009_cvu_directory": m0009
 })
 
 const migrate = Migrator.make({})({ loader, table: "cobro_migrations" })

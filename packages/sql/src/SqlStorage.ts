@@ -8,6 +8,7 @@ import type { Migrator } from "@effect/sql"
 import type {
   CredentialRepository,
   CustomerRepository,
+  CvuDirectory,
   IdempotencyRepository,
   LedgerRepository,
   Outbox,
@@ -24,6 +25,7 @@ import { Layer } from "effect"
 import * as Migrations from "./Migrations.js"
 import * as SqlCredentialRepository from "./SqlCredentialRepository.js"
 import * as SqlCustomerRepository from "./SqlCustomerRepository.js"
+import * as SqlCvuDirectory from "./SqlCvuDirectory.js"
 import * as SqlIdempotencyRepository from "./SqlIdempotencyRepository.js"
 import * as SqlLedgerRepository from "./SqlLedgerRepository.js"
 import * as SqlOutbox from "./SqlOutbox.js"
@@ -42,6 +44,7 @@ export type Storage =
   | LedgerRepository.LedgerRepository
   | Outbox.Outbox
   | TransferRepository.TransferRepository
+  | CvuDirectory.CvuDirectory
   | Transactor.Transactor
   | CredentialRepository.CredentialRepository
   | PartnerRepository.PartnerRepository
@@ -58,6 +61,7 @@ export const repositories: Layer.Layer<Storage, never, SqlClient.SqlClient> = La
   SqlLedgerRepository.layer,
   SqlOutbox.layer,
   SqlTransferRepository.layer,
+  SqlCvuDirectory.layer,
   SqlTransactor.layer,
   SqlCredentialRepository.layer,
   SqlPartnerRepository.layer,

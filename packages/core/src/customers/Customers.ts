@@ -22,6 +22,7 @@ import * as Accounts from "../ledger/LedgerAccount.js"
 import { makeEvent, Outbox } from "../webhooks/Outbox.js"
 import { transferNetwork } from "../payments/Payment.js"
 import { Transactor } from "../Transactor.js"
+import { CvuDirectory, CvuEntry } from "../transfers/CvuDirectory.js"
 import { TransferRepository } from "../transfers/TransferRepository.js"
 import { creditPostings, recordTransfer } from "../transfers/transferLog.js"
 import type { User } from "../accounts/User.js"
@@ -33,6 +34,15 @@ const PAGE_SIZE = 200
 /** The transfer log's `target_id` of a customer: customer ids are unique per user only. */
 export const transferTargetId = (customer: C.Customer): string =>
   `${customer.user_id}:${customer.customer_id}`
+
+/** The CVU directory's entry of `customer`'s current CVU. */
+const entryOf = (customer: C.Customer) =>
+  new CvuEntry({
+    cvu: customer.bank_info.cvu,
+    owner: "customer",
+    owner_id: customer.customer_id,
+    user_id: customer.user_id
+  })
 
 const aliasTaken = (alias: Alias) =>
   new Conflict({ key: "customer.alias.taken", message: `the alias ${alias} is already in use` })
@@ -47,6 +57,7 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
     const outbox = yield* Outbox
     const transactor = yield* Transactor
     const transferLog = yield* TransferRepository
+    const directory = yield* CvuDirectory
     const checkWebhookUrl = yield* WebhookDestination.checker
 
     const bankFailure =
@@ -129,7 +140,9 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
         last_modified_timestamp: now
       })
       // A concurrent create won the id or alias: give the CVU back.
-      yield* repo.insert(customer).pipe(Effect.tapError(() => release(account.cvu)))
+      yield* transactor
+        .withTransaction(Effect.zipRight(repo.insert(customer), directory.register(entryOf(customer))))
+        .pipe(Effect.tapError(() => release(account.cvu)))
       return customer
     })
 
@@ -155,6 +168,10 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
                 : bank.changeAlias(current.bank_info.cvu, current.bank_info.alias).pipe(Effect.ignore)
             )
           )
+        if (replaced) {
+          yield* directory.unregister(current.bank_info.cvu)
+          yield* directory.register(entryOf(updated))
+        }
         return { updated, retired: replaced ? Option.some(current.bank_info.cvu) : Option.none() }
       })
 

@@ -21,6 +21,7 @@ import type { Principal } from "../auth/Principal.js"
 import * as S from "./Split.js"
 import { SplitRepository } from "./SplitRepository.js"
 import { Transactor } from "../Transactor.js"
+import { CvuDirectory, CvuEntry } from "../transfers/CvuDirectory.js"
 import { TransferRepository } from "../transfers/TransferRepository.js"
 import { creditPostings, type IngestOutcome, recordTransfer } from "../transfers/transferLog.js"
 import { UserRepository } from "../accounts/UserRepository.js"
@@ -41,6 +42,7 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
     const outbox = yield* Outbox
     const transactor = yield* Transactor
     const transferLog = yield* TransferRepository
+    const directory = yield* CvuDirectory
     const checkWebhookUrl = yield* WebhookDestination.checker
     const accounts = yield* PayoutAccounts.make
     const execution = yield* SplitExecution.make
@@ -110,7 +112,16 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
         creation_timestamp: now,
         last_modified_timestamp: now
       })
-      return yield* repo.insert(split).pipe(
+      const entry = new CvuEntry({
+        cvu: account.cvu,
+        owner: "split_payment",
+        owner_id: split.split_payment_id,
+        user_id: owner
+      })
+      const stored = transactor.withTransaction(
+        Effect.zipRight(repo.insert(split), directory.register(entry))
+      )
+      return yield* stored.pipe(
         Effect.zipRight(view(split)),
         // A concurrent identical request won the race: give the CVU back and answer as it did.
         Effect.catchTag("Conflict", (conflict) =>

@@ -4,13 +4,11 @@
  */
 import { Effect, Either, Option, Schema } from "effect"
 import { Cuit, type Cvu } from "../bank/BankAccount.js"
-import { CustomerRepository } from "../customers/CustomerRepository.js"
 import { NotFound, InvalidInput } from "../Errors.js"
 import type { UserId } from "../Ids.js"
 import * as Money from "../Money.js"
-import { PaymentRepository } from "../payments/PaymentRepository.js"
 import { SandboxBank } from "../bank/SandboxBank.js"
-import { SplitRepository } from "../splits/SplitRepository.js"
+import { CvuDirectory } from "./CvuDirectory.js"
 import { Transfers } from "./Transfers.js"
 import { Class } from "../internal/schemaClass.js"
 import { ArsInputNumber } from "../Wire.js"
@@ -26,32 +24,13 @@ export class Faucet extends Effect.Service<Faucet>()("@cobro/core/Faucet", {
   effect: Effect.gen(function* () {
     const sandbox = yield* SandboxBank
     const transfers = yield* Transfers
-    const payments = yield* PaymentRepository
-    const customers = yield* CustomerRepository
-    const splits = yield* SplitRepository
+    const directory = yield* CvuDirectory
 
     /** Whether `cvu` is one of the owner's CVUs (a payment's, a fixed customer's or a split's). */
     const owns = (owner: UserId, cvu: Cvu) =>
       Effect.map(
-        payments.findByCvu(cvu),
-        Option.exists((p) => p.user_id === owner)
-      ).pipe(
-        Effect.flatMap((paymentOfOwner) =>
-          paymentOfOwner
-            ? Effect.succeed(true)
-            : Effect.map(
-                customers.findByCvu(cvu),
-                Option.exists((c) => c.user_id === owner)
-              )
-        ),
-        Effect.flatMap((found) =>
-          found
-            ? Effect.succeed(true)
-            : Effect.map(
-                splits.findByCvu(cvu),
-                Option.exists((s) => s.user_id === owner)
-              )
-        )
+        directory.find(cvu),
+        Option.exists((entry) => entry.user_id === owner)
       )
 
     const send = Effect.fn("Faucet.send")(function* (owner: UserId, cvu: Cvu, request: FaucetRequest) {
