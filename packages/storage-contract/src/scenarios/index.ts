@@ -1,6 +1,7 @@
 import type { Scenario } from "../Scenario.js"
 import { authScenarios } from "./auth.js"
 import { customerScenarios } from "./customers.js"
+import { cvuDirectoryScenarios } from "./cvuDirectory.js"
 import { idempotencyScenarios } from "./idempotency.js"
 import { moneyScenarios } from "./money.js"
 import { paymentScenarios } from "./payments.js"
@@ -15,6 +16,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
   ...transferScenarios,
   ...authScenarios,
   ...customerScenarios,
+  ...cvuDirectoryScenarios,
   ...scheduleScenarios,
   ...splitScenarios,
   ...idempotencyScenarios,
