@@ -6,20 +6,27 @@
  */
 import { Crypto } from "@cobro/core"
 import { Config, ConfigError, Duration, Effect, Either, LogLevel, Option, Redacted, Schema } from "effect"
-import * as Path from "node:path"
-import * as Fs from "node:fs"
-import { fileURLToPath } from "node:url"
+import {
+  type Database,
+  DEFAULT_DATABASE_URL,
+  defaultDatabase,
+  parseDatabaseUrl
+} from "./internal/database.js"
 import * as OtelConfig from "./internal/otelConfig.js"
+
+export {
+  type Database,
+  DEFAULT_DATABASE_URL,
+  defaultDatabase,
+  describeDatabase,
+  parseDatabaseUrl,
+  sqlitePath
+} from "./internal/database.js"
 
 /** OTLP/HTTP trace export, from the standard `OTEL_*` variables (see `internal/otelConfig.ts`). */
 export type Tracing = OtelConfig.Tracing
 
 export type Mode = "sandbox" | "production"
-
-/** Where the data lives: a SQLite file or a Postgres database. */
-export type Database =
-  | { readonly _tag: "Sqlite"; readonly filename: string }
-  | { readonly _tag: "Postgres"; readonly url: Redacted.Redacted }
 
 export interface ServerConfig {
   /** `sandbox`: faucet, test clock, loopback webhooks, demo merchant. `production`: none of them. */
@@ -61,8 +68,6 @@ export interface ServerConfig {
   readonly searchedFrom?: string
 }
 
-export const DEFAULT_DATABASE_URL = "file:./.cobro/cobro.db"
-
 /** The variables, for messages and docs. */
 export const variables = {
   port: "PORT",
@@ -102,85 +107,33 @@ export const variableHelp: {
   ...OtelConfig.variableHelp
 }
 
-/**
- * A database URL: `postgres://…` or `postgresql://…` is Postgres; `file:PATH`, `sqlite:PATH`,
- * `file:///absolute/path` or a plain path is a SQLite file (relative to the working directory).
- */
-export const parseDatabaseUrl = (text: string): Either.Either<Database, string> => {
-  const value = text.trim()
-  if (value === "") return Either.left("must not be empty")
-  if (/^postgres(?:ql)?:\/\//i.test(value)) {
-    let url: URL
-    try {
-      url = new URL(value)
-    } catch {
-      return Either.left("is not a valid postgres:// URL")
-    }
-    if (url.hostname === "" && !url.searchParams.has("host")) {
-      return Either.left("a postgres:// URL needs a host, e.g. postgres://user:password@localhost:5432/cobro")
-    }
-    return Either.right({ _tag: "Postgres", url: Redacted.make(value) })
-  }
-  if (/^file:\/\//i.test(value)) {
-    try {
-      return Either.right({ _tag: "Sqlite", filename: fileURLToPath(value) })
-    } catch {
-      return Either.left("is not a valid file:// URL")
-    }
-  }
-  const prefixed = /^(?:file|sqlite):(.*)$/i.exec(value)
-  if (prefixed !== null) {
-    const path = prefixed[1]!.replace(/^\/\//, "")
-    return path === "" ? Either.left("names no file") : Either.right({ _tag: "Sqlite", filename: path })
-  }
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)
-  if (scheme !== null) {
-    return Either.left(
-      `uses the unsupported scheme "${scheme[1]}:"; use postgres://…, file:PATH or a plain path to a SQLite file`
-    )
-  }
-  return Either.right({ _tag: "Sqlite", filename: value })
-}
-
-/** The database for logs: the SQLite path, or the Postgres URL without its password. */
-export const describeDatabase = (database: Database): string => {
-  if (database._tag === "Sqlite") return `SQLite ${database.filename}`
-  try {
-    const url = new URL(Redacted.value(database.url))
-    if (url.password !== "") url.password = "***"
-    return `Postgres ${url.toString()}`
-  } catch {
-    return "Postgres"
-  }
-}
-
-/** The absolute path of a SQLite database, for messages. */
-export const sqlitePath = (filename: string): string =>
-  filename === ":memory:" ? filename : Path.resolve(filename)
-
 const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
 
-const mode = Config.string(variables.mode).pipe(
-  Config.withDefault("sandbox"),
-  Config.mapOrFail((value) => {
-    const v = value.trim().toLowerCase()
-    return v === "sandbox" || v === "production"
-      ? Either.right(v as Mode)
-      : Either.left(invalid(variables.mode, `must be "sandbox" or "production", got "${value}"`))
-  })
-)
+/**
+ * `read`, with the operator's words when it refuses a value: `explain` gets the value as given
+ * (Effect's combinators say "Expected a boolean value but received …", naming neither the
+ * variable's rule nor its default). The refusal is `Or(Effect's, ours)`; `problemsOf` reports ours.
+ */
+const explained = <A>(name: string, read: Config.Config<A>, explain: (value: string) => string) =>
+  Config.orElse(read, () =>
+    Config.string(name).pipe(
+      // The path is the variable's already (`Config.string(name)`).
+      Config.mapOrFail((value) => Either.left(ConfigError.InvalidData([], explain(value))))
+    )
+  )
 
-const port = Config.string(variables.port).pipe(
-  Config.withDefault("3000"),
-  Config.mapOrFail((value) => {
-    const n = Number(value.trim())
-    return /^\d+$/.test(value.trim()) && n >= 0 && n <= 65535
-      ? Either.right(n)
-      : Either.left(
-          invalid(variables.port, `must be a TCP port (an integer from 0 to 65535), got "${value}"`)
-        )
-  })
-)
+const mode = explained(
+  variables.mode,
+  Config.literal("sandbox", "production")(variables.mode),
+  (value) => `must be "sandbox" or "production", got "${value}"`
+).pipe(Config.withDefault("sandbox" as const))
+
+/** Effect's `Config.port` (1 to 65535), and 0: a free port. */
+const port = explained(
+  variables.port,
+  Config.orElse(Config.literal(0)(variables.port), () => Config.port(variables.port)),
+  (value) => `must be a TCP port (an integer from 0 to 65535), got "${value}"`
+).pipe(Config.withDefault(3000))
 
 const database = Config.string(variables.database).pipe(
   Config.withDefault(DEFAULT_DATABASE_URL),
@@ -189,101 +142,94 @@ const database = Config.string(variables.database).pipe(
 
 const secretKeyText = Config.option(Config.redacted(variables.secretKey))
 
-const publicUrlText = Config.option(Config.string(variables.publicUrl))
+const isHttpBase = (url: URL) =>
+  (url.protocol === "http:" || url.protocol === "https:") && url.search === "" && url.hash === ""
 
-const parsePublicUrl = (value: string): Either.Either<string, string> => {
-  let url: URL
-  try {
-    url = new URL(value.trim())
-  } catch {
-    return Either.left(`must be an absolute http(s) URL such as https://pay.example.com, got "${value}"`)
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return Either.left(`must be an http or https URL, got "${value}"`)
-  }
-  if (url.search !== "" || url.hash !== "") return Either.left("must not have a query or a fragment")
-  return Either.right(url.toString().replace(/\/+$/, ""))
-}
-
-const jobInterval = Config.string(variables.jobInterval).pipe(
-  Config.withDefault("5 seconds"),
-  Config.mapOrFail((value) =>
-    Option.match(Duration.decodeUnknown(value.trim()), {
-      onNone: () =>
-        Either.left(
-          invalid(
-            variables.jobInterval,
-            `must be a duration such as "5 seconds" or "500 millis", got "${value}"`
-          )
-        ),
-      onSome: (d) =>
-        Duration.isFinite(d) && Duration.greaterThanOrEqualTo(d, Duration.millis(100))
-          ? Either.right(d)
-          : Either.left(
-              invalid(variables.jobInterval, `must be at least 100 millis and finite, got "${value}"`)
-            )
-    })
+const publicUrlText = Config.option(
+  explained(
+    variables.publicUrl,
+    Config.url(variables.publicUrl).pipe(Config.validate({ message: "", validation: isHttpBase })),
+    (value) =>
+      Either.match(
+        Either.try(() => new URL(value)),
+        {
+          onLeft: () => `must be an absolute http(s) URL such as https://pay.example.com, got "${value}"`,
+          onRight: (url) =>
+            url.protocol !== "http:" && url.protocol !== "https:"
+              ? `must be an http or https URL, got "${value}"`
+              : "must not have a query or a fragment"
+        }
+      )
   )
 )
 
-/** A yes/no variable: true/1/yes/on or false/0/no/off. */
+const atLeast100Millis = (d: Duration.Duration) =>
+  Duration.isFinite(d) && Duration.greaterThanOrEqualTo(d, Duration.millis(100))
+
+const jobInterval = explained(
+  variables.jobInterval,
+  Config.duration(variables.jobInterval).pipe(Config.validate({ message: "", validation: atLeast100Millis })),
+  (value) =>
+    Option.isSome(Duration.decodeUnknown(value))
+      ? `must be at least 100 millis and finite, got "${value}"`
+      : `must be a duration such as "5 seconds" or "500 millis", got "${value}"`
+).pipe(Config.withDefault(Duration.seconds(5)))
+
+/** A yes/no variable, Effect's `Config.boolean`: true/1/yes/on or false/0/no/off. */
 const flag = (name: string, fallback: boolean) =>
-  Config.string(name).pipe(
-    Config.withDefault(String(fallback)),
-    Config.mapOrFail((value) => {
-      const v = value.trim().toLowerCase()
-      if (["true", "1", "yes", "on"].includes(v)) return Either.right(true)
-      if (["false", "0", "no", "off", ""].includes(v)) return Either.right(false)
-      return Either.left(invalid(name, `must be true or false (on or off), got "${value}"`))
-    })
+  explained(name, Config.boolean(name), (value) => `must be true or false (on or off), got "${value}"`).pipe(
+    Config.withDefault(fallback)
   )
 
 const trustProxy = flag(variables.trustProxy, false)
 
 const rateLimits = flag(variables.rateLimits, true)
 
-const logLevel = Config.string(variables.logLevel).pipe(
-  Config.withDefault("info"),
-  Config.mapOrFail((value) => {
-    const v = value.trim().toLowerCase()
-    const found = LogLevel.allLevels.find((l) => l.label.toLowerCase() === v || l._tag.toLowerCase() === v)
-    return found === undefined
-      ? Either.left(
-          invalid(
-            variables.logLevel,
-            `must be one of ${LogLevel.allLevels.map((l) => l.label.toLowerCase()).join(", ")}, got "${value}"`
-          )
+/** Effect's `Config.logLevel` (its labels, any case: `warn`, `off`), or a level's tag (`warning`, `none`). */
+const logLevel = explained(
+  variables.logLevel,
+  Config.orElse(Config.logLevel(variables.logLevel), () =>
+    Config.string(variables.logLevel).pipe(
+      Config.mapOrFail((value) =>
+        Either.fromOption(
+          Option.fromNullable(LogLevel.allLevels.find((l) => l._tag.toLowerCase() === value.toLowerCase())),
+          () => invalid(variables.logLevel, "is not a log level")
         )
-      : Either.right(found)
-  })
-)
+      )
+    )
+  ),
+  (value) =>
+    `must be one of ${LogLevel.allLevels.map((l) => l.label.toLowerCase()).join(", ")}, got "${value}"`
+).pipe(Config.withDefault(LogLevel.Info))
 
 export const logFormats = ["logfmt", "json", "pretty"] as const
 
 export type LogFormat = (typeof logFormats)[number]
 
-const logFormat = Config.literal(...logFormats)(variables.logFormat).pipe(
-  Config.withDefault("logfmt" as const)
-)
+const logFormat = explained(
+  variables.logFormat,
+  Config.literal(...logFormats)(variables.logFormat),
+  (value) => `must be logfmt, json or pretty, got "${value}"`
+).pipe(Config.withDefault("logfmt" as const))
 
-const shutdownDelay = Config.duration(variables.shutdownDelay).pipe(
-  Config.withDefault(Duration.zero),
-  Config.validate({
-    message: 'must be a finite duration such as "10 seconds" (0 closes the port at once)',
-    validation: Duration.isFinite
-  })
-)
+const shutdownDelay = explained(
+  variables.shutdownDelay,
+  Config.duration(variables.shutdownDelay).pipe(
+    Config.validate({ message: "", validation: Duration.isFinite })
+  ),
+  (value) => `must be a finite duration such as "10 seconds" (0 closes the port at once), got "${value}"`
+).pipe(Config.withDefault(Duration.zero))
 
 /** The key: required in production; the public sandbox key in a sandbox without one. */
 const secretKey = Config.all({ mode, text: secretKeyText }).pipe(
   Config.mapOrFail(({ mode, text }) => resolveKey(mode, text))
 )
 
-const publicUrl = Config.all({ port, text: publicUrlText }).pipe(
-  Config.mapOrFail(({ port, text }) =>
-    Option.match(text, {
-      onNone: () => Either.right(`http://localhost:${port === 0 ? 3000 : port}`),
-      onSome: (value) => Either.mapLeft(parsePublicUrl(value), (m) => invalid(variables.publicUrl, m))
+const publicUrl = Config.all({ port, url: publicUrlText }).pipe(
+  Config.map(({ port, url }) =>
+    Option.match(url, {
+      onNone: () => `http://localhost:${port === 0 ? 3000 : port}`,
+      onSome: (url) => url.toString().replace(/\/+$/, "")
     })
   )
 )
@@ -371,8 +317,10 @@ export class ServerConfigError extends Schema.TaggedError<ServerConfigError>()("
 export const problemsOf = (error: ConfigError.ConfigError): ReadonlyArray<string> => {
   switch (error._op) {
     case "And":
-    case "Or":
       return [...problemsOf(error.left), ...problemsOf(error.right)]
+    case "Or":
+      // Both alternatives refused the value: the last one (`explained`'s) says why in our words.
+      return problemsOf(error.right)
     case "InvalidData":
     case "MissingData":
     case "SourceUnavailable":
@@ -390,23 +338,6 @@ export const problemsOf = (error: ConfigError.ConfigError): ReadonlyArray<string
 const uniqueProblems = (error: ConfigError.ConfigError): ReadonlyArray<string> => [
   ...new Set(problemsOf(error))
 ]
-
-const DEFAULT_FILE = Path.join(".cobro", "cobro.db")
-
-/**
- * The database when `COBRO_DATABASE_URL` is unset, found as git finds `.git`: the first
- * `.cobro/cobro.db` in `cwd` or a directory above it, so that `npx cobro …` in a subfolder (say
- * `examples/`) acts on the database `npm start` made at the root; none: `./.cobro/cobro.db` in
- * `cwd`, created by the commands that may create one.
- */
-export const defaultDatabase = (cwd: string, exists: (file: string) => boolean = Fs.existsSync): Database => {
-  const start = Path.resolve(cwd)
-  for (let dir = start; ; dir = Path.dirname(dir)) {
-    const file = Path.join(dir, DEFAULT_FILE)
-    if (exists(file)) return { _tag: "Sqlite", filename: dir === start ? `./${DEFAULT_FILE}` : file }
-    if (Path.dirname(dir) === dir) return { _tag: "Sqlite", filename: `./${DEFAULT_FILE}` }
-  }
-}
 
 /**
  * Reads the configuration from the current `ConfigProvider` (the environment by default). The
