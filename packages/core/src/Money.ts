@@ -66,6 +66,18 @@ export const compare = (a: Money, b: Money): Either.Either<-1 | 0 | 1, CurrencyM
 
 export const isPositive = (m: Money): boolean => m.minor > 0n
 
+export const isZero = (m: Money): boolean => m.minor === 0n
+
+export const isNegative = (m: Money): boolean => m.minor < 0n
+
+/**
+ * The value of a currency-checked operation whose operands an invariant keeps in one currency
+ * (a schema's literal currency, fees computed from the amount): a mismatch there is a defect, so
+ * it is thrown rather than handled.
+ */
+export const orThrow = <A>(result: Either.Either<A, CurrencyMismatch>): A =>
+  Either.getOrThrowWith(result, (mismatch) => mismatch)
+
 /** The amount as a `BigDecimal` in major units (1050 centavos → 10.50). */
 export const toBigDecimal = (m: Money): BigDecimal.BigDecimal => BigDecimal.make(m.minor, scaleOf[m.currency])
 

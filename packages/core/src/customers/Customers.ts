@@ -1,39 +1,25 @@
 /**
  * Fixed customers: creation with a permanent CVU under the account's alias prefix, alias
- * changes (keeping the CVU when the bank allows it), listing, transaction reads, and the credit
- * of each incoming transfer (called by `Transfers` inside its unit of work).
+ * changes (keeping the CVU when the bank allows it), listing and transaction reads. Incoming
+ * transfers are credited by `Transfers` (`transfers/receivers/customer.ts`).
  */
 import { Chunk, DateTime, Effect, Option, Stream } from "effect"
 import type { Alias } from "../bank/BankAccount.js"
-import {
-  type BankAccountRef,
-  type BankError,
-  BankProvider,
-  type IncomingTransfer
-} from "../bank/BankProvider.js"
+import { type BankAccountRef, type BankError, BankProvider } from "../bank/BankProvider.js"
 import * as C from "./Customer.js"
 import { type CustomerCursor, CustomerRepository } from "./CustomerRepository.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, ProviderFailure } from "../Errors.js"
-import * as FeePolicy from "../transfers/FeePolicy.js"
 import type { UserId } from "../Ids.js"
-import { newId } from "../internal/ids.js"
-import { Ledger } from "../ledger/Ledger.js"
-import * as Accounts from "../ledger/LedgerAccount.js"
-import { makeEvent, Outbox } from "../webhooks/Outbox.js"
-import { transferNetwork } from "../payments/Payment.js"
 import { Transactor } from "../Transactor.js"
 import { CvuDirectory, CvuEntry } from "../transfers/CvuDirectory.js"
-import { TransferRepository } from "../transfers/TransferRepository.js"
-import { creditPostings, recordTransfer } from "../transfers/transferLog.js"
 import type { User } from "../accounts/User.js"
 import { UserRepository } from "../accounts/UserRepository.js"
 import * as WebhookDestination from "../webhooks/WebhookDestination.js"
 
 const PAGE_SIZE = 200
 
-/** The transfer log's `target_id` of a customer: customer ids are unique per user only. */
-export const transferTargetId = (customer: C.Customer): string =>
-  `${customer.user_id}:${customer.customer_id}`
+/** The transfer log's `target_id` of a customer (customer ids are unique per user only). */
+export { targetId as transferTargetId } from "../transfers/receivers/customer.js"
 
 /** The CVU directory's entry of `customer`'s current CVU. */
 const entryOf = (customer: C.Customer) =>
@@ -52,11 +38,7 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
     const repo = yield* CustomerRepository
     const users = yield* UserRepository
     const bank = yield* BankProvider
-    const fees = yield* FeePolicy.FeePolicy
-    const ledger = yield* Ledger
-    const outbox = yield* Outbox
     const transactor = yield* Transactor
-    const transferLog = yield* TransferRepository
     const directory = yield* CvuDirectory
     const checkWebhookUrl = yield* WebhookDestination.checker
 
@@ -254,82 +236,6 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
       )
     })
 
-    /**
-     * Credits an ARS transfer that reached `customer`'s CVU, as one unit of work (a savepoint
-     * inside `Transfers.ingest`'s): the transfer log (fails with `AlreadyRecorded` on a
-     * duplicate), the transaction record, a balanced ledger entry, the balance re-read from the
-     * ledger, and the "Customer payment received" event.
-     */
-    const creditTransfer = Effect.fn("Customers.creditTransfer")(function* (
-      customer: C.Customer,
-      transfer: IncomingTransfer
-    ) {
-      return yield* transactor.withTransaction(
-        Effect.gen(function* () {
-          const current = Option.getOrElse(
-            yield* repo.findByIdForUpdate(customer.user_id, customer.customer_id),
-            () => customer
-          )
-          yield* Effect.provideService(
-            recordTransfer(transfer, "customer", transferTargetId(current)),
-            TransferRepository,
-            transferLog
-          )
-          const applied = yield* fees.feesFor({
-            user_id: current.user_id,
-            amount: transfer.amount,
-            kind: "customer"
-          })
-          const credited = FeePolicy.credited(transfer.amount, applied)
-          const transaction = new C.CustomerTransaction({
-            transaction_id: C.CustomerTransactionId.make(yield* newId("ctx")),
-            customer_id: current.customer_id,
-            user_id: current.user_id,
-            address: transfer.cvu,
-            amount: transfer.amount,
-            commission: applied.commission_rate,
-            commission_amount: applied.commission,
-            commission_taxes: applied.commission_taxes,
-            commission_tax_amount: FeePolicy.totalOf("ARS", applied.commission_taxes),
-            taxes: applied.taxes,
-            tax_amount: FeePolicy.totalOf("ARS", applied.taxes),
-            credited_amount: credited,
-            currency: "ARS",
-            network: transferNetwork,
-            sender_address: transfer.sender_account,
-            sender_cuit: transfer.sender_cuit,
-            sender_name: transfer.sender_name,
-            bank_transaction_id: transfer.bank_transaction_id,
-            transaction_status: "PROCESSED",
-            creation_timestamp: yield* DateTime.now
-          })
-          yield* repo.insertTransaction(transaction).pipe(Effect.orDie)
-          const account = Accounts.customerBalance(current.user_id, current.customer_id)
-          yield* ledger.post({
-            kind: "customer.transfer",
-            reference: transfer.bank_transaction_id,
-            postings: creditPostings(transfer.amount, applied, account)
-          })
-          const balance = yield* ledger.balance(account, "ARS")
-          yield* repo.update(new C.Customer({ ...current, balance })).pipe(Effect.orDie)
-          yield* Effect.flatMap(
-            makeEvent({
-              type: "customer.payment_received",
-              user_id: current.user_id,
-              webhook_url: current.webhook_url,
-              payload: {
-                message: C.paymentReceivedMessage,
-                transactionId: transaction.transaction_id,
-                customerId: current.customer_id
-              }
-            }),
-            outbox.append
-          )
-          return transaction
-        })
-      )
-    })
-
-    return { create, changeAlias, get, list, getTransaction, creditTransfer } as const
+    return { create, changeAlias, get, list, getTransaction } as const
   })
 }) {}

@@ -154,9 +154,11 @@ export class Payment extends Class<Payment>("Payment")({
   }
   /** Gross ARS received over all transfers. */
   get totalReceived(): Money.Money {
-    return Money.make(
-      this.transactions.reduce((acc, t) => acc + t.amount.minor, 0n),
-      "ARS"
+    return Money.orThrow(
+      Money.sum(
+        "ARS",
+        this.transactions.map((t) => t.amount)
+      )
     )
   }
 }
@@ -195,15 +197,25 @@ export const guard = (payment: Payment, trigger: PaymentTrigger): Either.Either<
       )
 
 /**
- * The settled state for an amount received against the quote: within `tolerance` (absolute,
- * either side) is SUCCESS; above is OVERPAID; below is UNDERPAID; nothing received is PENDING.
+ * The status a payment's amount received gives it against the quote: within `tolerance`
+ * (absolute, either side; a negative tolerance counts as none) is SUCCESS; above is OVERPAID;
+ * below is UNDERPAID; nothing received is PENDING.
  */
-export const settle = (quote: Money.Money, received: Money.Money, tolerance: Money.Money): PaymentStatus => {
-  if (received.minor === 0n) return "PENDING"
-  const diff = received.minor - quote.minor
-  const tol = tolerance.minor < 0n ? 0n : tolerance.minor
-  if (diff >= -tol && diff <= tol) return "SUCCESS"
-  return diff > 0n ? "OVERPAID" : "UNDERPAID"
+export const statusFor = (
+  quote: Money.Money,
+  received: Money.Money,
+  tolerance: Money.Money
+): PaymentStatus => {
+  if (Money.isZero(received)) return "PENDING"
+  const margin = Money.isNegative(tolerance) ? Money.zero(tolerance.currency) : tolerance
+  if (Money.orThrow(Either.flatMap(Money.add(received, margin), (upper) => Money.compare(upper, quote))) < 0)
+    return "UNDERPAID"
+  if (
+    Money.orThrow(Either.flatMap(Money.subtract(received, margin), (lower) => Money.compare(lower, quote))) >
+    0
+  )
+    return "OVERPAID"
+  return "SUCCESS"
 }
 
 /** `transaction_fields` recomputed from the transactions; absent before the first transfer. */
@@ -213,10 +225,7 @@ export const transactionFields = (
 ): TransactionFields | undefined => {
   if (transactions.length === 0) return undefined
   const total = (pick: (t: Transaction) => Money.Money) =>
-    Money.make(
-      transactions.reduce((acc, t) => acc + pick(t).minor, 0n),
-      "ARS"
-    )
+    Money.orThrow(Money.sum("ARS", transactions.map(pick)))
   return new TransactionFields({
     amount: quote,
     amountReadable: Money.formatReadable(quote),

@@ -275,7 +275,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
           })
           const quotes = payment.quotes.map((q) => P.Quote.forAmount(price, q.address, q.alias))
           const paid = payment.payment_status !== "PENDING"
-          const status = paid ? P.settle(price, payment.totalReceived, tolerance) : payment.payment_status
+          const status = paid ? P.statusFor(price, payment.totalReceived, tolerance) : payment.payment_status
           return {
             payment: new P.Payment({
               ...payment,

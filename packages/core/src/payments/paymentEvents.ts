@@ -2,14 +2,17 @@ import { DateTime, Effect } from "effect"
 import { makeEvent, type Outbox, paymentUpdatedMessage } from "../webhooks/Outbox.js"
 import type { Payment } from "./Payment.js"
 
-/** SPEC's "Payment updated" event for `payment`. */
-export const paymentUpdated = (payment: Payment) =>
-  makeEvent({
+/** What SPEC's "Payment updated" event for `payment` says, before it gets its id and time. */
+export const paymentUpdatedInput = (payment: Payment) =>
+  ({
     type: "payment.updated",
     user_id: payment.user_id,
     webhook_url: payment.webhook_url,
     payload: { message: paymentUpdatedMessage, paymentId: payment.id, externalId: payment.external_id }
-  })
+  }) as const
+
+/** SPEC's "Payment updated" event for `payment`. */
+export const paymentUpdated = (payment: Payment) => makeEvent(paymentUpdatedInput(payment))
 
 /** Appends SPEC's "Payment updated" event for `payment` to the outbox. */
 export const emitPaymentUpdated = (outbox: Outbox["Type"], payment: Payment) =>

@@ -5,43 +5,31 @@
  * 12-hour hold. After the hold `runDue` executes it (see `internal/splitExecution.ts`).
  */
 import { DateTime, Effect, Option } from "effect"
-import { BankProvider, type IncomingTransfer } from "../bank/BankProvider.js"
+import { BankProvider } from "../bank/BankProvider.js"
 import { Conflict, InvalidInput, NotFound } from "../Errors.js"
-import * as FeePolicy from "../transfers/FeePolicy.js"
 import { SplitPaymentId, SplitPayoutId } from "../Ids.js"
 import { newId } from "../internal/ids.js"
 import * as PayoutAccounts from "./payoutAccounts.js"
 import * as SplitExecution from "./splitExecution.js"
-import { activeUser, bankFailure, emitSplitEvent, ownedAccount, partnerOf } from "./splitShared.js"
+import { activeUser, bankFailure, ownedAccount, partnerOf } from "./splitShared.js"
 import { credit, debit, Ledger } from "../ledger/Ledger.js"
 import * as Accounts from "../ledger/LedgerAccount.js"
 import * as Money from "../Money.js"
-import { Outbox } from "../webhooks/Outbox.js"
 import type { Principal } from "../auth/Principal.js"
 import * as S from "./Split.js"
 import { SplitRepository } from "./SplitRepository.js"
 import { Transactor } from "../Transactor.js"
 import { CvuDirectory, CvuEntry } from "../transfers/CvuDirectory.js"
-import { TransferRepository } from "../transfers/TransferRepository.js"
-import { creditPostings, type IngestOutcome, recordTransfer } from "../transfers/transferLog.js"
 import { UserRepository } from "../accounts/UserRepository.js"
 import * as WebhookDestination from "../webhooks/WebhookDestination.js"
-
-/** What crediting a split did; `Refused` transfers are bounced by `Transfers`. */
-export type CreditOutcome = IngestOutcome | { readonly _tag: "Refused"; readonly reason: string }
-
-const plus = (a: Money.Money, b: Money.Money) => Money.make(a.minor + b.minor, a.currency)
 
 export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
   effect: Effect.gen(function* () {
     const repo = yield* SplitRepository
     const users = yield* UserRepository
     const bank = yield* BankProvider
-    const fees = yield* FeePolicy.FeePolicy
     const ledger = yield* Ledger
-    const outbox = yield* Outbox
     const transactor = yield* Transactor
-    const transferLog = yield* TransferRepository
     const directory = yield* CvuDirectory
     const checkWebhookUrl = yield* WebhookDestination.checker
     const accounts = yield* PayoutAccounts.make
@@ -145,44 +133,6 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
       id: S.SplitPayment["split_payment_id"]
     ) {
       return yield* view(yield* findSplit(principal, id))
-    })
-
-    /**
-     * Credits a transfer to a split, inside `Transfers.ingest`'s unit of work: logs it, books it
-     * (fees apart) into the split's balance and writes "Split funds received".
-     */
-    const creditTransfer = Effect.fn("Splits.creditTransfer")(function* (
-      found: S.SplitPayment,
-      transfer: IncomingTransfer
-    ) {
-      const split = Option.getOrElse(yield* repo.findByIdForUpdate(found.split_payment_id), () => found)
-      const reason = S.refusal(split, transfer.amount)
-      if (reason !== undefined) return { _tag: "Refused", reason } as CreditOutcome
-      const id = split.split_payment_id
-      yield* Effect.provideService(recordTransfer(transfer, "split", id), TransferRepository, transferLog)
-      const applied = yield* fees.feesFor({ user_id: split.user_id, amount: transfer.amount, kind: "split" })
-      const payment_status = yield* S.transition(S.paymentMachine, split.payment_status, "RECEIVED")
-      const updated = new S.SplitPayment({
-        ...split,
-        payment_status,
-        amount_received: plus(split.amount_received, transfer.amount),
-        amount_credited: plus(split.amount_credited, FeePolicy.credited(transfer.amount, applied)),
-        last_modified_timestamp: yield* DateTime.now
-      })
-      yield* repo.update(updated)
-      yield* ledger.post({
-        kind: "split.transfer",
-        reference: transfer.bank_transaction_id,
-        postings: creditPostings(transfer.amount, applied, Accounts.splitBalance(id))
-      })
-      yield* emitSplitEvent(outbox, updated, "split.funds_received", {
-        message: "split.funds_received",
-        split_payment_id: id,
-        external_id: split.external_id,
-        amount: Money.format(transfer.amount),
-        hold_until: null
-      })
-      return { _tag: "Credited", target: "split", target_id: id } as CreditOutcome
     })
 
     // -------------------------------------------------------------------------------------------
@@ -289,7 +239,6 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
       create,
       get,
       findByCvu,
-      creditTransfer,
       ...accounts,
       instructPayouts,
       runDue: execution.runDue

@@ -48,14 +48,18 @@ export const ownedAccount = (
       : Effect.fail(NotFound.of("payout_account", id))
   )
 
-/** Appends a split event, signed for and sent to the split's owner and webhook URL. */
+/** A split event, signed for and sent to the split's owner and webhook URL (not yet made). */
+export const splitEventInput = (split: SplitPayment, type: EventType, payload: Record<string, unknown>) => ({
+  type,
+  user_id: split.user_id,
+  webhook_url: split.webhook_url,
+  payload
+})
+
+/** Appends a split event (`splitEventInput`). */
 export const emitSplitEvent = (
   outbox: Outbox["Type"],
   split: SplitPayment,
   type: EventType,
   payload: Record<string, unknown>
-) =>
-  Effect.flatMap(
-    makeEvent({ type, user_id: split.user_id, webhook_url: split.webhook_url, payload }),
-    outbox.append
-  )
+) => Effect.flatMap(makeEvent(splitEventInput(split, type, payload)), outbox.append)

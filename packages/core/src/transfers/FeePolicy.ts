@@ -2,7 +2,7 @@
  * What an incoming transfer costs the merchant: our commission, the taxes on the commission
  * (IVA) and taxes withheld on the transfer itself. Amounts are rounded half-even per line.
  */
-import { BigDecimal, Context, Effect, Layer } from "effect"
+import { BigDecimal, Context, Effect, Either, Layer } from "effect"
 import type { UserId } from "../Ids.js"
 import * as Money from "../Money.js"
 import { Tax } from "../payments/Payment.js"
@@ -27,20 +27,28 @@ export class FeePolicy extends Context.Tag("@cobro/core/FeePolicy")<
   }
 >() {}
 
+/** The total of tax lines, all in `currency` (a line in another currency is a defect). */
 export const totalOf = (currency: Money.Currency, taxes: ReadonlyArray<Tax>): Money.Money =>
-  Money.make(
-    taxes.reduce((acc, t) => acc + t.tax_amount.minor, 0n),
-    currency
+  Money.orThrow(
+    Money.sum(
+      currency,
+      taxes.map((t) => t.tax_amount)
+    )
   )
 
-/** What reaches the merchant: amount − commission − commission taxes − taxes. */
+/**
+ * What reaches the merchant: amount − commission − commission taxes − taxes. Fees are in the
+ * amount's currency (every `FeePolicy` computes them from it); one that is not is a defect.
+ */
 export const credited = (amount: Money.Money, fees: Fees): Money.Money =>
-  Money.make(
-    amount.minor -
-      fees.commission.minor -
-      totalOf(amount.currency, fees.commission_taxes).minor -
-      totalOf(amount.currency, fees.taxes).minor,
-    amount.currency
+  Money.orThrow(
+    Either.flatMap(
+      Money.sum(amount.currency, [
+        fees.commission,
+        ...[...fees.commission_taxes, ...fees.taxes].map((t) => t.tax_amount)
+      ]),
+      (charged) => Money.subtract(amount, charged)
+    )
   )
 
 export interface PercentPolicy {
@@ -82,6 +90,3 @@ export const sandboxPolicy: PercentPolicy = {
 
 export const layer = (policy: PercentPolicy = sandboxPolicy): Layer.Layer<FeePolicy> =>
   Layer.succeed(FeePolicy, percent(policy))
-
-/** No fees at all: every peso reaches the merchant. */
-export const layerFree: Layer.Layer<FeePolicy> = layer({ commissionRate: "0" })
