@@ -16,7 +16,7 @@ import {
   UserId,
   VerificationRequestId
 } from "../Ids.js"
-import type * as Money from "../Money.js"
+import * as Money from "../Money.js"
 import { ArsInput, ArsText, HttpUrl, Omittable, Timestamp } from "../Wire.js"
 import { Class } from "../internal/schemaClass.js"
 
@@ -321,7 +321,9 @@ export class VerifyAccountsRequest extends Class<VerifyAccountsRequest>("VerifyA
 }) {}
 
 /** A positive ARS amount with at most 2 decimals, as a JSON number, at most the maximum. */
-export const PayoutAmount = ArsInput.pipe(Schema.filter((m) => m.minor > 0n || "amount must be positive"))
+export const PayoutAmount = ArsInput.pipe(
+  Schema.filter((m) => Money.isPositive(m) || "amount must be positive")
+)
 
 export class PayoutInstructionItem extends Class<PayoutInstructionItem>("PayoutInstructionItem")({
   account_id: PayoutAccountId,

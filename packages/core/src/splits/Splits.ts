@@ -16,7 +16,7 @@ import { credit, debit, Ledger } from "../ledger/Ledger.js"
 import * as Accounts from "../ledger/LedgerAccount.js"
 import * as Money from "../Money.js"
 import type { Principal } from "../auth/Principal.js"
-import * as S from "./Split.js"
+import * as Split from "./Split.js"
 import { SplitRepository } from "./SplitRepository.js"
 import { Transactor } from "../Transactor.js"
 import { CvuDirectory, CvuEntry } from "../transfers/CvuDirectory.js"
@@ -36,7 +36,7 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
     const execution = yield* SplitExecution.make
 
     /** A user sees all its splits; a partner only those it created. Anything else is not found. */
-    const findSplit = (principal: Principal, id: S.SplitPayment["split_payment_id"], lock = false) =>
+    const findSplit = (principal: Principal, id: Split.SplitPayment["split_payment_id"], lock = false) =>
       Effect.flatMap(lock ? repo.findByIdForUpdate(id) : repo.findById(id), (found) =>
         Option.isSome(found) &&
         found.value.user_id === principal.user_id &&
@@ -45,17 +45,17 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
           : Effect.fail(NotFound.of("split_payment", id))
       )
 
-    const view = (split: S.SplitPayment) =>
+    const view = (split: Split.SplitPayment) =>
       Effect.zipWith(
         ledger.balance(Accounts.splitBalance(split.split_payment_id)),
         repo.payoutsOf(split.split_payment_id),
-        (balance, payouts) => S.SplitPaymentView.of(split, balance, payouts)
+        (balance, payouts) => Split.SplitPaymentView.of(split, balance, payouts)
       )
 
     // -------------------------------------------------------------------------------------------
     // Split payments and incoming money
 
-    const sameOrConflict = (existing: S.SplitPayment, webhook_url: string | null) =>
+    const sameOrConflict = (existing: Split.SplitPayment, webhook_url: string | null) =>
       existing.webhook_url === webhook_url
         ? view(existing)
         : Effect.fail(
@@ -68,7 +68,7 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
     /** Opens a split with its own CVU. Repeating a create with the same body answers the same split. */
     const create = Effect.fn("Splits.create")(function* (
       principal: Principal,
-      request: S.CreateSplitPaymentRequest
+      request: Split.CreateSplitPaymentRequest
     ) {
       const owner = principal.user_id
       const partner = partnerOf(principal)
@@ -82,7 +82,7 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
         bankFailure("the bank could not open an account")
       )
       const now = yield* DateTime.now
-      const split = new S.SplitPayment({
+      const split = new Split.SplitPayment({
         split_payment_id: SplitPaymentId.make(yield* newId("split")),
         user_id: owner,
         partner_id: partner,
@@ -130,7 +130,7 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
     /** State, amounts received, balance and each payout's state. */
     const get = Effect.fn("Splits.get")(function* (
       principal: Principal,
-      id: S.SplitPayment["split_payment_id"]
+      id: Split.SplitPayment["split_payment_id"]
     ) {
       return yield* view(yield* findSplit(principal, id))
     })
@@ -141,15 +141,16 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
     /** Accepts the split's one instruction: balance → held, `ON_HOLD` until now + 12 h. */
     const instructPayouts = Effect.fn("Splits.instructPayouts")(function* (
       principal: Principal,
-      id: S.SplitPayment["split_payment_id"],
-      request: S.InstructPayoutsRequest
+      id: Split.SplitPayment["split_payment_id"],
+      request: Split.InstructPayoutsRequest
     ) {
       const owner = principal.user_id
       if (request.payouts.length === 0)
         return yield* InvalidInput.of("payouts", "must hold at least one payout")
       const seen = new Map<string, number>()
       for (const [i, item] of request.payouts.entries()) {
-        if (item.amount.minor <= 0n) return yield* InvalidInput.of(`payouts[${i}].amount`, "must be positive")
+        if (!Money.isPositive(item.amount))
+          return yield* InvalidInput.of(`payouts[${i}].amount`, "must be positive")
         const first = seen.get(item.account_id)
         if (first !== undefined) {
           return yield* InvalidInput.of(
@@ -160,16 +161,18 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
         seen.set(item.account_id, i)
       }
       yield* activeUser(users, owner)
-      const total = Money.make(
-        request.payouts.reduce((acc, p) => acc + p.amount.minor, 0n),
-        "ARS"
+      const total = Money.orThrow(
+        Money.sum(
+          "ARS",
+          request.payouts.map((p) => p.amount)
+        )
       )
       return yield* transactor.withTransaction(
         Effect.gen(function* () {
           const split = yield* findSplit(principal, id, true)
-          const payout_status = yield* S.transition(
-            S.payoutMachine,
-            S.payoutStatusOf(split),
+          const payout_status = yield* Split.transition(
+            Split.payoutMachine,
+            Split.payoutStatusOf(split),
             "ON_HOLD",
             "split.payouts.already_instructed"
           )
@@ -184,7 +187,7 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
             })
           }
           const balance = yield* ledger.balance(Accounts.splitBalance(split.split_payment_id))
-          if (total.minor > balance.minor) {
+          if (Money.orThrow(Money.compare(total, balance)) > 0) {
             return yield* new Conflict({
               key: "split.balance.insufficient",
               message: `the payouts total ${Money.format(total)} but the available balance is ${Money.format(balance)}`
@@ -195,7 +198,7 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
             Effect.map(
               newId("spo"),
               (payoutId) =>
-                new S.SplitPayout({
+                new Split.SplitPayout({
                   payout_id: SplitPayoutId.make(payoutId),
                   split_payment_id: split.split_payment_id,
                   account_id: item.account_id,
@@ -210,10 +213,10 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
                 })
             )
           )
-          const held = new S.SplitPayment({
+          const held = new Split.SplitPayment({
             ...split,
             payout_status,
-            hold_until: DateTime.addDuration(now, S.holdDuration),
+            hold_until: DateTime.addDuration(now, Split.holdDuration),
             payouts_total: total,
             last_modified_timestamp: now
           })
@@ -227,13 +230,13 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
               credit(Accounts.splitHeld(split.split_payment_id), total)
             ]
           })
-          return S.SplitPaymentView.of(held, Money.make(balance.minor - total.minor, "ARS"), payouts)
+          return Split.SplitPaymentView.of(held, Money.orThrow(Money.subtract(balance, total)), payouts)
         })
       )
     })
 
     /** The split that owns a CVU, whoever it belongs to (routing of incoming transfers, faucet). */
-    const findByCvu = (cvu: S.SplitPayment["cvu"]) => repo.findByCvu(cvu)
+    const findByCvu = (cvu: Split.SplitPayment["cvu"]) => repo.findByCvu(cvu)
 
     return {
       create,

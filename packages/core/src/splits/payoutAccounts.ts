@@ -11,7 +11,7 @@ import { PayoutAccountId, type UserId, VerificationRequestId } from "../Ids.js"
 import type { Principal } from "../auth/Principal.js"
 import { RealTime } from "../RealTime.js"
 import { SecondFactor } from "../auth/SecondFactor.js"
-import * as S from "./Split.js"
+import * as Split from "./Split.js"
 import { SplitRepository } from "./SplitRepository.js"
 import { Transactor } from "../Transactor.js"
 import { UserRepository } from "../accounts/UserRepository.js"
@@ -37,11 +37,11 @@ export const make = Effect.gen(function* () {
   /** Looks up each holder at the bank, stores the accounts and one request, delivers one code. */
   const createAccounts = Effect.fn("Splits.createAccounts")(function* (
     principal: Principal,
-    inputs: ReadonlyArray<S.PayoutAccountInput>
+    inputs: ReadonlyArray<Split.PayoutAccountInput>
   ) {
     const owner = principal.user_id
-    if (inputs.length === 0 || inputs.length > S.maxAccountsPerRequest) {
-      return yield* InvalidInput.of("accounts", `must hold 1 to ${S.maxAccountsPerRequest} accounts`)
+    if (inputs.length === 0 || inputs.length > Split.maxAccountsPerRequest) {
+      return yield* InvalidInput.of("accounts", `must hold 1 to ${Split.maxAccountsPerRequest} accounts`)
     }
     yield* activeUser(users, owner)
     const holders = yield* Effect.forEach(inputs, (input, i) =>
@@ -89,7 +89,7 @@ export const make = Effect.gen(function* () {
           Effect.map(
             newId("pacc"),
             (id) =>
-              new S.PayoutAccount({
+              new Split.PayoutAccount({
                 account_id: PayoutAccountId.make(id),
                 user_id: owner,
                 partner_id: partnerOf(principal),
@@ -107,13 +107,13 @@ export const make = Effect.gen(function* () {
               })
           )
         )
-        const request = new S.VerificationRequest({
+        const request = new Split.VerificationRequest({
           request_id,
           user_id: owner,
           account_ids: accounts.map((a) => a.account_id),
           status: "PENDING",
           attempts: 0,
-          exp_timestamp: DateTime.addDuration(issued, S.verificationLifetime),
+          exp_timestamp: DateTime.addDuration(issued, Split.verificationLifetime),
           creation_timestamp: issued,
           verified_timestamp: null
         })
@@ -127,13 +127,13 @@ export const make = Effect.gen(function* () {
               (e) => new ProviderFailure({ key: "second_factor.unavailable", message: e.message })
             )
           )
-        return S.VerificationRequestView.of(request, accounts)
+        return Split.VerificationRequestView.of(request, accounts)
       })
     )
   })
 
   /** Why a request can take no code now, if so. Checked before and again under lock. */
-  const unusable = (request: S.VerificationRequest, now: DateTime.Utc) =>
+  const unusable = (request: Split.VerificationRequest, now: DateTime.Utc) =>
     Match.value(request.status).pipe(
       Match.when("VERIFIED", () =>
         Option.some<Conflict | InvalidInput>(
@@ -168,7 +168,7 @@ export const make = Effect.gen(function* () {
   /** Checks the code; a right one makes every account of the request ACTIVE. */
   const verifyAccounts = Effect.fn("Splits.verifyAccounts")(function* (
     principal: Principal,
-    input: S.VerifyAccountsRequest
+    input: Split.VerifyAccountsRequest
   ) {
     const owner = principal.user_id
     const before = yield* findRequest(owner, input.request_id)
@@ -187,16 +187,16 @@ export const make = Effect.gen(function* () {
         if (Option.isSome(stillRefused)) return yield* stillRefused.value
         if (!right) {
           const attempts = request.attempts + 1
-          const status = yield* S.transition(
-            S.requestMachine,
+          const status = yield* Split.transition(
+            Split.requestMachine,
             request.status,
-            attempts >= S.maxVerificationAttempts ? "LOCKED" : "PENDING"
+            attempts >= Split.maxVerificationAttempts ? "LOCKED" : "PENDING"
           )
-          yield* repo.updateRequest(new S.VerificationRequest({ ...request, attempts, status }))
-          return Either.left(S.maxVerificationAttempts - attempts)
+          yield* repo.updateRequest(new Split.VerificationRequest({ ...request, attempts, status }))
+          return Either.left(Split.maxVerificationAttempts - attempts)
         }
-        const status = yield* S.transition(S.requestMachine, request.status, "VERIFIED")
-        const verified = new S.VerificationRequest({
+        const status = yield* Split.transition(Split.requestMachine, request.status, "VERIFIED")
+        const verified = new Split.VerificationRequest({
           ...request,
           status,
           verified_timestamp: yield* realTime.now
@@ -208,9 +208,9 @@ export const make = Effect.gen(function* () {
             return yield* Match.value(account.status).pipe(
               Match.when("PENDING_VERIFICATION", () =>
                 Effect.gen(function* () {
-                  const activated = new S.PayoutAccount({
+                  const activated = new Split.PayoutAccount({
                     ...account,
-                    status: yield* S.transition(S.accountMachine, account.status, "ACTIVE"),
+                    status: yield* Split.transition(Split.accountMachine, account.status, "ACTIVE"),
                     activation_timestamp: now,
                     last_modified_timestamp: now
                   })
@@ -225,7 +225,7 @@ export const make = Effect.gen(function* () {
             )
           })
         )
-        return Either.right(S.VerificationRequestView.of(verified, accounts))
+        return Either.right(Split.VerificationRequestView.of(verified, accounts))
       })
     )
     if (Either.isRight(outcome)) return outcome.right
@@ -240,16 +240,16 @@ export const make = Effect.gen(function* () {
   /** Blocks new payouts to the account; its history is unchanged. Disabling twice is a no-op. */
   const disableAccount = Effect.fn("Splits.disableAccount")(function* (
     principal: Principal,
-    id: S.PayoutAccount["account_id"]
+    id: Split.PayoutAccount["account_id"]
   ) {
     return yield* transactor.withTransaction(
       Effect.gen(function* () {
         const account = yield* ownedAccount(repo, principal.user_id, id, true)
         if (account.status === "DISABLED") return account
         const now = yield* DateTime.now
-        const disabled = new S.PayoutAccount({
+        const disabled = new Split.PayoutAccount({
           ...account,
-          status: yield* S.transition(S.accountMachine, account.status, "DISABLED"),
+          status: yield* Split.transition(Split.accountMachine, account.status, "DISABLED"),
           disabled_timestamp: now,
           last_modified_timestamp: now
         })

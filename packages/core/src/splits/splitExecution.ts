@@ -1,8 +1,8 @@
 /**
- * Execution of split payouts instructions, for `Jobs.runDue`. Claim → call the bank → settle:
+ * Execution of split payouts instructions, for `Jobs.runDue`. Claim → call the bank → record the outcome:
  * one unit of work claims a due split (ON_HOLD past `hold_until` → PROCESSING, with a lease);
  * each payout is sent outside any unit of work (the bank deduplicates on the payout id); each
- * result is settled in its own unit of work, and the one that settles the last payout writes the
+ * result is recorded in its own unit of work, and the one that records the last payout writes the
  * outcome and "Split payouts result". A split left PROCESSING (a crash, the bank unavailable) is
  * claimed again once its lease has passed: nothing is lost, and nothing is sent or released twice.
  */
@@ -14,7 +14,7 @@ import { credit, debit, Ledger } from "../ledger/Ledger.js"
 import * as Accounts from "../ledger/LedgerAccount.js"
 import * as Metrics from "../Metrics.js"
 import { Outbox } from "../webhooks/Outbox.js"
-import * as S from "./Split.js"
+import * as Split from "./Split.js"
 import { SplitRepository } from "./SplitRepository.js"
 import { Transactor } from "../Transactor.js"
 import { emitSplitEvent } from "./splitShared.js"
@@ -25,7 +25,7 @@ type PayoutOutcome =
   | { readonly _tag: "Failed"; readonly reason: string }
   | { readonly _tag: "Retry"; readonly reason: string }
 
-const nothing: S.SplitRunReport = { finished: 0, sent: 0, payouts_failed: 0, failed: 0 }
+const nothing: Split.SplitRunReport = { finished: 0, sent: 0, payouts_failed: 0, failed: 0 }
 
 export const make = Effect.gen(function* () {
   const repo = yield* SplitRepository
@@ -36,18 +36,22 @@ export const make = Effect.gen(function* () {
   const config = yield* EngineConfig
 
   /** Takes a due split for this run (ON_HOLD past its hold, or PROCESSING past its lease). */
-  const claim = (id: S.SplitPayment["split_payment_id"], now: DateTime.Utc) =>
+  const claim = (id: Split.SplitPayment["split_payment_id"], now: DateTime.Utc) =>
     transactor.withTransaction(
       Effect.gen(function* () {
         const found = yield* repo.findByIdForUpdate(id)
         if (Option.isNone(found)) return Option.none()
         const split = found.value
-        const dueAt = S.dueAt(split)
+        const dueAt = Split.dueAt(split)
         if (dueAt === null || DateTime.greaterThan(dueAt, now)) return Option.none()
-        const claimed = new S.SplitPayment({
+        const claimed = new Split.SplitPayment({
           ...split,
-          payout_status: yield* S.transition(S.payoutMachine, S.payoutStatusOf(split), "PROCESSING"),
-          lease_until: DateTime.addDuration(now, S.executionLease),
+          payout_status: yield* Split.transition(
+            Split.payoutMachine,
+            Split.payoutStatusOf(split),
+            "PROCESSING"
+          ),
+          lease_until: DateTime.addDuration(now, Split.executionLease),
           last_modified_timestamp: now
         })
         yield* repo.update(claimed)
@@ -56,12 +60,16 @@ export const make = Effect.gen(function* () {
     )
 
   /** With no payout left PENDING: the result, the lease dropped, "Split payouts result". */
-  const finishIfDone = (split: S.SplitPayment, payouts: ReadonlyArray<S.SplitPayout>, now: DateTime.Utc) =>
+  const finishIfDone = (
+    split: Split.SplitPayment,
+    payouts: ReadonlyArray<Split.SplitPayout>,
+    now: DateTime.Utc
+  ) =>
     Effect.gen(function* () {
-      if (payouts.some((p) => p.status === "PENDING")) return Option.none<S.PayoutResult>()
-      const result = S.resultOf(payouts)
-      yield* S.transition(S.payoutMachine, S.payoutStatusOf(split), result)
-      const done = new S.SplitPayment({
+      if (payouts.some((p) => p.status === "PENDING")) return Option.none<Split.PayoutResult>()
+      const result = Split.resultOf(payouts)
+      yield* Split.transition(Split.payoutMachine, Split.payoutStatusOf(split), result)
+      const done = new Split.SplitPayment({
         ...split,
         payout_status: result,
         lease_until: null,
@@ -81,9 +89,9 @@ export const make = Effect.gen(function* () {
    * Records one payout's outcome and moves its held amount exactly once: to the bank on
    * success, back to the balance on failure. The last payout also finishes the split.
    */
-  const settle = (
-    id: S.SplitPayment["split_payment_id"],
-    payoutId: S.SplitPayout["payout_id"],
+  const recordOutcome = (
+    id: Split.SplitPayment["split_payment_id"],
+    payoutId: Split.SplitPayout["payout_id"],
     outcome: Exclude<PayoutOutcome, { _tag: "Retry" }>
   ) =>
     transactor.withTransaction(
@@ -94,12 +102,12 @@ export const make = Effect.gen(function* () {
         const payout = payouts.find((p) => p.payout_id === payoutId)
         if (payout === undefined || payout.status !== "PENDING") return Option.none()
         const now = yield* DateTime.now
-        const status = yield* S.transition(
-          S.payoutStateMachine,
+        const status = yield* Split.transition(
+          Split.payoutStateMachine,
           payout.status,
           outcome._tag === "Sent" ? "SUCCESS" : "FAILED"
         )
-        const settled = new S.SplitPayout({
+        const settled = new Split.SplitPayout({
           ...payout,
           status,
           bank_transaction_id: outcome._tag === "Sent" ? outcome.bank_transaction_id : null,
@@ -125,7 +133,7 @@ export const make = Effect.gen(function* () {
     )
 
   /** Calls the bank for one payout; an account disabled during the hold is not paid. */
-  const send = (payout: S.SplitPayout) =>
+  const send = (payout: Split.SplitPayout) =>
     Effect.gen(function* () {
       const account = yield* repo.findAccount(payout.account_id)
       if (!Option.exists(account, (a) => a.status === "ACTIVE")) {
@@ -149,7 +157,7 @@ export const make = Effect.gen(function* () {
     })
 
   /** Finishes a claimed split whose payouts were all settled already (nothing to send). */
-  const finishSettled = (id: S.SplitPayment["split_payment_id"]) =>
+  const finishSettled = (id: Split.SplitPayment["split_payment_id"]) =>
     transactor.withTransaction(
       Effect.gen(function* () {
         const found = yield* repo.findByIdForUpdate(id)
@@ -159,7 +167,7 @@ export const make = Effect.gen(function* () {
     )
 
   /** Executes every payout still PENDING of a claimed split. */
-  const execute = (split: S.SplitPayment) =>
+  const execute = (split: Split.SplitPayment) =>
     Effect.gen(function* () {
       const id = split.split_payment_id
       const report = { ...nothing }
@@ -176,7 +184,7 @@ export const make = Effect.gen(function* () {
           )
           continue
         }
-        const settled = yield* settle(id, payout.payout_id, outcome)
+        const settled = yield* recordOutcome(id, payout.payout_id, outcome)
         if (Option.isSome(settled)) {
           if (settled.value.status === "SUCCESS") report.sent++
           else report.payouts_failed++
@@ -229,7 +237,7 @@ export const make = Effect.gen(function* () {
         report.failed += result.failed
       }
     }
-    return report satisfies S.SplitRunReport
+    return report satisfies Split.SplitRunReport
   })
 
   return { runDue } as const
