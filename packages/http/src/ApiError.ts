@@ -11,7 +11,7 @@
  */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Errors } from "@cobro/core"
-import { Match, Schema } from "effect"
+import { Match, Schema, SchemaAST as AST } from "effect"
 
 /** The statuses a route may answer with (each route's documented errors). */
 export const statuses = [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 502, 503] as const
@@ -90,7 +90,7 @@ const meanings: Record<Status, string> = {
 }
 
 /** `{message, error: true, code, data}` with status `status`. */
-export const envelopeError = (status: Status) =>
+const makeEnvelopeError = (status: Status) =>
   Schema.transform(
     Schema.Struct({
       message: Schema.String,
@@ -111,7 +111,7 @@ export const envelopeError = (status: Status) =>
   })
 
 /** `{status: "error", error: true, message, data}` with status `status` (partner and account routes). */
-export const statusError = (status: Status) =>
+const makeStatusError = (status: Status) =>
   Schema.transform(
     Schema.Struct({
       status: Schema.Literal("error"),
@@ -133,8 +133,35 @@ export const statusError = (status: Status) =>
 
 export type Style = "envelope" | "status"
 
-/** The JSON body of `error` in `style`. */
+const envelopeSchemas = new Map(Status.literals.map((status) => [status, makeEnvelopeError(status)]))
+const statusSchemas = new Map(Status.literals.map((status) => [status, makeStatusError(status)]))
+
+/**
+ * `{message, error: true, code, data}` with status `status`. One schema per status, built once:
+ * the errors a route declares are these very values.
+ */
+export const envelopeError = (status: Status): ReturnType<typeof makeEnvelopeError> =>
+  envelopeSchemas.get(status)!
+
+/** `{status: "error", error: true, message, data}` with status `status` (partner and account routes). */
+export const statusError = (status: Status): ReturnType<typeof makeStatusError> => statusSchemas.get(status)!
+
+const statusStyled: ReadonlySet<AST.AST> = new Set([...statusSchemas.values()].map((s) => s.ast))
+
+/**
+ * The style of a route's declared errors (their ASTs, as `HttpApi.reflect` gives them; a union
+ * when several schemas share a status): `status` when they are this module's status errors.
+ */
+export const styleOfDeclared = (declared: Iterable<AST.AST>): Style => {
+  for (const ast of declared) {
+    const members = AST.isUnion(ast) ? ast.types : [ast]
+    if (members.some((member) => statusStyled.has(member))) return "status"
+  }
+  return "envelope"
+}
+
+/** The JSON body of `error` in `style`, as its schema encodes it. */
 export const toWire = (error: ApiError, style: Style): unknown =>
-  style === "envelope"
-    ? { message: error.key, error: true, code: error.status, data: toData(error) }
-    : { status: "error", error: true, message: error.key, data: toData(error) }
+  style === "status"
+    ? Schema.encodeSync(statusError(error.status))(error)
+    : Schema.encodeSync(envelopeError(error.status))(error)

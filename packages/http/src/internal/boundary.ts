@@ -5,7 +5,6 @@
  * becomes an `ApiError` in the route's envelope. A defect is logged with its cause and answered with a
  * bare 500: no stack trace or internal text reaches the wire.
  */
-import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiError from "@effect/platform/HttpApiError"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import type * as HttpApp from "@effect/platform/HttpApp"
@@ -15,23 +14,10 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
 import { Cause, Effect, FiberRef, Option, Predicate, Stream } from "effect"
 import { globalValue } from "effect/GlobalValue"
-import { CobroApi } from "../Api.js"
 import { ApiError, type Style, toWire } from "../ApiError.js"
 import { HttpConfig } from "../HttpConfig.js"
 import * as Input from "./input.js"
-
-/** Partner and account routes answer with `{status, error, data}`. */
-const STATUS_STYLE = [
-  /^\/auth\/tokens\/?$/,
-  /^\/users\/[^/]+\/account\/?$/,
-  /^\/users\/[^/]+\/?$/,
-  /^\/transactions\/schedules(\/|$)/
-]
-
-export const styleOf = (url: string): Style => {
-  const path = url.split("?")[0] ?? url
-  return STATUS_STYLE.some((re) => re.test(path)) ? "status" : "envelope"
-}
+import { methodsAt, routeAt } from "./routes.js"
 
 export const errorResponse = (error: ApiError, style: Style): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.unsafeJson(toWire(error, style), {
@@ -41,52 +27,6 @@ export const errorResponse = (error: ApiError, style: Style): HttpServerResponse
       ...(error.allow === undefined ? {} : { allow: error.allow.join(", ") })
     }
   })
-
-/**
- * Every route of the API as its method, a pattern of its path (`:param` is one segment) and the
- * names of its parameters by segment index.
- */
-const apiRoutes: ReadonlyArray<{
-  readonly method: string
-  readonly path: RegExp
-  readonly params: ReadonlyMap<number, string>
-}> = (() => {
-  const routes: Array<{ method: string; path: RegExp; params: ReadonlyMap<number, string> }> = []
-  HttpApi.reflect(CobroApi, {
-    onGroup: () => {},
-    onEndpoint: ({ endpoint }) => {
-      const params = new Map<number, string>()
-      const segments = endpoint.path
-        .replace(/\/+$/, "")
-        .split("/")
-        .map((s, i) => {
-          if (!s.startsWith(":")) return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-          params.set(i, s.slice(1))
-          return "[^/]+"
-        })
-      routes.push({ method: endpoint.method, path: new RegExp(`^${segments.join("/")}/?$`), params })
-    }
-  })
-  return routes
-})()
-
-/** The methods the API answers at `url`'s path, in a stable order (none: no such path). */
-export const methodsAt = (url: string): ReadonlyArray<string> => {
-  const path = url.split("?")[0] ?? url
-  return [...new Set(apiRoutes.filter((r) => r.path.test(path)).map((r) => r.method))].sort()
-}
-
-/**
- * The parameters (segment index → name) of the API route `method` and `url` reach; of another
- * route at that path when the method is not the path's. `undefined`: not a path of the API.
- */
-const paramsAt = (method: string, url: string): ReadonlyMap<number, string> | undefined => {
-  const path = url.split("?")[0] ?? url
-  return (
-    apiRoutes.find((r) => r.method === method && r.path.test(path)) ??
-    apiRoutes.find((r) => r.path.test(path))
-  )?.params
-}
 
 const refused = (refusal: Input.Refusal) => ApiError.of(400, "request.invalid", refusal.detail, refusal.field)
 
@@ -324,10 +264,12 @@ export const boundary = (app: HttpApp.Default): HttpApp.Default<never, HttpConfi
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const config = yield* HttpConfig
-    const style = styleOf(request.url)
+    const route = routeAt(request.method, request.url)
+    // Every error leaves in the envelope its route declares (the default one off the API's paths).
+    const style = route?.style ?? "envelope"
     // Before routing: a path the router cannot decode, or a parameter no id can be, is the
     // client's (400 naming it); unchecked, the router reports either as a path it does not know.
-    const params = paramsAt(request.method, request.url)
+    const params = route?.params
     const path = Input.refusePath(request.url, params)
     if (Option.isSome(path)) return errorResponse(refused(path.value), style)
     if (params !== undefined) {
