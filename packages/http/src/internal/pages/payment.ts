@@ -39,7 +39,8 @@ export const remaining = (ms: number): string => {
   return days > 0 ? `${days} d ${hours} h ${minutes} min` : `${two(hours)}:${two(minutes)}:${two(seconds)}`
 }
 
-const minus = (a: Money.Money, b: Money.Money): Money.Money => Money.make(a.minor - b.minor, a.currency)
+/** `a - b`; the page's amounts are all in the payment's currency. */
+const minus = (a: Money.Money, b: Money.Money): Money.Money => Money.orThrow(Money.subtract(a, b))
 
 const encodeTimestamp = Schema.encodeSync(Wire.Timestamp)
 
