@@ -1,52 +1,72 @@
 /**
- * `Outbox` over `SqlClient`: events are rows written in the same transaction as their change.
- * An event with a webhook URL gets its pending delivery row (`cobro_webhook_deliveries`) in the
- * same transaction, so an event is never written without the work of delivering it.
+ * `Outbox` over `SqlClient`: events are rows written in the same transaction as their change,
+ * and with them the delivery rows core's `deliveriesOf` decides (`cobro_webhook_deliveries`), so
+ * an event is never written without the work of delivering it.
  */
 import { SqlClient } from "@effect/sql"
-import { Outbox as Port } from "@cobro/core"
-import { Effect, Layer, Option } from "effect"
-import { insertPending } from "./internal/deliveries.js"
-import { decodeJson, encodeJson, millis, together } from "./internal/sql.js"
+import { Ids, Outbox as Port, WebhookDeliveryRepository } from "@cobro/core"
+import { Effect, Layer, Schema } from "effect"
+import { insertDeliveries } from "./internal/deliveries.js"
+import { Doc, DocOnly, findAll, findOne, Millis, orDie, together, write } from "./internal/sql.js"
+
+/** A row of `cobro_outbox` as written: the event's document and the columns it is found by. */
+const OutboxRow = Schema.Struct({
+  event_id: Ids.EventId,
+  type: Port.EventType,
+  user_id: Ids.UserId,
+  doc: Doc(Port.OutboxEvent),
+  created_ms: Millis
+})
+
+const toRow = (event: Port.OutboxEvent): typeof OutboxRow.Type => ({
+  event_id: event.event_id,
+  type: event.type,
+  user_id: event.user_id,
+  doc: event,
+  created_ms: event.created_at
+})
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const encode = encodeJson(Port.OutboxEvent)
-  const decode = decodeJson(Port.OutboxEvent)
+  const insertEvents = write({
+    Request: Schema.Array(OutboxRow),
+    execute: (rows) => sql`INSERT INTO cobro_outbox ${sql.insert(rows)}`
+  })
+  const storeDeliveries = insertDeliveries(sql)
+
   /** Both tables or neither, also when called outside a unit of work. */
   const appendAll = (events: ReadonlyArray<Port.OutboxEvent>) => {
     if (events.length === 0) return Effect.void
-    const insert = sql`INSERT INTO cobro_outbox ${sql.insert(
-      events.map((event) => ({
-        event_id: event.event_id,
-        type: event.type,
-        user_id: event.user_id,
-        doc: encode(event),
-        created_ms: millis(event.created_at)
-      }))
-    )}`
-    return (
-      events.every((event) => event.webhook_url === null)
-        ? Effect.asVoid(insert)
-        : together(sql)(Effect.zipRight(insert, insertPending(sql, events)))
-    ).pipe(Effect.orDie)
+    const deliveries = WebhookDeliveryRepository.deliveriesOf(events)
+    const insert = insertEvents(events.map(toRow))
+    return deliveries.length === 0
+      ? insert
+      : orDie(together(sql)(Effect.zipRight(insert, storeDeliveries(deliveries))))
   }
+
+  const findById = findOne({
+    Request: Ids.EventId,
+    Result: DocOnly(Port.OutboxEvent),
+    execute: (id) => sql`SELECT doc FROM cobro_outbox WHERE event_id = ${id}`
+  })
+
+  const list = findAll({
+    Request: Schema.Struct({ after: Schema.Number, limit: Schema.Number }),
+    Result: Schema.Struct({
+      position: Schema.Union(Schema.Number, Schema.NumberFromString),
+      doc: Doc(Port.OutboxEvent)
+    }),
+    execute: ({ after, limit }) =>
+      sql`SELECT position, doc FROM cobro_outbox WHERE position > ${after} ORDER BY position LIMIT ${limit}`
+  })
+
   return Port.Outbox.of({
     append: (event) => appendAll([event]),
     appendAll,
-    findById: (id) =>
-      sql<{ doc: unknown }>`SELECT doc FROM cobro_outbox WHERE event_id = ${id}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (r) => decode(r.doc))),
-        Effect.orDie
-      ),
+    findById,
     list: (after, limit) =>
-      sql<{
-        position: unknown
-        doc: unknown
-      }>`SELECT position, doc FROM cobro_outbox WHERE position > ${after}
-        ORDER BY position LIMIT ${limit}`.pipe(
-        Effect.map((rows) => rows.map((r) => ({ position: Number(r.position), event: decode(r.doc) }))),
-        Effect.orDie
+      Effect.map(list({ after, limit }), (rows) =>
+        rows.map(({ position, doc }) => ({ position, event: doc }))
       )
   })
 })

@@ -18,21 +18,9 @@ import {
   type Ids,
   type PartnerRepository,
   RealTime,
-  type UserRepository,
   WebhookDeliveryRepository as W
 } from "@cobro/core"
-import {
-  Cause,
-  type ConfigError,
-  DateTime,
-  Duration,
-  Effect,
-  Either,
-  Layer,
-  Metric,
-  Option,
-  Schedule
-} from "effect"
+import { Cause, type ConfigError, DateTime, Effect, Either, Layer, Metric, Option, Schedule } from "effect"
 import { newId } from "./internal/ids.js"
 import * as SigningSecret from "./internal/signingSecret.js"
 import * as Signature from "./Signature.js"
@@ -43,7 +31,6 @@ import { isPermanent, WebhookTransport } from "./WebhookTransport.js"
 export type Requirements =
   | W.WebhookDeliveryRepository
   | CredentialRepository.CredentialRepository
-  | UserRepository.UserRepository
   | PartnerRepository.PartnerRepository
   | Crypto.Crypto
   | WebhookTransport
@@ -307,7 +294,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
 
 /**
  * The service with its settings (over the defaults). Needs the storage ports
- * (`WebhookDeliveryRepository`, and the credential, user and partner repositories for the signing
+ * (`WebhookDeliveryRepository`, and the credential and partner repositories for the signing
  * secrets), `Crypto` and a `WebhookTransport`.
  */
 export const layer = (
@@ -327,7 +314,3 @@ export const layerWorker: Layer.Layer<never, never, Webhooks | WebhooksConfig> =
     )
   })
 )
-
-/** How long DESIGN's schedule lasts from the first attempt to the last, without jitter. */
-export const scheduleSpan = (settings: Pick<WebhooksSettings, "retrySchedule">): Duration.Duration =>
-  settings.retrySchedule.reduce((sum, d) => Duration.sum(sum, d), Duration.zero)

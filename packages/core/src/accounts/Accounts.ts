@@ -278,6 +278,7 @@ export class Accounts extends Effect.Service<Accounts>()("@cobro/core/Accounts",
               yield* makeEvent({
                 type: "account.activated",
                 user_id: updated.user_id,
+                partner_id: updated.partner_id,
                 webhook_url: Option.match(partner, { onNone: () => null, onSome: (p) => p.webhook_url }),
                 payload: { message: accountActivatedMessage, user_id: updated.user_id }
               })

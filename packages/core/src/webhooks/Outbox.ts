@@ -1,39 +1,23 @@
 /**
  * Events waiting to be delivered as webhooks. An event is appended in the same unit of work as
  * the change it reports, so a committed change always has its event and a rolled-back one never
- * does. Delivery (retries, signatures) is `@cobro/webhooks`'s work.
+ * does; the append also stores the event's delivery rows (`WebhookDelivery.deliveriesOf`), so an
+ * event is never written without the work of delivering it. Delivery (retries, signatures) is
+ * `@cobro/webhooks`'s work.
  */
-import { Chunk, Context, DateTime, Effect, HashMap, Layer, Option, Schema } from "effect"
-import { EventId, UserId } from "../Ids.js"
-import { newId } from "../internal/ids.js"
-import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
-import { Timestamp } from "../Wire.js"
-import { Class } from "../internal/schemaClass.js"
+import { Chunk, Context, Effect, HashMap, Layer, type Option } from "effect"
+import type { EventId } from "../Ids.js"
+import { makeRef, MemoryDb } from "../internal/memoryDb.js"
+import { webhookTables } from "./memoryTables.js"
+import type { OutboxEvent } from "./OutboxEvent.js"
+import { deliveriesOf } from "./WebhookDelivery.js"
 
-export const EventType = Schema.Literal(
-  "payment.updated",
-  "customer.payment_received",
-  "account.activated",
-  "split.funds_received",
-  "split.payouts_result"
-)
-export type EventType = typeof EventType.Type
-
-export class OutboxEvent extends Class<OutboxEvent>("OutboxEvent")({
-  event_id: EventId,
-  type: EventType,
-  /** The account whose client secret signs the delivery. */
-  user_id: UserId,
-  /** Where to deliver; null when the resource has no webhook URL (kept for the record). */
-  webhook_url: Schema.NullOr(Schema.String),
-  /** The body, exactly as SPEC's Events table. */
-  payload: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  created_at: Timestamp
-}) {}
+export { EventType, makeEvent, OutboxEvent, paymentUpdatedMessage } from "./OutboxEvent.js"
 
 export class Outbox extends Context.Tag("@cobro/core/Outbox")<
   Outbox,
   {
+    /** Stores the event and its delivery rows, as one. */
     readonly append: (event: OutboxEvent) => Effect.Effect<void>
     /** `append` of several events, in order, as one: all or none. */
     readonly appendAll: (events: ReadonlyArray<OutboxEvent>) => Effect.Effect<void>
@@ -46,34 +30,31 @@ export class Outbox extends Context.Tag("@cobro/core/Outbox")<
   }
 >() {}
 
-/** SPEC's fixed text of "Payment updated" events. */
-export const paymentUpdatedMessage = "Payment updated"
-
-/** Builds an event stamped with a fresh id and the current time. */
-export const makeEvent = (input: {
-  readonly type: EventType
-  readonly user_id: UserId
-  readonly webhook_url: string | null
-  readonly payload: Record<string, unknown>
-}) =>
-  Effect.gen(function* () {
-    return new OutboxEvent({
-      ...input,
-      event_id: EventId.make(yield* newId("evt")),
-      created_at: yield* DateTime.now
-    })
-  })
-
 export const makeMemory = Effect.gen(function* () {
+  const db = yield* MemoryDb
+  const tables = yield* webhookTables
   const state = yield* makeRef({
     log: Chunk.empty<OutboxEvent>(),
     byId: HashMap.empty<EventId, OutboxEvent>()
   })
-  const appendAll = (events: ReadonlyArray<OutboxEvent>) =>
-    state.update((s) => ({
+  const appendAll = (events: ReadonlyArray<OutboxEvent>) => {
+    const deliveries = deliveriesOf(events)
+    const appendEvents = state.update((s) => ({
       log: Chunk.appendAll(s.log, Chunk.fromIterable(events)),
       byId: events.reduce((byId, event) => HashMap.set(byId, event.event_id, event), s.byId)
     }))
+    return deliveries.length === 0
+      ? appendEvents
+      : db.transaction(
+          Effect.zipRight(
+            appendEvents,
+            tables.update((t) => ({
+              ...t,
+              deliveries: deliveries.reduce((all, d) => HashMap.set(all, d.event_id, d), t.deliveries)
+            }))
+          )
+        )
+  }
   return Outbox.of({
     append: (event) => appendAll([event]),
     appendAll,

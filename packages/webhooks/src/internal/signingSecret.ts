@@ -1,59 +1,52 @@
 /**
- * Which secret signs a delivery, read when the attempt is made (so a rotated secret takes effect
- * on the next attempt): the client secret of the event's account; for `account.activated`, the
- * secret of the partner that onboarded the account, since the partner is who receives it.
+ * The secret of a delivery's signer (core's `signerOf`: the merchant, or the partner an event is
+ * addressed to), read when the attempt is made so a rotated secret takes effect on the next one.
  */
-import {
-  CredentialRepository,
-  Crypto,
-  PartnerRepository,
-  UserRepository,
-  type WebhookDeliveryRepository
-} from "@cobro/core"
-import { Effect, Either, Option } from "effect"
+import { CredentialRepository, Crypto, PartnerRepository, type WebhookDeliveryRepository } from "@cobro/core"
+import { Effect, Either } from "effect"
 
 /** The secret text, or why there is none (recorded as the attempt's error). */
 export type SigningSecret = Either.Either<string, string>
 
+type Signer = WebhookDeliveryRepository.Signer
+
 export const make = Effect.gen(function* () {
   const credentials = yield* CredentialRepository.CredentialRepository
-  const users = yield* UserRepository.UserRepository
   const partners = yield* PartnerRepository.PartnerRepository
   const crypto = yield* Crypto.Crypto
 
-  const ofUser = (delivery: WebhookDeliveryRepository.WebhookDelivery) =>
-    Effect.gen(function* () {
-      const credential = yield* credentials.findCredential(delivery.user_id)
-      if (Option.isNone(credential)) {
-        return Either.left(`no signing secret: account ${delivery.user_id} has no API credential`)
-      }
-      const { client_secret_sealed, client_id } = credential.value
-      return Either.right(yield* crypto.decrypt(client_secret_sealed, client_id))
-    })
+  /** The sealed client secret of the signer, or why there is none. */
+  const sealedOf = (
+    signer: Signer
+  ): Effect.Effect<
+    Either.Either<{ readonly client_secret_sealed: string; readonly client_id: string }, string>
+  > =>
+    signer.kind === "merchant"
+      ? Effect.map(credentials.findCredential(signer.user_id), (found) =>
+          Either.fromOption(found, () => `no signing secret: account ${signer.user_id} has no API credential`)
+        )
+      : Effect.map(partners.findById(signer.partner_id), (found) =>
+          Either.fromOption(found, () => `no signing secret: partner ${signer.partner_id} not found`)
+        )
 
-  const ofPartner = (delivery: WebhookDeliveryRepository.WebhookDelivery) =>
-    Effect.gen(function* () {
-      const user = yield* users.findById(delivery.user_id)
-      const partnerId = Option.flatMap(user, (u) => Option.fromNullable(u.partner_id))
-      const partner = Option.isSome(partnerId) ? yield* partners.findById(partnerId.value) : Option.none()
-      if (Option.isNone(partner)) {
-        return Either.left(`no signing secret: account ${delivery.user_id} has no partner`)
-      }
-      const { client_secret_sealed, client_id } = partner.value
-      return Either.right(yield* crypto.decrypt(client_secret_sealed, client_id))
-    })
+  const secretOf = (signer: Signer): Effect.Effect<SigningSecret> =>
+    Effect.flatMap(sealedOf(signer), (sealed): Effect.Effect<SigningSecret> =>
+      Either.isLeft(sealed)
+        ? Effect.succeed(Either.left(sealed.left))
+        : Effect.map(crypto.decrypt(sealed.right.client_secret_sealed, sealed.right.client_id), (secret) =>
+            Either.right(secret)
+          )
+    )
 
   /** A resolver that remembers what it read (for one worker run). */
   return () => {
     const cache = new Map<string, SigningSecret>()
     return (delivery: WebhookDeliveryRepository.WebhookDelivery): Effect.Effect<SigningSecret> => {
-      const partner = delivery.type === "account.activated"
-      const key = `${partner ? "partner-of" : "user"}:${delivery.user_id}`
+      const { signer } = delivery
+      const key = signer.kind === "merchant" ? `user:${signer.user_id}` : `partner:${signer.partner_id}`
       const known = cache.get(key)
       if (known !== undefined) return Effect.succeed(known)
-      return Effect.tap(partner ? ofPartner(delivery) : ofUser(delivery), (secret) =>
-        Effect.sync(() => cache.set(key, secret))
-      )
+      return Effect.tap(secretOf(signer), (secret) => Effect.sync(() => cache.set(key, secret)))
     }
   }
 })
