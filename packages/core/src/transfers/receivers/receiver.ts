@@ -46,13 +46,13 @@ export type Refuse<S> = (
   now: DateTime.Utc
 ) => Either.Either<void, Refusal>
 
-/** A receiver's pure credit. */
-export type Apply<S> = (
+/** A receiver's pure credit (`C`: what it makes besides the common parts, as a customer's transaction). */
+export type Apply<S, C extends Credit<S> = Credit<S>> = (
   state: S,
   transfer: IncomingTransfer,
   fees: FeePolicy.Fees,
   now: DateTime.Utc
-) => Either.Either<Credit<S>, Refusal>
+) => Either.Either<C, Refusal>
 
 /** The ledger lines of a credited transfer: the bank holds the gross amount, fees go to us. */
 export const creditPostings = (

@@ -19,7 +19,7 @@ import type { CvuEntry, CvuOwner } from "../CvuDirectory.js"
 import type * as FeePolicy from "../FeePolicy.js"
 import * as CustomerReceiver from "./customer.js"
 import * as PaymentReceiver from "./payment.js"
-import type { Credit, Refusal, Refuse } from "./receiver.js"
+import type { Apply, Credit, Refusal, Refuse } from "./receiver.js"
 import * as SplitReceiver from "./split.js"
 
 /** One receiver, read and locked, crediting transfers in turn. */
@@ -59,12 +59,7 @@ const slotOf = <S, C extends Credit<S>>(options: {
   /** The state a credit starts from (a customer's next transaction id). */
   readonly prepare: (state: S) => Effect.Effect<S>
   readonly refusal: Refuse<S>
-  readonly apply: (
-    state: S,
-    transfer: IncomingTransfer,
-    fees: FeePolicy.Fees,
-    now: DateTime.Utc
-  ) => Either.Either<C, Refusal>
+  readonly apply: Apply<S, C>
   readonly store: (last: S, credits: ReadonlyArray<C>) => Effect.Effect<void>
 }): Slot => {
   let state = options.initial
