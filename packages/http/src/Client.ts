@@ -7,13 +7,12 @@
  * const { data } = yield* client.publicPayments.create({ payload: { ... }, headers: {} })
  * ```
  */
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiClient from "@effect/platform/HttpApiClient"
 import type * as HttpApiError from "@effect/platform/HttpApiError"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { Effect, Layer } from "effect"
+import type { Effect } from "effect"
 import { CobroApi } from "./Api.js"
 
 export interface Options {
@@ -34,6 +33,3 @@ export const make = (options: Options): Effect.Effect<Client, never, HttpClient.
         ? client
         : HttpClient.mapRequest(client, HttpClientRequest.bearerToken(options.token))
   })
-
-/** `fetch` as the transport, for hosts without another `HttpClient`. */
-export const layerFetch: Layer.Layer<HttpClient.HttpClient> = FetchHttpClient.layer

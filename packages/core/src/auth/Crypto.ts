@@ -3,7 +3,7 @@
  * client secrets and slow password hashes. A port, so a host can back it with an HSM or KMS; the
  * default adapter uses WebCrypto.
  */
-import { Config, ConfigError, Context, Effect, Either, Encoding, Layer, Redacted } from "effect"
+import { Context, Effect, Either, Encoding, Layer, Redacted } from "effect"
 
 export interface CryptoShape {
   /** `n` bytes from a cryptographically secure generator. */
@@ -189,23 +189,6 @@ export const decodeKey = (text: string): Either.Either<Uint8Array, string> => {
       k.length === KEY_BYTES ? Either.right(k) : Either.left(`the server key must be ${KEY_BYTES} bytes`)
   })
 }
-
-/** The WebCrypto adapter with its key read from config, e.g. `Config.redacted("COBRO_SECRET_KEY")`. */
-export const layerWebCryptoConfig = (
-  config: Config.Config<Redacted.Redacted<string>>,
-  options: WebCryptoOptions = {}
-): Layer.Layer<Crypto, ConfigError.ConfigError> =>
-  Layer.effect(
-    Crypto,
-    Effect.flatMap(
-      config.pipe(
-        Config.mapOrFail((secret) =>
-          Either.mapLeft(decodeKey(Redacted.value(secret)), (message) => ConfigError.InvalidData([], message))
-        )
-      ),
-      (key) => makeWebCrypto(Redacted.make(key), options)
-    )
-  )
 
 /** Lower-case hex of `data`. */
 export const toHex = (data: Uint8Array): string => Encoding.encodeHex(data)

@@ -2,7 +2,7 @@
  * The `sandbox` route: the faucet, which sends a simulated bank transfer to a CVU. It exists only
  * when the engine has the sandbox's `Faucet`; otherwise the route answers 404.
  */
-import { Faucet, type Idempotency, type Transfers } from "@cobro/core"
+import { Faucet, type Idempotency, Money, type Transfers } from "@cobro/core"
 import { Effect, Option } from "effect"
 import * as Api from "../../Api.js"
 import { ApiError } from "../../ApiError.js"
@@ -40,14 +40,14 @@ const faucetResult = (
   transfer: {
     readonly bank_transaction_id: string
     readonly cvu: (typeof Api.FaucetResult.Type)["cvu"]
-    readonly amount: { readonly minor: bigint }
+    readonly amount: Money.Money
     readonly sender_cuit: string
   },
   outcome: Transfers.IngestOutcome
 ): typeof Api.FaucetResult.Type => ({
   transaction_id: transfer.bank_transaction_id,
   cvu: transfer.cvu,
-  amount: Number(transfer.amount.minor) / 100,
+  amount: Money.toNumber(transfer.amount),
   currency: "ARS",
   sender_cuit: transfer.sender_cuit,
   outcome: outcome._tag === "Credited" ? "credited" : outcome._tag === "Bounced" ? "bounced" : "duplicate",
