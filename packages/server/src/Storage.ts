@@ -50,7 +50,7 @@ const ensureDirectory = (database: Database): Effect.Effect<void, StorageError> 
 
 /**
  * The driver package of `database`, loaded when first needed: a SQLite server never loads
- * node-postgres and `@effect/sql-pg` (about 9 MB of an idle process), nor a Postgres one SQLite's.
+ * node-postgres and `@effect/sql-pg` (a good part of an idle process), nor a Postgres one SQLite's.
  */
 const driver = (database: Database) =>
   Effect.zipRight(

@@ -4,12 +4,12 @@
  * Effect's class constructor validates its argument with `ParseResult.validateSync` on the type
  * side of the fields, and derives that type side (`SchemaAST.typeAST`) anew on every call: for
  * fields that are transformations (timestamps, amounts as text) the derived AST is a new object
- * each time, so the parser cache misses and the validator is recompiled per construction —
- * about 150 µs for a `Payment`, 80 µs for a `Transaction`, the largest share of the engine's CPU
- * per payment created or transfer credited. This wrapper validates with the same schema
- * (the fields' struct, or the refined struct the class was declared with) through a validator
- * compiled on first use, then hands the validated properties to Effect's constructor with its
- * own validation off. Same checks, same `ParseError` on bad input; about 10× faster.
+ * each time, so the parser cache misses and the validator is recompiled per construction: the
+ * largest share of the engine's CPU per payment created or transfer credited (figures in
+ * bench/results.md). This wrapper validates with the same schema (the fields' struct, or the
+ * refined struct the class was declared with) through a validator compiled on first use, then
+ * hands the validated properties to Effect's constructor with its own validation off. Same
+ * checks, same `ParseError` on bad input; an order of magnitude faster.
  *
  * Only for classes without constructor defaults (none in cobro: defaults would be merged by
  * Effect's constructor after this validation).

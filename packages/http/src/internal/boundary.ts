@@ -164,7 +164,8 @@ const isMaxBytesExceeded = (cause: unknown) =>
  *
  * The chunks are read from the host's own body (a fetch `Request`'s stream, node's
  * `IncomingMessage`) where there is one: through `request.stream`, an Effect `Stream` over it, a
- * small body took ~240 µs to read against ~10 µs, half the cost of a POST on a fetch-style host.
+ * small body took over twenty times as long to read, half the cost of a POST on a fetch-style
+ * host (figures in bench/results.md).
  */
 const readBounded = (
   request: HttpServerRequest.HttpServerRequest,

@@ -3,14 +3,14 @@
  *
  * `HttpApiBuilder.middlewareOpenApi` and `HttpApiScalar.layer` build both responses when the
  * layer starts and keep them for the life of the process. The `/docs` page inlines Scalar's
- * browser bundle, so an idle server held the module holding that bundle (its 6 MB source and the
- * 6 MB string it exports, as V8 stores them) and the 3 MB rendered page: about 16 MB of a 65 MB
- * heap, for a page few processes ever serve. Here the OpenAPI document is built on the first
+ * browser bundle, so an idle server held the module holding that bundle (its source and the
+ * string it exports, as V8 stores them) and the rendered page: a quarter of an idle heap, for a
+ * page few processes ever serve (figures in bench/results.md). Here the OpenAPI document is built on the first
  * request for it and kept (it is small); Scalar's module is imported on the first `/docs`
  * request, and its page is rendered for each request and not kept.
  *
  * Importing `@effect/platform` through its index loads every module of it, Swagger UI's bundle
- * (7 MB more) among them: the package's modules are imported by path in `@cobro/http` and
+ * among them: the package's modules are imported by path in `@cobro/http` and
  * `@cobro/server` for that reason.
  */
 import * as HttpApi from "@effect/platform/HttpApi"
