@@ -24,6 +24,7 @@ import { boundary } from "./internal/boundary.js"
 import { MAX_PARAM_LENGTH } from "./internal/input.js"
 import * as Docs from "./internal/docs.js"
 import * as Pages from "./Pages.js"
+import * as RateLimit from "./internal/rateLimit.js"
 import { layerAuthentication, layerPartnerAuthentication } from "./Security.js"
 
 /** The engine services the API and the hosted pages call; `Faucet` is optional (sandbox). */
@@ -52,7 +53,7 @@ const rateLimiter = Layer.effect(
 export const layer = (settings: Partial<Settings> = {}): Layer.Layer<HttpApi.Api, never, EngineServices> => {
   const api = HttpApiBuilder.api(CobroApi).pipe(
     Layer.provide(handlers),
-    Layer.provide(Layer.mergeAll(layerAuthentication, layerPartnerAuthentication))
+    Layer.provide(Layer.mergeAll(layerAuthentication, layerPartnerAuthentication, RateLimit.layer))
   )
   const docs = settings.docs === false ? Layer.empty : Docs.layer({ openApi: "/openapi.json", docs: "/docs" })
   const pages = settings.pages === false ? Layer.empty : Pages.layer

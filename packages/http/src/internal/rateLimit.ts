@@ -1,12 +1,32 @@
 /**
- * Per-address and per-user request limits on the public and token routes, on
- * `@effect/experimental`'s fixed-window limiter (in memory: the limits are per server process).
+ * Per-address and per-user request limits on the public and token routes, as `HttpApiMiddleware`s
+ * the routes declare (`internal/api/`), on `@effect/experimental`'s fixed-window limiter (in
+ * memory: the limits are per server process). A limit counts a request before its body is
+ * decoded: a refused one still counts.
  */
 import * as RateLimiter from "@effect/experimental/RateLimiter"
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Duration, Effect } from "effect"
-import { ApiError } from "../ApiError.js"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import { Duration, Effect, Layer, Predicate } from "effect"
+import { ApiError, envelopeError, statusError } from "../ApiError.js"
 import { HttpConfig, type Limit, type RateLimits } from "../HttpConfig.js"
+
+/** `POST /payments/` and the payer's view: per address, and per merchant (the body's `user_id`). */
+export class PublicRateLimit extends HttpApiMiddleware.Tag<PublicRateLimit>()("@cobro/http/PublicRateLimit", {
+  failure: envelopeError(429)
+}) {}
+
+/** `POST /users/{id}/tokens`: per address, and per user (`user:<id>`). */
+export class TokenRateLimit extends HttpApiMiddleware.Tag<TokenRateLimit>()("@cobro/http/TokenRateLimit", {
+  failure: envelopeError(429)
+}) {}
+
+/** `POST /auth/tokens` (status envelope): per address, and per partner client (`client:<client_id>`). */
+export class PartnerTokenRateLimit extends HttpApiMiddleware.Tag<PartnerTokenRateLimit>()(
+  "@cobro/http/PartnerTokenRateLimit",
+  { failure: statusError(429) }
+) {}
 
 export type Bucket = "public" | "tokens"
 
@@ -52,3 +72,54 @@ export const check = (
       )
     }
   })
+
+/** A string field of the request's JSON body (read once, cached by the request), if any. */
+const bodyField = (request: HttpServerRequest.HttpServerRequest, field: string) =>
+  request.method === "GET"
+    ? Effect.succeed(undefined)
+    : request.json.pipe(
+        Effect.map((body) =>
+          Predicate.hasProperty(body, field) && typeof body[field] === "string" ? body[field] : undefined
+        ),
+        Effect.orElseSucceed(() => undefined)
+      )
+
+/** The middleware counting a request in `bucket`, for the subject `subjectOf` finds in it. */
+const limiter = (
+  bucket: Bucket,
+  subjectOf: (
+    request: HttpServerRequest.HttpServerRequest,
+    params: Readonly<Record<string, string | undefined>>
+  ) => Effect.Effect<string | undefined>
+) =>
+  Effect.map(Effect.context<HttpConfig | RateLimiter.RateLimiter>(), (context) =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const route = yield* HttpRouter.RouteContext
+      const subject = yield* subjectOf(request, route.params)
+      return yield* Effect.provide(check(request, bucket, subject), context)
+    })
+  )
+
+export const layer: Layer.Layer<
+  PublicRateLimit | TokenRateLimit | PartnerTokenRateLimit,
+  never,
+  HttpConfig | RateLimiter.RateLimiter
+> = Layer.mergeAll(
+  Layer.effect(
+    PublicRateLimit,
+    limiter("public", (request) => bodyField(request, "user_id"))
+  ),
+  Layer.effect(
+    TokenRateLimit,
+    limiter("tokens", (_, params) =>
+      Effect.succeed(params["id"] === undefined ? undefined : `user:${params["id"]}`)
+    )
+  ),
+  Layer.effect(
+    PartnerTokenRateLimit,
+    limiter("tokens", (request) =>
+      Effect.map(bodyField(request, "client_id"), (id) => (id === undefined ? undefined : `client:${id}`))
+    )
+  )
+)

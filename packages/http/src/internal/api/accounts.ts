@@ -6,6 +6,7 @@ import { Accounts, Auth, Ids } from "@cobro/core"
 import { Schema } from "effect"
 import { Envelope, StatusEnvelope } from "../../Envelope.js"
 import { PartnerAuthentication } from "../../Security.js"
+import { PartnerTokenRateLimit, TokenRateLimit } from "../rateLimit.js"
 import { EnvelopeErrors, StatusErrors, withExample } from "./shared.js"
 
 export class UserTokens extends HttpApiGroup.make("userTokens")
@@ -21,6 +22,7 @@ export class UserTokens extends HttpApiGroup.make("userTokens")
       .setPath(Schema.Struct({ id: Ids.UserId }))
       .setPayload(withExample(Auth.TokenRequest, { client_id: "cli_…", client_secret: "cs_…" }))
       .addSuccess(Envelope(Auth.UserToken))
+      .middleware(TokenRateLimit)
   )
   .addError(EnvelopeErrors)
   .annotate(OpenApi.Title, "Authentication")
@@ -41,6 +43,7 @@ export class PartnerTokens extends HttpApiGroup.make("partnerTokens")
       )
       .setPayload(withExample(Auth.CodeExchangeRequest, { code: "…", client_id: "…", client_secret: "…" }))
       .addSuccess(StatusEnvelope(Auth.PartnerGrant))
+      .middleware(PartnerTokenRateLimit)
   )
   .addError(StatusErrors)
   .annotate(OpenApi.Title, "Authentication") {}

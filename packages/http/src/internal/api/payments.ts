@@ -7,6 +7,7 @@ import type { Money } from "@cobro/core"
 import { Schema, Struct } from "effect"
 import { Envelope } from "../../Envelope.js"
 import { Authentication } from "../../Security.js"
+import { PublicRateLimit } from "../rateLimit.js"
 import { EnvelopeErrors, IdempotencyHeaders, withExample } from "./shared.js"
 
 /** An amount in integer minor units with its currency (`price` on the wire). */
@@ -91,6 +92,7 @@ export class PublicPayments extends HttpApiGroup.make("publicPayments")
       )
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Envelope(PaymentCreated))
+      .middleware(PublicRateLimit)
   )
   .add(
     HttpApiEndpoint.get("getPublic", "/payments/:paymentId/public")
@@ -103,6 +105,7 @@ export class PublicPayments extends HttpApiGroup.make("publicPayments")
       )
       .setPath(paymentId)
       .addSuccess(Envelope(Payment.PublicPayment))
+      .middleware(PublicRateLimit)
   )
   .addError(EnvelopeErrors)
   .annotate(OpenApi.Title, "Payments") {}

@@ -2,14 +2,12 @@
  * The payment routes: `publicPayments` (create a payment and read its public view, rate limited
  * and without a token) and `payments` (the merchant's list, detail and changes of its payments).
  */
-import type * as RateLimiter from "@effect/experimental/RateLimiter"
 import { Accounts, type Idempotency, type Payment, PaymentRequest, Payments } from "@cobro/core"
 import { Effect } from "effect"
 import * as Api from "../../Api.js"
 import { ok } from "../../Envelope.js"
-import type { HttpConfig } from "../../HttpConfig.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
-import * as RateLimit from "../rateLimit.js"
+import type { PublicRateLimit } from "../rateLimit.js"
 import { domain, type GroupLive, idempotentPost, ownList, replies, streamedList, group } from "./shared.js"
 
 const toCreated = (payment: Payment.Payment): typeof Api.PaymentCreated.Type => ({
@@ -22,31 +20,24 @@ const toCreated = (payment: Payment.Payment): typeof Api.PaymentCreated.Type => 
 
 export const PublicPaymentsLive: GroupLive<
   "publicPayments",
-  Payments.Payments | Idempotency.Idempotency | HttpConfig | RateLimiter.RateLimiter
+  Payments.Payments | Idempotency.Idempotency | PublicRateLimit
 > = group("publicPayments", (handlers) =>
   Effect.gen(function* () {
     const payments = yield* Payments.Payments
     return handlers
       .handle("create", ({ headers, payload, request }) =>
-        Effect.gen(function* () {
-          yield* RateLimit.check(request, "public", payload.user_id)
-          return yield* idempotentPost(
-            { headers, request },
-            {
-              scope: `public:${payload.user_id}`,
-              payload: { schema: PaymentRequest.CreatePaymentRequest, value: payload },
-              reply: replies.paymentCreated,
-              run: domain(Effect.map(payments.create(payload), (p) => ok("payment.created", toCreated(p))))
-            }
-          )
-        })
+        idempotentPost(
+          { headers, request },
+          {
+            scope: `public:${payload.user_id}`,
+            payload: { schema: PaymentRequest.CreatePaymentRequest, value: payload },
+            reply: replies.paymentCreated,
+            run: domain(Effect.map(payments.create(payload), (p) => ok("payment.created", toCreated(p))))
+          }
+        )
       )
-      .handle("getPublic", ({ path, request }) =>
-        Effect.gen(function* () {
-          yield* RateLimit.check(request, "public", undefined)
-          const view = yield* domain(payments.getPublic(path.paymentId))
-          return ok("payment.found", view)
-        })
+      .handle("getPublic", ({ path }) =>
+        Effect.map(domain(payments.getPublic(path.paymentId)), (view) => ok("payment.found", view))
       )
   })
 )
