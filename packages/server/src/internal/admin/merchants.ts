@@ -21,7 +21,7 @@ import {
   UserRepository
 } from "@cobro/core"
 import { SqlClient } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Array as Arr, Effect, Option, Schema } from "effect"
 import { idFrom, type ListInput, pageLimit, partnerIdFrom, userIdFrom } from "./input.js"
 
 export interface CreateUserInput {
@@ -183,20 +183,24 @@ const viewOf = (user: User.User) =>
     })
   )
 
+/** The ids of `table` after `input.after`, in order, a page at a time. */
+const idsPage = (table: string, id: string, after: string | undefined, limit: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<Record<string, string>>`SELECT ${sql(id)} FROM ${sql(table)}
+      ${after === undefined ? sql`` : sql`WHERE ${sql(id)} > ${after}`}
+      ORDER BY ${sql(id)} LIMIT ${limit}`.pipe(
+      Effect.orDie,
+      Effect.map((rows) => rows.map((row) => row[id]!))
+    )
+  )
+
 /** Merchants in user id order, a page at a time. */
 export const listUsers = Effect.fn("Admin.listUsers")(function* (input: ListInput) {
-  const sql = yield* SqlClient.SqlClient
   const users = yield* UserRepository.UserRepository
-  const limit = yield* pageLimit(input.limit)
   const after = input.after === undefined ? undefined : yield* userIdFrom(input.after)
-  const ids = yield* sql<{ readonly user_id: string }>`SELECT user_id FROM cobro_users
-      ${after === undefined ? sql`` : sql`WHERE user_id > ${after}`}
-      ORDER BY user_id LIMIT ${limit}`.pipe(Effect.orDie)
-  const found = yield* Effect.forEach(ids, (row) => users.findById(Ids.UserId.make(row.user_id)))
-  return yield* Effect.forEach(
-    found.flatMap((u) => (Option.isSome(u) ? [u.value] : [])),
-    viewOf
-  )
+  const ids = yield* idsPage("cobro_users", "user_id", after, yield* pageLimit(input.limit))
+  const found = yield* Effect.forEach(ids, (id) => users.findById(Ids.UserId.make(id)))
+  return yield* Effect.forEach(Arr.getSomes(found), viewOf)
 })
 
 export const showUser = Effect.fn("Admin.showUser")(function* (userId: string) {
@@ -209,15 +213,12 @@ export const showUser = Effect.fn("Admin.showUser")(function* (userId: string) {
 
 /** Partners in partner id order, a page at a time. */
 export const listPartners = Effect.fn("Admin.listPartners")(function* (input: ListInput) {
-  const sql = yield* SqlClient.SqlClient
   const partners = yield* PartnerRepository.PartnerRepository
-  const limit = yield* pageLimit(input.limit)
   const after = input.after === undefined ? undefined : yield* partnerIdFrom(input.after)
-  const ids = yield* sql<{ readonly partner_id: string }>`SELECT partner_id FROM cobro_partners
-      ${after === undefined ? sql`` : sql`WHERE partner_id > ${after}`}
-      ORDER BY partner_id LIMIT ${limit}`.pipe(Effect.orDie)
-  const found = yield* Effect.forEach(ids, (row) => partners.findById(Ids.PartnerId.make(row.partner_id)))
-  return found.flatMap((p): ReadonlyArray<Partner.Partner> => (Option.isSome(p) ? [p.value] : []))
+  const ids = yield* idsPage("cobro_partners", "partner_id", after, yield* pageLimit(input.limit))
+  const found = yield* Effect.forEach(ids, (id) => partners.findById(Ids.PartnerId.make(id)))
+  const listed: ReadonlyArray<Partner.Partner> = Arr.getSomes(found)
+  return listed
 })
 
 // ---------------------------------------------------------------------------------------------
