@@ -29,6 +29,18 @@ export class PartnerRepository extends Context.Tag("@cobro/core/PartnerRepositor
   }
 >() {}
 
+/**
+ * The `Conflict`s the adapters raise (memory and SQL alike), defined once. `clientIdTaken` is
+ * also a credential's (users and partners share the client id space).
+ */
+export const conflicts = {
+  idTaken: () => new Conflict({ key: "partner.id.taken", message: "a partner with this id exists" }),
+  clientIdTaken: () => new Conflict({ key: "client_id.taken", message: "the client id is taken" }),
+  slugTaken: (slug: string) =>
+    new Conflict({ key: "partner.slug.taken", message: `the slug '${slug}' is used by another partner` }),
+  codeTaken: () => new Conflict({ key: "code.taken", message: "code collision" })
+}
+
 interface Tables {
   readonly partners: HashMap.HashMap<PartnerId, Partner>
   readonly consents: HashMap.HashMap<string, Consent>
@@ -39,19 +51,14 @@ const consentKey = (partner: PartnerId, user: UserId) => JSON.stringify([partner
 
 const clash = (partners: HashMap.HashMap<PartnerId, Partner>, partner: Partner): Option.Option<Conflict> => {
   if (HashMap.has(partners, partner.partner_id)) {
-    return Option.some(new Conflict({ key: "partner.id.taken", message: "a partner with this id exists" }))
+    return Option.some(conflicts.idTaken())
   }
   for (const other of HashMap.values(partners)) {
     if (other.client_id === partner.client_id) {
-      return Option.some(new Conflict({ key: "client_id.taken", message: "the client id is taken" }))
+      return Option.some(conflicts.clientIdTaken())
     }
     if (other.slug === partner.slug) {
-      return Option.some(
-        new Conflict({
-          key: "partner.slug.taken",
-          message: `the slug '${partner.slug}' is used by another partner`
-        })
-      )
+      return Option.some(conflicts.slugTaken(partner.slug))
     }
   }
   return Option.none()
@@ -99,7 +106,7 @@ export const makeMemory = Effect.gen(function* () {
       tables
         .modify((t): readonly [Option.Option<Conflict>, Tables] =>
           HashMap.has(t.codes, code.code_hash)
-            ? [Option.some(new Conflict({ key: "code.taken", message: "code collision" })), t]
+            ? [Option.some(conflicts.codeTaken()), t]
             : [Option.none(), { ...t, codes: HashMap.set(t.codes, code.code_hash, code) }]
         )
         .pipe(Effect.flatMap(failWith)),

@@ -21,21 +21,24 @@ export class UserRepository extends Context.Tag("@cobro/core/UserRepository")<
   }
 >() {}
 
+/** The `Conflict`s the adapters raise (memory and SQL alike), defined once. */
+export const conflicts = {
+  idTaken: () => new Conflict({ key: "user.id.taken", message: "a user with this id already exists" }),
+  emailTaken: () =>
+    new Conflict({ key: "user.email.taken", message: "a user with this email already exists" }),
+  aliasPrefixTaken: () =>
+    new Conflict({ key: "user.alias_prefix.taken", message: "this alias prefix is used by another account" }),
+  notFound: () => new Conflict({ key: "user.not.found", message: "no such user" })
+}
+
 const clash = (users: HashMap.HashMap<UserId, User>, user: User): Option.Option<Conflict> => {
   for (const other of HashMap.values(users)) {
     if (other.user_id === user.user_id) continue
     if (other.email.toLowerCase() === user.email.toLowerCase()) {
-      return Option.some(
-        new Conflict({ key: "user.email.taken", message: "a user with this email already exists" })
-      )
+      return Option.some(conflicts.emailTaken())
     }
     if (user.alias_prefix !== null && other.alias_prefix === user.alias_prefix) {
-      return Option.some(
-        new Conflict({
-          key: "user.alias_prefix.taken",
-          message: "this alias prefix is used by another account"
-        })
-      )
+      return Option.some(conflicts.aliasPrefixTaken())
     }
   }
   return Option.none()
@@ -47,14 +50,7 @@ export const makeMemory = Effect.gen(function* () {
     table
       .modify((t) => {
         if (HashMap.has(t, user.user_id) !== mustExist) {
-          return [
-            Option.some(
-              mustExist
-                ? new Conflict({ key: "user.not.found", message: "no such user" })
-                : new Conflict({ key: "user.id.taken", message: "a user with this id already exists" })
-            ),
-            t
-          ] as const
+          return [Option.some(mustExist ? conflicts.notFound() : conflicts.idTaken()), t] as const
         }
         const problem = clash(t, user)
         return Option.isSome(problem)

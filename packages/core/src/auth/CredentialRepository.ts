@@ -7,6 +7,7 @@ import { AccessToken, type UserCredential } from "./Credential.js"
 import { Conflict } from "../Errors.js"
 import type { UserId } from "../Ids.js"
 import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
+import { conflicts as partnerConflicts } from "../accounts/PartnerRepository.js"
 
 export class CredentialRepository extends Context.Tag("@cobro/core/CredentialRepository")<
   CredentialRepository,
@@ -29,6 +30,14 @@ export class CredentialRepository extends Context.Tag("@cobro/core/CredentialRep
     readonly revokeUserTokens: (user: UserId, at: DateTime.Utc) => Effect.Effect<number>
   }
 >() {}
+
+/** The `Conflict`s the adapters raise (memory and SQL alike), defined once. */
+export const conflicts = {
+  credentialExists: () =>
+    new Conflict({ key: "credential.exists", message: "the user already has a credential" }),
+  clientIdTaken: partnerConflicts.clientIdTaken,
+  tokenTaken: () => new Conflict({ key: "token.taken", message: "token collision" })
+}
 
 interface Tables {
   readonly credentials: HashMap.HashMap<UserId, UserCredential>
@@ -67,18 +76,10 @@ export const makeMemory = Effect.gen(function* () {
       tables
         .modify((t): readonly [Option.Option<Conflict>, Tables] => {
           if (HashMap.has(t.credentials, credential.user_id)) {
-            return [
-              Option.some(
-                new Conflict({ key: "credential.exists", message: "the user already has a credential" })
-              ),
-              t
-            ]
+            return [Option.some(conflicts.credentialExists()), t]
           }
           if (HashMap.has(t.byClientId, credential.client_id)) {
-            return [
-              Option.some(new Conflict({ key: "client_id.taken", message: "the client id is taken" })),
-              t
-            ]
+            return [Option.some(conflicts.clientIdTaken()), t]
           }
           return [
             Option.none(),
@@ -105,13 +106,7 @@ export const makeMemory = Effect.gen(function* () {
             ? [false, t]
             : [true, { ...t, tokens: HashMap.set(t.tokens, token.token_hash, token) }]
         )
-        .pipe(
-          Effect.flatMap((inserted) =>
-            inserted
-              ? Effect.void
-              : Effect.fail(new Conflict({ key: "token.taken", message: "token collision" }))
-          )
-        ),
+        .pipe(Effect.flatMap((inserted) => (inserted ? Effect.void : Effect.fail(conflicts.tokenTaken())))),
     findToken: (hash) => Effect.map(tables.get, (t) => HashMap.get(t.tokens, hash)),
     revokeToken: (hash, at) =>
       tables.modify((t): readonly [boolean, Tables] => {

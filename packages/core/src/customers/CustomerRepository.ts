@@ -66,17 +66,29 @@ interface TransactionTables {
   readonly byBankId: HashMap.HashMap<string, string>
 }
 
-const conflict = (key: string, message: string) => Option.some(new Conflict({ key, message }))
+/** The `Conflict`s the adapters raise (memory and SQL alike), defined once. */
+export const conflicts = {
+  exists: (id: CustomerId) =>
+    new Conflict({ key: "customer.exists", message: `a customer with customer_id ${id} already exists` }),
+  aliasTaken: (alias: Alias) =>
+    new Conflict({ key: "customer.alias.taken", message: `the alias ${alias} is already in use` }),
+  cvuTaken: (cvu: Cvu) =>
+    new Conflict({ key: "customer.cvu.taken", message: `the CVU ${cvu} belongs to another customer` }),
+  notFound: (id: CustomerId) =>
+    new Conflict({ key: "customer.not.found", message: `customer ${id} does not exist` }),
+  transactionExists: (id: CustomerTransactionId) =>
+    new Conflict({ key: "customer.transaction.exists", message: `transaction ${id} already exists` })
+}
 
 /** Whether `customer`'s alias or CVU is held by a customer other than the row at `key`. */
 const uniqueness = (t: Tables, key: string, customer: Customer): Option.Option<Conflict> => {
   const aliasOwner = HashMap.get(t.byAlias, customer.bank_info.alias)
   if (Option.isSome(aliasOwner) && aliasOwner.value !== key) {
-    return conflict("customer.alias.taken", `the alias ${customer.bank_info.alias} is already in use`)
+    return Option.some(conflicts.aliasTaken(customer.bank_info.alias))
   }
   const cvuOwner = HashMap.get(t.byCvu, customer.bank_info.cvu)
   if (Option.isSome(cvuOwner) && cvuOwner.value !== key) {
-    return conflict("customer.cvu.taken", `the CVU ${customer.bank_info.cvu} belongs to another customer`)
+    return Option.some(conflicts.cvuTaken(customer.bank_info.cvu))
   }
   return Option.none()
 }
@@ -107,13 +119,7 @@ export const makeMemory = Effect.gen(function* () {
         .modify((t) => {
           const key = rowKey(customer.user_id, customer.customer_id)
           if (HashMap.has(t.byKey, key)) {
-            return [
-              conflict(
-                "customer.exists",
-                `a customer with customer_id ${customer.customer_id} already exists`
-              ),
-              t
-            ] as const
+            return [Option.some(conflicts.exists(customer.customer_id)), t] as const
           }
           const problem = uniqueness(t, key, customer)
           if (Option.isSome(problem)) return [problem, t] as const
@@ -134,10 +140,7 @@ export const makeMemory = Effect.gen(function* () {
           const key = rowKey(customer.user_id, customer.customer_id)
           const previous = HashMap.get(t.byKey, key)
           if (Option.isNone(previous)) {
-            return [
-              conflict("customer.not.found", `customer ${customer.customer_id} does not exist`),
-              t
-            ] as const
+            return [Option.some(conflicts.notFound(customer.customer_id)), t] as const
           }
           const problem = uniqueness(t, key, customer)
           if (Option.isSome(problem)) return [problem, t] as const
@@ -175,13 +178,7 @@ export const makeMemory = Effect.gen(function* () {
         .modify((t) =>
           HashMap.has(t.byId, transaction.transaction_id) ||
           HashMap.has(t.byBankId, transaction.bank_transaction_id)
-            ? ([
-                conflict(
-                  "customer.transaction.exists",
-                  `transaction ${transaction.transaction_id} already exists`
-                ),
-                t
-              ] as const)
+            ? ([Option.some(conflicts.transactionExists(transaction.transaction_id)), t] as const)
             : ([
                 Option.none(),
                 {

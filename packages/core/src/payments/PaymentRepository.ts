@@ -59,6 +59,13 @@ export class PaymentRepository extends Context.Tag("@cobro/core/PaymentRepositor
   }
 >() {}
 
+/**
+ * The `Conflict` the adapters raise (memory and SQL alike) when an insert's id or external id
+ * (`external_id`) or its CVU (`cvu`) is taken.
+ */
+export const taken = (what: "external_id" | "cvu") =>
+  new Conflict({ key: `payment.${what}.taken`, message: "a payment with this id or CVU already exists" })
+
 const pad = (n: number) => n.toString().padStart(16, "0")
 const listKey = (p: { user_id: string; creation_timestamp: DateTime.Utc; id: string }) =>
   `${p.user_id}\u0000${pad(DateTime.toEpochMillis(p.creation_timestamp))}\u0000${p.id}`
@@ -95,9 +102,9 @@ export const makeMemory = Effect.gen(function* () {
             HashMap.has(t.byId, payment.id) ||
             HashMap.has(t.byExternal, externalKey(payment.user_id, payment.external_id))
           ) {
-            return [Option.some("payment.external_id.taken"), t] as const
+            return [Option.some(taken("external_id")), t] as const
           }
-          if (HashMap.has(t.byCvu, payment.cvu)) return [Option.some("payment.cvu.taken"), t] as const
+          if (HashMap.has(t.byCvu, payment.cvu)) return [Option.some(taken("cvu")), t] as const
           return [
             Option.none(),
             {
@@ -117,8 +124,7 @@ export const makeMemory = Effect.gen(function* () {
           Effect.flatMap(
             Option.match({
               onNone: () => Effect.void,
-              onSome: (key) =>
-                Effect.fail(new Conflict({ key, message: "a payment with this id or CVU already exists" }))
+              onSome: Effect.fail
             })
           )
         ),

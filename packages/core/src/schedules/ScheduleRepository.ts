@@ -66,8 +66,11 @@ const withDue = (due: Tables["due"], s: PayoutSchedule) =>
 const withPending = (pending: Tables["pending"], p: Payout) =>
   p.payout_status === "PENDING" ? RedBlackTree.insert(pending, pendingKey(p), p.payout_id) : pending
 
-const taken = (what: string) =>
-  Effect.fail(new Conflict({ key: `${what}.id.taken`, message: `a ${what} with this id already exists` }))
+/** The `Conflict` the adapters raise (memory and SQL alike) when a schedule's or payout's id is taken. */
+export const idTaken = (what: "schedule" | "payout") =>
+  new Conflict({ key: `${what}.id.taken`, message: `a ${what} with this id already exists` })
+
+const taken = (what: "schedule" | "payout") => Effect.fail(idTaken(what))
 
 export const makeMemory = Effect.gen(function* () {
   const tables = yield* makeRef<Tables>({

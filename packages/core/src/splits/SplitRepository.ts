@@ -65,6 +65,13 @@ export class SplitRepository extends Context.Tag("@cobro/core/SplitRepository")<
   }
 >() {}
 
+/**
+ * The `Conflict` the adapters raise (memory and SQL alike) when an insert's id or external id
+ * (`external_id`), its CVU or its alias is taken.
+ */
+export const taken = (what: "external_id" | "cvu" | "alias") =>
+  new Conflict({ key: `split.${what}.taken`, message: "a split payment with this id or CVU already exists" })
+
 const pad = (n: number) => n.toString().padStart(16, "0")
 
 /** The due-index key of a split, when it can become due. */
@@ -121,9 +128,9 @@ export const makeMemory = Effect.gen(function* () {
         .modify((t) => {
           const ext = externalKey(split.user_id, split.partner_id, split.external_id)
           if (HashMap.has(t.byId, split.split_payment_id) || HashMap.has(t.byExternal, ext)) {
-            return [Option.some("split.external_id.taken"), t] as const
+            return [Option.some(taken("external_id")), t] as const
           }
-          if (HashMap.has(t.byCvu, split.cvu)) return [Option.some("split.cvu.taken"), t] as const
+          if (HashMap.has(t.byCvu, split.cvu)) return [Option.some(taken("cvu")), t] as const
           return [
             Option.none(),
             {
@@ -138,10 +145,7 @@ export const makeMemory = Effect.gen(function* () {
           Effect.flatMap(
             Option.match({
               onNone: () => Effect.void,
-              onSome: (key) =>
-                Effect.fail(
-                  new Conflict({ key, message: "a split payment with this id or CVU already exists" })
-                )
+              onSome: Effect.fail
             })
           )
         ),
