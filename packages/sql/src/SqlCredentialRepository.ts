@@ -3,167 +3,141 @@
  * given) and access tokens by the SHA-256 of their text. Revocations are single conditional
  * UPDATEs, so a token is revoked once and counted once even when revocations race.
  */
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Credential, CredentialRepository as Port, Errors, Ids } from "@cobro/core"
-import { type DateTime, Effect, Layer, Option, Schema } from "effect"
-import { isUniqueViolation, millis, recoverable, toDateTime } from "./internal/sql.js"
+import { SqlClient, type Statement } from "@effect/sql"
+import { Credential, CredentialRepository as Port, Ids } from "@cobro/core"
+import { Effect, Layer, Schema } from "effect"
+import { Millis, NullableMillis, findAll, findOne, forUpdate, write, writeUnique } from "./internal/sql.js"
 
-interface CredentialRow {
-  readonly user_id: string
-  readonly client_id: string
-  readonly client_secret_sealed: string
-  readonly password_hash: string | null
-  readonly created_ms: unknown
-  readonly secret_rotated_ms: unknown
-}
+/** A row of `cobro_credentials`, as the credential it is. */
+const CredentialRow = Schema.transform(
+  Schema.Struct({
+    user_id: Ids.UserId,
+    client_id: Ids.ClientId,
+    client_secret_sealed: Schema.String,
+    password_hash: Schema.NullOr(Schema.String),
+    created_ms: Millis,
+    secret_rotated_ms: Millis
+  }),
+  Schema.typeSchema(Credential.UserCredential),
+  {
+    strict: true,
+    decode: ({ created_ms, secret_rotated_ms, ...r }) =>
+      new Credential.UserCredential({
+        ...r,
+        creation_timestamp: created_ms,
+        secret_rotated_at: secret_rotated_ms
+      }),
+    encode: (c) => ({
+      user_id: c.user_id,
+      client_id: c.client_id,
+      client_secret_sealed: c.client_secret_sealed,
+      password_hash: c.password_hash,
+      created_ms: c.creation_timestamp,
+      secret_rotated_ms: c.secret_rotated_at
+    })
+  }
+)
 
-interface TokenRow {
-  readonly token_hash: string
-  readonly kind: string
-  readonly user_id: string
-  readonly partner_id: string | null
-  readonly code_hash: string | null
-  readonly created_ms: unknown
-  readonly expires_ms: unknown
-  readonly revoked_ms: unknown
-}
+/** A row of `cobro_access_tokens`, as the token it is. */
+const TokenRow = Schema.transform(
+  Schema.Struct({
+    token_hash: Schema.String,
+    kind: Credential.TokenKind,
+    user_id: Ids.UserId,
+    partner_id: Schema.NullOr(Ids.PartnerId),
+    code_hash: Schema.NullOr(Schema.String),
+    created_ms: Millis,
+    expires_ms: NullableMillis,
+    revoked_ms: NullableMillis
+  }),
+  Schema.typeSchema(Credential.AccessToken),
+  {
+    strict: true,
+    decode: ({ created_ms, expires_ms, revoked_ms, ...r }) =>
+      new Credential.AccessToken({
+        ...r,
+        creation_timestamp: created_ms,
+        expires_at: expires_ms,
+        revoked_at: revoked_ms
+      }),
+    encode: (t) => ({
+      token_hash: t.token_hash,
+      kind: t.kind,
+      user_id: t.user_id,
+      partner_id: t.partner_id,
+      code_hash: t.code_hash,
+      created_ms: t.creation_timestamp,
+      expires_ms: t.expires_at,
+      revoked_ms: t.revoked_at
+    })
+  }
+)
 
-const decodeKind = Schema.decodeUnknownSync(Credential.TokenKind)
+/** A revocation: the key it matches and when. */
+const Revocation = Schema.Tuple(Schema.String, Millis)
 
-const optionalTime = (value: unknown): DateTime.Utc | null => (value === null ? null : toDateTime(value))
-const optionalMillis = (value: DateTime.Utc | null): number | null => (value === null ? null : millis(value))
+export const make: Effect.Effect<Port.CredentialRepository["Type"], never, SqlClient.SqlClient> = Effect.gen(
+  function* () {
+    const sql = yield* SqlClient.SqlClient
+    const locked = forUpdate(sql)
 
-const fromCredentialRow = (r: CredentialRow) =>
-  new Credential.UserCredential({
-    user_id: Ids.UserId.make(r.user_id),
-    client_id: Ids.ClientId.make(r.client_id),
-    client_secret_sealed: r.client_secret_sealed,
-    password_hash: r.password_hash,
-    creation_timestamp: toDateTime(r.created_ms),
-    secret_rotated_at: toDateTime(r.secret_rotated_ms)
-  })
-
-const credentialRow = (c: Credential.UserCredential) => ({
-  user_id: c.user_id,
-  client_id: c.client_id,
-  client_secret_sealed: c.client_secret_sealed,
-  password_hash: c.password_hash,
-  created_ms: millis(c.creation_timestamp),
-  secret_rotated_ms: millis(c.secret_rotated_at)
-})
-
-const fromTokenRow = (r: TokenRow) =>
-  new Credential.AccessToken({
-    token_hash: r.token_hash,
-    kind: decodeKind(r.kind),
-    user_id: Ids.UserId.make(r.user_id),
-    partner_id: r.partner_id === null ? null : Ids.PartnerId.make(r.partner_id),
-    code_hash: r.code_hash,
-    creation_timestamp: toDateTime(r.created_ms),
-    expires_at: optionalTime(r.expires_ms),
-    revoked_at: optionalTime(r.revoked_ms)
-  })
-
-const tokenRow = (t: Credential.AccessToken) => ({
-  token_hash: t.token_hash,
-  kind: t.kind,
-  user_id: t.user_id,
-  partner_id: t.partner_id,
-  code_hash: t.code_hash,
-  created_ms: millis(t.creation_timestamp),
-  expires_ms: optionalMillis(t.expires_at),
-  revoked_ms: optionalMillis(t.revoked_at)
-})
-
-const tokenConflict = (e: SqlError): Effect.Effect<never, Errors.Conflict> =>
-  isUniqueViolation(e)
-    ? Effect.fail(new Errors.Conflict({ key: "token.taken", message: "token collision" }))
-    : Effect.die(e)
-
-export const make = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const forUpdate = sql.onDialectOrElse({ pg: () => sql` FOR UPDATE`, orElse: () => sql`` })
-  const oneCredential = (rows: ReadonlyArray<CredentialRow>) =>
-    Option.map(Option.fromNullable(rows[0]), fromCredentialRow)
-  const count = (rows: ReadonlyArray<unknown>) => rows.length
-
-  /**
-   * The same `Conflict` keys, with the same precedence, as the memory adapter: the user's own
-   * credential first, then the client id (databases differ in which constraint they report first).
-   */
-  const credentialConflict =
-    (credential: Credential.UserCredential) =>
-    (e: SqlError): Effect.Effect<never, Errors.Conflict> =>
-      !isUniqueViolation(e)
-        ? Effect.die(e)
-        : sql`SELECT user_id FROM cobro_credentials WHERE user_id = ${credential.user_id}`.pipe(
-            Effect.orDie,
-            Effect.flatMap((rows) =>
-              Effect.fail(
-                rows.length > 0
-                  ? new Errors.Conflict({
-                      key: "credential.exists",
-                      message: "the user already has a credential"
-                    })
-                  : new Errors.Conflict({ key: "client_id.taken", message: "the client id is taken" })
-              )
-            )
-          )
-
-  return Port.CredentialRepository.of({
-    insertCredential: (credential) =>
-      recoverable(sql)(sql`INSERT INTO cobro_credentials ${sql.insert(credentialRow(credential))}`).pipe(
-        Effect.asVoid,
-        Effect.catchTag("SqlError", credentialConflict(credential))
-      ),
-    updateCredential: (credential) => {
-      const { user_id: _, ...fields } = credentialRow(credential)
-      return sql`UPDATE cobro_credentials SET ${sql.update(fields)} WHERE user_id = ${credential.user_id}`.pipe(
-        Effect.asVoid,
-        Effect.orDie
+    const insertCredential = writeUnique(sql, {
+      Request: CredentialRow,
+      execute: (r) => sql`INSERT INTO cobro_credentials ${sql.insert(r)}`
+    })
+    /**
+     * The same `Conflict`s, with the same precedence, as the memory adapter: the user's own
+     * credential first, then the client id (databases differ in which constraint they report first).
+     */
+    const credentialConflict = (credential: Credential.UserCredential) =>
+      Effect.flatMap(credentialOf(false)(credential.user_id), (own) =>
+        Effect.fail(own._tag === "Some" ? Port.conflicts.credentialExists() : Port.conflicts.clientIdTaken())
       )
-    },
-    findCredential: (user) =>
-      sql<CredentialRow>`SELECT * FROM cobro_credentials WHERE user_id = ${user}`.pipe(
-        Effect.map(oneCredential),
-        Effect.orDie
-      ),
-    findCredentialForUpdate: (user) =>
-      sql<CredentialRow>`SELECT * FROM cobro_credentials WHERE user_id = ${user}${forUpdate}`.pipe(
-        Effect.map(oneCredential),
-        Effect.orDie
-      ),
-    insertToken: (token) =>
-      recoverable(sql)(sql`INSERT INTO cobro_access_tokens ${sql.insert(tokenRow(token))}`).pipe(
-        Effect.asVoid,
-        Effect.catchTag("SqlError", tokenConflict)
-      ),
-    findToken: (hash) =>
-      sql<TokenRow>`SELECT * FROM cobro_access_tokens WHERE token_hash = ${hash}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromTokenRow)),
-        Effect.orDie
-      ),
-    revokeToken: (hash, at) =>
-      sql`UPDATE cobro_access_tokens SET revoked_ms = ${millis(at)}
-        WHERE token_hash = ${hash} AND revoked_ms IS NULL RETURNING token_hash`.pipe(
-        Effect.map((rows) => rows.length > 0),
-        Effect.orDie
-      ),
-    revokeTokensOfCode: (codeHash, at) =>
-      sql`UPDATE cobro_access_tokens SET revoked_ms = ${millis(at)}
-        WHERE code_hash = ${codeHash} AND revoked_ms IS NULL RETURNING token_hash`.pipe(
-        Effect.map(count),
-        Effect.orDie
-      ),
-    revokeUserTokens: (user, at) =>
-      sql`UPDATE cobro_access_tokens SET revoked_ms = ${millis(at)}
-        WHERE user_id = ${user} AND kind = 'user' AND revoked_ms IS NULL RETURNING token_hash`.pipe(
-        Effect.map(count),
-        Effect.orDie
-      )
-  })
-})
+    const credentialOf = (lock: boolean) =>
+      findOne({
+        Request: Schema.String,
+        Result: CredentialRow,
+        execute: (user) =>
+          sql`SELECT * FROM cobro_credentials WHERE user_id = ${user}${lock ? locked : sql``}`
+      })
+    const updateCredential = write({
+      Request: CredentialRow,
+      execute: ({ user_id, ...fields }) =>
+        sql`UPDATE cobro_credentials SET ${sql.update(fields)} WHERE user_id = ${user_id}`
+    })
+    const insertToken = writeUnique(sql, {
+      Request: TokenRow,
+      execute: (r) => sql`INSERT INTO cobro_access_tokens ${sql.insert(r)}`
+    })
+    /** Revokes the live tokens `where` matches; the hashes revoked now. */
+    const revoke = (where: (key: string) => Statement.Fragment) =>
+      findAll({
+        Request: Revocation,
+        Result: Schema.Unknown,
+        execute: ([key, at]) => sql`UPDATE cobro_access_tokens SET revoked_ms = ${at}
+          WHERE ${where(key)} AND revoked_ms IS NULL RETURNING token_hash`
+      })
+    const revokeOne = revoke((hash) => sql`token_hash = ${hash}`)
+    const revokeOfCode = revoke((codeHash) => sql`code_hash = ${codeHash}`)
+    const revokeOfUser = revoke((user) => sql`user_id = ${user} AND kind = 'user'`)
+
+    return Port.CredentialRepository.of({
+      insertCredential: (credential) => insertCredential(credential, () => credentialConflict(credential)),
+      updateCredential,
+      findCredential: credentialOf(false),
+      findCredentialForUpdate: credentialOf(true),
+      insertToken: (token) => insertToken(token, () => Effect.fail(Port.conflicts.tokenTaken())),
+      findToken: findOne({
+        Request: Schema.String,
+        Result: TokenRow,
+        execute: (hash) => sql`SELECT * FROM cobro_access_tokens WHERE token_hash = ${hash}`
+      }),
+      revokeToken: (hash, at) => Effect.map(revokeOne([hash, at]), (rows) => rows.length > 0),
+      revokeTokensOfCode: (codeHash, at) => Effect.map(revokeOfCode([codeHash, at]), (rows) => rows.length),
+      revokeUserTokens: (user, at) => Effect.map(revokeOfUser([user, at]), (rows) => rows.length)
+    })
+  }
+)
 
 export const layer: Layer.Layer<Port.CredentialRepository, never, SqlClient.SqlClient> = Layer.effect(
   Port.CredentialRepository,

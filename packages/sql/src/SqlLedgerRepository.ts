@@ -7,19 +7,28 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Errors, Ids, LedgerAccount, LedgerRepository as Port, Money } from "@cobro/core"
-import { Effect, Layer } from "effect"
-import { millis, toBigInt, toDateTime } from "./internal/sql.js"
+import { Effect, Layer, Option, Schema } from "effect"
+import { BigIntText, Millis, findAll, findOne, millis, toBigInt } from "./internal/sql.js"
 
-interface PostingRow {
-  readonly position: unknown
-  readonly entry_id: string
-  readonly kind: string
-  readonly reference: string
-  readonly created_ms: unknown
-  readonly account: string
-  readonly currency: string
-  readonly amount_minor: unknown
-}
+/** One line of `entries`' join: an entry's columns and one of its postings (none: nulls). */
+const PostingRow = Schema.Struct({
+  position: Schema.Union(Schema.Number, Schema.NumberFromString),
+  entry_id: Ids.LedgerEntryId,
+  kind: Schema.String,
+  reference: Schema.String,
+  created_ms: Millis,
+  account: Schema.NullOr(Schema.String),
+  currency: Schema.NullOr(Money.Currency),
+  amount_minor: Schema.NullOr(BigIntText)
+})
+type PostingRow = typeof PostingRow.Type
+
+/** A row of `cobro_ledger_balances`, the sum read as text. */
+const BalanceRow = Schema.Struct({
+  account: Schema.String,
+  currency: Money.Currency,
+  sum_minor: BigIntText
+})
 
 interface Delta {
   readonly account: string
@@ -36,34 +45,72 @@ const isCheckViolation = (cause: unknown) => {
   )
 }
 
-export const make = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-
-  const cases = sql.join(" ", false)
-  const rowsOf = (deltas: ReadonlyArray<Delta>) =>
-    sql.or(deltas.map((d) => sql`(account = ${d.account} AND currency = ${d.currency})`))
-  /**
-   * Postgres: creates the missing balance rows and locks the existing ones in one order,
-   * (account, currency), before the update. A single UPDATE locks its rows in the order it meets
-   * them on the heap, which moves with every new row version, and rows created on the way are
-   * locked when they are created: two entries sharing accounts (every credit touches the bank
-   * clearing and commission accounts) would then lock in opposite orders and deadlock (found by
-   * `bench:http`'s concurrent faucet). The no-op upsert proposes rows at zero, which every
-   * balance CHECK accepts. SQLite has one writer at a time and needs no row locks.
-   */
-  const ensureInOrder = (deltas: ReadonlyArray<Delta>) =>
-    sql.onDialectOrElse({
-      pg: () =>
-        sql`INSERT INTO cobro_ledger_balances ${sql.insert(
-          [...deltas]
-            .sort((x, y) => (balanceKey(x.account, x.currency) < balanceKey(y.account, y.currency) ? -1 : 1))
-            .map((d) => ({ account: d.account, currency: d.currency, sum_minor: 0 }))
-        )} ON CONFLICT (account, currency) DO UPDATE SET sum_minor = cobro_ledger_balances.sum_minor`,
-      orElse: () => Effect.succeed([])
+/** The entries the join's lines are, in order, each with its postings. */
+const entriesOf = (rows: ReadonlyArray<PostingRow>) => {
+  const out: Array<{ position: number; entry: Port.JournalEntry }> = []
+  let current: { position: number; head: PostingRow; postings: Array<Port.Posting> } | undefined
+  const flush = () => {
+    if (current === undefined) return
+    out.push({
+      position: current.position,
+      entry: new Port.JournalEntry({
+        entry_id: current.head.entry_id,
+        kind: current.head.kind,
+        reference: current.head.reference,
+        created_at: current.head.created_ms,
+        postings: current.postings
+      })
     })
-  /** Adds each delta to its balance row in one statement; answers the rows that exist. */
-  const addToBalances = (deltas: ReadonlyArray<Delta>) =>
-    sql<{ account: string; currency: string }>`UPDATE cobro_ledger_balances
+  }
+  for (const r of rows) {
+    if (current?.position !== r.position) {
+      flush()
+      current = { position: r.position, head: r, postings: [] }
+    }
+    if (r.account !== null && r.currency !== null && r.amount_minor !== null) {
+      current.postings.push(
+        new Port.Posting({
+          account: r.account as LedgerAccount.LedgerAccount,
+          amount: Money.make(r.amount_minor, r.currency)
+        })
+      )
+    }
+  }
+  flush()
+  return out
+}
+
+export const make: Effect.Effect<Port.LedgerRepository["Type"], never, SqlClient.SqlClient> = Effect.gen(
+  function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const cases = sql.join(" ", false)
+    const rowsOf = (deltas: ReadonlyArray<Delta>) =>
+      sql.or(deltas.map((d) => sql`(account = ${d.account} AND currency = ${d.currency})`))
+    /**
+     * Postgres: creates the missing balance rows and locks the existing ones in one order,
+     * (account, currency), before the update. A single UPDATE locks its rows in the order it meets
+     * them on the heap, which moves with every new row version, and rows created on the way are
+     * locked when they are created: two entries sharing accounts (every credit touches the bank
+     * clearing and commission accounts) would then lock in opposite orders and deadlock (found by
+     * `bench:http`'s concurrent faucet). The no-op upsert proposes rows at zero, which every
+     * balance CHECK accepts. SQLite has one writer at a time and needs no row locks.
+     */
+    const ensureInOrder = (deltas: ReadonlyArray<Delta>) =>
+      sql.onDialectOrElse({
+        pg: () =>
+          sql`INSERT INTO cobro_ledger_balances ${sql.insert(
+            [...deltas]
+              .sort((x, y) =>
+                balanceKey(x.account, x.currency) < balanceKey(y.account, y.currency) ? -1 : 1
+              )
+              .map((d) => ({ account: d.account, currency: d.currency, sum_minor: 0 }))
+          )} ON CONFLICT (account, currency) DO UPDATE SET sum_minor = cobro_ledger_balances.sum_minor`,
+        orElse: () => Effect.succeed([])
+      })
+    /** Adds each delta to its balance row in one statement; answers the rows that exist. */
+    const addToBalances = (deltas: ReadonlyArray<Delta>) =>
+      sql<{ account: string; currency: string }>`UPDATE cobro_ledger_balances
       SET sum_minor = sum_minor + CASE ${cases(
         deltas.map(
           (d) => sql`WHEN account = ${d.account} AND currency = ${d.currency} THEN CAST(${d.minor} AS BIGINT)`
@@ -72,139 +119,118 @@ export const make = Effect.gen(function* () {
       WHERE ${rowsOf(deltas)}
       RETURNING account, currency`
 
-  const appendAll = (entries: ReadonlyArray<Port.JournalEntry>) =>
-    Effect.gen(function* () {
-      if (entries.length === 0) return
-      const inserted = yield* sql<{
-        position: unknown
-        entry_id: string
-      }>`INSERT INTO cobro_ledger_entries ${sql.insert(
-        entries.map((entry) => ({
-          entry_id: entry.entry_id,
-          kind: entry.kind,
-          reference: entry.reference,
-          created_ms: millis(entry.created_at)
-        }))
-      )} RETURNING position, entry_id`
-      const positions = new Map(inserted.map((r) => [r.entry_id, toBigInt(r.position)]))
-      const postings = entries.flatMap((entry) =>
-        entry.postings.map((p, line) => ({
-          entry_position: positions.get(entry.entry_id)!,
-          line,
-          account: p.account,
-          currency: p.amount.currency,
-          amount_minor: p.amount.minor
-        }))
-      )
-      if (postings.length === 0) return
-      yield* sql`INSERT INTO cobro_ledger_postings ${sql.insert(postings)}`
-      // One statement adds every posting to its balance row (amounts of the same account and
-      // currency summed first); rows that do not exist yet (SQLite; on Postgres `ensureInOrder`
-      // created them) are created at zero, then added to. (Not an upsert carrying the amount: a
-      // CHECK is evaluated on an upsert's proposed row before its conflict is resolved, so it
-      // would refuse a debit the existing balance covers.)
-      const deltas = new Map<string, Delta>()
-      for (const p of entries.flatMap((entry) => entry.postings)) {
-        const key = balanceKey(p.account, p.amount.currency)
-        const seen = deltas.get(key)
-        if (seen === undefined)
-          deltas.set(key, { account: p.account, currency: p.amount.currency, minor: p.amount.minor })
-        else deltas.set(key, { ...seen, minor: seen.minor + p.amount.minor })
-      }
-      const all = [...deltas.values()]
-      yield* ensureInOrder(all)
-      const updated = yield* addToBalances(all)
-      if (updated.length === all.length) return
-      const found = new Set(updated.map((r) => balanceKey(r.account, r.currency)))
-      const missing = all.filter((d) => !found.has(balanceKey(d.account, d.currency)))
-      yield* sql`INSERT INTO cobro_ledger_balances ${sql.insert(
-        missing.map((d) => ({ account: d.account, currency: d.currency, sum_minor: 0 }))
-      )} ON CONFLICT (account, currency) DO NOTHING`
-      yield* addToBalances(missing)
-    })
+    const appendAll = (entries: ReadonlyArray<Port.JournalEntry>) =>
+      Effect.gen(function* () {
+        if (entries.length === 0) return
+        const inserted = yield* sql<{
+          position: unknown
+          entry_id: string
+        }>`INSERT INTO cobro_ledger_entries ${sql.insert(
+          entries.map((entry) => ({
+            entry_id: entry.entry_id,
+            kind: entry.kind,
+            reference: entry.reference,
+            created_ms: millis(entry.created_at)
+          }))
+        )} RETURNING position, entry_id`
+        const positions = new Map(inserted.map((r) => [r.entry_id, toBigInt(r.position)]))
+        const postings = entries.flatMap((entry) =>
+          entry.postings.map((p, line) => ({
+            entry_position: positions.get(entry.entry_id)!,
+            line,
+            account: p.account,
+            currency: p.amount.currency,
+            amount_minor: p.amount.minor
+          }))
+        )
+        if (postings.length === 0) return
+        yield* sql`INSERT INTO cobro_ledger_postings ${sql.insert(postings)}`
+        // One statement adds every posting to its balance row (amounts of the same account and
+        // currency summed first); rows that do not exist yet (SQLite; on Postgres `ensureInOrder`
+        // created them) are created at zero, then added to. (Not an upsert carrying the amount: a
+        // CHECK is evaluated on an upsert's proposed row before its conflict is resolved, so it
+        // would refuse a debit the existing balance covers.)
+        const deltas = new Map<string, Delta>()
+        for (const p of entries.flatMap((entry) => entry.postings)) {
+          const key = balanceKey(p.account, p.amount.currency)
+          const seen = deltas.get(key)
+          if (seen === undefined)
+            deltas.set(key, { account: p.account, currency: p.amount.currency, minor: p.amount.minor })
+          else deltas.set(key, { ...seen, minor: seen.minor + p.amount.minor })
+        }
+        const all = [...deltas.values()]
+        yield* ensureInOrder(all)
+        const updated = yield* addToBalances(all)
+        if (updated.length === all.length) return
+        const found = new Set(updated.map((r) => balanceKey(r.account, r.currency)))
+        const missing = all.filter((d) => !found.has(balanceKey(d.account, d.currency)))
+        yield* sql`INSERT INTO cobro_ledger_balances ${sql.insert(
+          missing.map((d) => ({ account: d.account, currency: d.currency, sum_minor: 0 }))
+        )} ON CONFLICT (account, currency) DO NOTHING`
+        yield* addToBalances(missing)
+      })
 
-  const atomically = (entries: ReadonlyArray<Port.JournalEntry>) =>
-    sql.withTransaction(appendAll(entries)).pipe(
-      Effect.catchTag("SqlError", (e) =>
-        isCheckViolation(e.cause)
-          ? Effect.fail(
-              new Errors.Conflict({
-                key: "ledger.insufficient.funds",
-                message: "the balance is not enough for this movement"
-              })
-            )
-          : Effect.die(e)
-      )
-    )
-
-  return Port.LedgerRepository.of({
-    append: (entry) => atomically([entry]),
-    appendAll: atomically,
-    sumOf: (account, currency) =>
-      sql<{ sum_minor: unknown }>`SELECT CAST(sum_minor AS TEXT) AS sum_minor FROM cobro_ledger_balances
-        WHERE account = ${account} AND currency = ${currency}`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? 0n : toBigInt(rows[0].sum_minor))),
-        Effect.orDie
-      ),
-    balances: sql<{
-      account: string
-      currency: string
-      sum_minor: unknown
-    }>`SELECT account, currency, CAST(sum_minor AS TEXT) AS sum_minor
-      FROM cobro_ledger_balances`.pipe(
-      Effect.map((rows) =>
-        rows.map((r) => ({
-          account: r.account as LedgerAccount.LedgerAccount,
-          currency: r.currency as Money.Currency,
-          sum: toBigInt(r.sum_minor)
-        }))
-      ),
-      Effect.orDie
-    ),
-    entries: (after, limit) =>
-      sql<PostingRow>`SELECT e.position, e.entry_id, e.kind, e.reference, e.created_ms, p.account, p.currency,
-          CAST(p.amount_minor AS TEXT) AS amount_minor
-        FROM (SELECT * FROM cobro_ledger_entries WHERE position > ${after} ORDER BY position LIMIT ${limit}) e
-        LEFT JOIN cobro_ledger_postings p ON p.entry_position = e.position
-        ORDER BY e.position, p.line`.pipe(
-        Effect.map((rows) => {
-          const out: Array<{ position: number; entry: Port.JournalEntry }> = []
-          let current: { position: number; head: PostingRow; postings: Array<Port.Posting> } | undefined
-          const flush = () => {
-            if (current === undefined) return
-            out.push({
-              position: current.position,
-              entry: new Port.JournalEntry({
-                entry_id: Ids.LedgerEntryId.make(current.head.entry_id),
-                kind: current.head.kind,
-                reference: current.head.reference,
-                created_at: toDateTime(current.head.created_ms),
-                postings: current.postings
-              })
-            })
-          }
-          for (const r of rows) {
-            const position = Number(r.position)
-            if (current?.position !== position) {
-              flush()
-              current = { position, head: r, postings: [] }
-            }
-            if (r.account !== null) {
-              current.postings.push(
-                new Port.Posting({
-                  account: r.account as LedgerAccount.LedgerAccount,
-                  amount: Money.make(toBigInt(r.amount_minor), r.currency as Money.Currency)
+    const atomically = (entries: ReadonlyArray<Port.JournalEntry>) =>
+      sql.withTransaction(appendAll(entries)).pipe(
+        Effect.catchTag("SqlError", (e) =>
+          isCheckViolation(e.cause)
+            ? Effect.fail(
+                new Errors.Conflict({
+                  key: "ledger.insufficient.funds",
+                  message: "the balance is not enough for this movement"
                 })
               )
-            }
-          }
-          flush()
-          return out
-        }),
-        Effect.orDie
+            : Effect.die(e)
+        )
       )
-  })
-})
+
+    const sumOf = findOne({
+      Request: Schema.Tuple(Schema.String, Schema.String),
+      Result: BalanceRow.pipe(Schema.pluck("sum_minor")),
+      execute: ([
+        account,
+        currency
+      ]) => sql`SELECT CAST(sum_minor AS TEXT) AS sum_minor FROM cobro_ledger_balances
+      WHERE account = ${account} AND currency = ${currency}`
+    })
+    const balances = findAll({
+      Request: Schema.Void,
+      Result: BalanceRow,
+      execute: () =>
+        sql`SELECT account, currency, CAST(sum_minor AS TEXT) AS sum_minor FROM cobro_ledger_balances`
+    })
+    const postings = findAll({
+      Request: Schema.Tuple(Schema.Number, Schema.Number),
+      Result: PostingRow,
+      execute: ([
+        after,
+        limit
+      ]) => sql`SELECT e.position, e.entry_id, e.kind, e.reference, e.created_ms, p.account,
+        p.currency, CAST(p.amount_minor AS TEXT) AS amount_minor
+      FROM (SELECT * FROM cobro_ledger_entries WHERE position > ${after} ORDER BY position LIMIT ${limit}) e
+      LEFT JOIN cobro_ledger_postings p ON p.entry_position = e.position
+      ORDER BY e.position, p.line`
+    })
+
+    return Port.LedgerRepository.of({
+      append: (entry) => atomically([entry]),
+      appendAll: atomically,
+      sumOf: (account, currency) =>
+        Effect.map(
+          sumOf([account, currency]),
+          Option.getOrElse(() => 0n)
+        ),
+      balances: Effect.map(balances(undefined), (rows) =>
+        rows.map((r) => ({
+          account: r.account as LedgerAccount.LedgerAccount,
+          currency: r.currency,
+          sum: r.sum_minor
+        }))
+      ),
+      entries: (after, limit) => Effect.map(postings([after, limit]), entriesOf)
+    })
+  }
+)
 
 export const layer: Layer.Layer<Port.LedgerRepository, never, SqlClient.SqlClient> = Layer.effect(
   Port.LedgerRepository,

@@ -1,115 +1,152 @@
 /**
- * `PaymentRepository` over `SqlClient`: one implementation for Postgres and SQLite.
+ * `PaymentRepository` over `SqlClient`: one implementation for Postgres and SQLite. A row is its
+ * indexed columns beside the document (`doc`, in the storage shape of `internal/documents`).
  */
 import { SqlClient } from "@effect/sql"
-import { Errors, Payment as P, PaymentRepository as Port } from "@cobro/core"
-import { Effect, Layer, Option } from "effect"
-import { decodeJson, encodeJson, isUniqueViolation, millis, recoverable } from "./internal/sql.js"
+import { Payment as P, PaymentRepository as Port } from "@cobro/core"
+import { Effect, Layer, Option, Schema } from "effect"
+import * as Documents from "./internal/documents/payment.js"
+import {
+  Doc,
+  DocOnly,
+  Flag,
+  Millis,
+  findAll,
+  findOne,
+  forUpdate,
+  forUpdateSkipLocked,
+  write,
+  writeUnique
+} from "./internal/sql.js"
 
-export const make = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const encode = encodeJson(P.Payment)
-  const decode = decodeJson(P.Payment)
-  const forUpdate = sql.onDialectOrElse({ pg: () => sql` FOR UPDATE`, orElse: () => sql`` })
-  const skipLocked = sql.onDialectOrElse({ pg: () => sql` FOR UPDATE SKIP LOCKED`, orElse: () => sql`` })
-
-  const one = (rows: ReadonlyArray<{ doc: unknown }>) =>
-    Option.map(Option.fromNullable(rows[0]), (r) => decode(r.doc))
-  const many = (rows: ReadonlyArray<{ doc: unknown }>) => rows.map((r) => decode(r.doc))
-
-  const row = (p: P.Payment) => ({
-    id: p.id,
-    user_id: p.user_id,
-    external_id: p.external_id,
-    cvu: p.cvu,
-    team_id: p.team_id,
-    created_ms: millis(p.creation_timestamp),
-    expires_ms: millis(p.expiration_timestamp),
-    cvu_released: p.cvu_released ? 1 : 0,
-    doc: encode(p)
-  })
-
-  return Port.PaymentRepository.of({
-    insert: (payment) =>
-      recoverable(sql)(sql`INSERT INTO cobro_payments ${sql.insert(row(payment))}`).pipe(
-        Effect.asVoid,
-        Effect.catchTag("SqlError", (e) =>
-          isUniqueViolation(e)
-            ? Effect.fail(
-                new Errors.Conflict({
-                  key: "payment.external_id.taken",
-                  message: "a payment with this id or CVU already exists"
-                })
-              )
-            : Effect.die(e)
-        )
-      ),
-    update: (payment) => {
-      const { id: _, ...fields } = row(payment)
-      return sql`UPDATE cobro_payments SET ${sql.update(fields)} WHERE id = ${payment.id}`.pipe(
-        Effect.asVoid,
-        Effect.orDie
-      )
-    },
-    findById: (id) =>
-      sql<{ doc: unknown }>`SELECT doc FROM cobro_payments WHERE id = ${id}`.pipe(
-        Effect.map(one),
-        Effect.orDie
-      ),
-    findByIdForUpdate: (id) =>
-      sql<{ doc: unknown }>`SELECT doc FROM cobro_payments WHERE id = ${id}${forUpdate}`.pipe(
-        Effect.map(one),
-        Effect.orDie
-      ),
-    claimDue: (id, now) =>
-      sql<{ doc: unknown }>`SELECT doc FROM cobro_payments
-        WHERE id = ${id} AND cvu_released = 0 AND expires_ms <= ${millis(now)}${skipLocked}`.pipe(
-        Effect.map(one),
-        Effect.orDie
-      ),
-    findByExternalId: (user, ext) =>
-      sql<{
-        doc: unknown
-      }>`SELECT doc FROM cobro_payments WHERE user_id = ${user} AND external_id = ${ext}`.pipe(
-        Effect.map(one),
-        Effect.orDie
-      ),
-    findByCvu: (cvu) =>
-      sql<{ doc: unknown }>`SELECT doc FROM cobro_payments WHERE cvu = ${cvu}`.pipe(
-        Effect.map(one),
-        Effect.orDie
-      ),
-    findByCvuForUpdate: (cvu) =>
-      sql<{ doc: unknown }>`SELECT doc FROM cobro_payments WHERE cvu = ${cvu}${forUpdate}`.pipe(
-        Effect.map(one),
-        Effect.orDie
-      ),
-    findByCvusForUpdate: (cvus) =>
-      cvus.length === 0
-        ? Effect.succeed([])
-        : sql<{ doc: unknown }>`SELECT doc FROM cobro_payments WHERE ${sql.in("cvu", [...new Set(cvus)])}
-            ORDER BY id${forUpdate}`.pipe(Effect.map(many), Effect.orDie),
-    page: (query, cursor, limit) => {
-      const conditions = [
-        sql`user_id = ${query.user_id}`,
-        ...(query.team_id !== undefined ? [sql`team_id = ${query.team_id}`] : []),
-        ...(query.start_date !== undefined ? [sql`created_ms >= ${millis(query.start_date)}`] : []),
-        ...(query.end_date !== undefined ? [sql`created_ms <= ${millis(query.end_date)}`] : []),
-        ...Option.match(cursor, {
-          onNone: () => [],
-          onSome: (c) => [sql`(created_ms, id) > (${millis(c.creation_timestamp)}, ${c.id})`]
-        })
-      ]
-      return sql<{ doc: unknown }>`SELECT doc FROM cobro_payments WHERE ${sql.and(conditions)}
-        ORDER BY created_ms, id LIMIT ${limit}`.pipe(Effect.map(many), Effect.orDie)
-    },
-    findDue: (now, limit) =>
-      sql<{
-        doc: unknown
-      }>`SELECT doc FROM cobro_payments WHERE cvu_released = 0 AND expires_ms <= ${millis(now)}
-        ORDER BY expires_ms, id LIMIT ${limit}`.pipe(Effect.map(many), Effect.orDie)
-  })
+/** A row of `cobro_payments` as written. */
+const PaymentRow = Schema.Struct({
+  id: Schema.String,
+  user_id: Schema.String,
+  external_id: Schema.String,
+  cvu: Schema.String,
+  team_id: Schema.NullOr(Schema.String),
+  created_ms: Millis,
+  expires_ms: Millis,
+  cvu_released: Flag,
+  doc: Doc(Documents.Payment)
 })
+
+const row = (p: P.Payment): typeof PaymentRow.Type => ({
+  id: p.id,
+  user_id: p.user_id,
+  external_id: p.external_id,
+  cvu: p.cvu,
+  team_id: p.team_id,
+  created_ms: p.creation_timestamp,
+  expires_ms: p.expiration_timestamp,
+  cvu_released: p.cvu_released,
+  doc: p
+})
+
+const Stored = DocOnly(Documents.Payment)
+const Id = Schema.String
+
+export const make: Effect.Effect<Port.PaymentRepository["Type"], never, SqlClient.SqlClient> = Effect.gen(
+  function* () {
+    const sql = yield* SqlClient.SqlClient
+    const locked = forUpdate(sql)
+    const claimable = forUpdateSkipLocked(sql)
+
+    const insert = writeUnique(sql, {
+      Request: PaymentRow,
+      execute: (r) => sql`INSERT INTO cobro_payments ${sql.insert(r)}`
+    })
+    const update = write({
+      Request: PaymentRow,
+      execute: ({ id, ...fields }) => sql`UPDATE cobro_payments SET ${sql.update(fields)} WHERE id = ${id}`
+    })
+    const byId = (lock: boolean) =>
+      findOne({
+        Request: Id,
+        Result: Stored,
+        execute: (id) => sql`SELECT doc FROM cobro_payments WHERE id = ${id}${lock ? locked : sql``}`
+      })
+    const byCvu = (lock: boolean) =>
+      findOne({
+        Request: Id,
+        Result: Stored,
+        execute: (cvu) => sql`SELECT doc FROM cobro_payments WHERE cvu = ${cvu}${lock ? locked : sql``}`
+      })
+    const byCvus = findAll({
+      Request: Schema.Array(Schema.String),
+      Result: Stored,
+      execute: (cvus) => sql`SELECT doc FROM cobro_payments WHERE ${sql.in("cvu", cvus)} ORDER BY id${locked}`
+    })
+    const byExternalId = findOne({
+      Request: Schema.Struct({ user: Schema.String, ext: Schema.String }),
+      Result: Stored,
+      execute: ({ ext, user }) =>
+        sql`SELECT doc FROM cobro_payments WHERE user_id = ${user} AND external_id = ${ext}`
+    })
+    const claimDue = findOne({
+      Request: Schema.Struct({ id: Id, now: Millis }),
+      Result: Stored,
+      execute: ({ id, now }) => sql`SELECT doc FROM cobro_payments
+      WHERE id = ${id} AND cvu_released = 0 AND expires_ms <= ${now}${claimable}`
+    })
+    const findDue = findAll({
+      Request: Schema.Struct({ now: Millis, limit: Schema.Number }),
+      Result: Stored,
+      execute: ({
+        limit,
+        now
+      }) => sql`SELECT doc FROM cobro_payments WHERE cvu_released = 0 AND expires_ms <= ${now}
+      ORDER BY expires_ms, id LIMIT ${limit}`
+    })
+    const page = findAll({
+      Request: Schema.Struct({
+        user: Schema.String,
+        team: Schema.UndefinedOr(Schema.String),
+        from: Schema.UndefinedOr(Millis),
+        to: Schema.UndefinedOr(Millis),
+        after: Schema.UndefinedOr(Schema.Struct({ created: Millis, id: Id })),
+        limit: Schema.Number
+      }),
+      Result: Stored,
+      execute: (q) => {
+        const conditions = [
+          sql`user_id = ${q.user}`,
+          ...(q.team !== undefined ? [sql`team_id = ${q.team}`] : []),
+          ...(q.from !== undefined ? [sql`created_ms >= ${q.from}`] : []),
+          ...(q.to !== undefined ? [sql`created_ms <= ${q.to}`] : []),
+          ...(q.after !== undefined ? [sql`(created_ms, id) > (${q.after.created}, ${q.after.id})`] : [])
+        ]
+        return sql`SELECT doc FROM cobro_payments WHERE ${sql.and(conditions)}
+        ORDER BY created_ms, id LIMIT ${q.limit}`
+      }
+    })
+
+    return Port.PaymentRepository.of({
+      insert: (payment) => insert(row(payment), () => Effect.fail(Port.taken("external_id"))),
+      update: (payment) => update(row(payment)),
+      findById: byId(false),
+      findByIdForUpdate: byId(true),
+      claimDue: (id, now) => claimDue({ id, now }),
+      findByExternalId: (user, ext) => byExternalId({ user, ext }),
+      findByCvu: byCvu(false),
+      findByCvuForUpdate: byCvu(true),
+      findByCvusForUpdate: (cvus) => (cvus.length === 0 ? Effect.succeed([]) : byCvus([...new Set(cvus)])),
+      page: (query, cursor, limit) =>
+        page({
+          user: query.user_id,
+          team: query.team_id,
+          from: query.start_date,
+          to: query.end_date,
+          after: Option.getOrUndefined(
+            Option.map(cursor, (c) => ({ created: c.creation_timestamp, id: c.id }))
+          ),
+          limit
+        }),
+      findDue: (now, limit) => findDue({ now, limit })
+    })
+  }
+)
 
 export const layer: Layer.Layer<Port.PaymentRepository, never, SqlClient.SqlClient> = Layer.effect(
   Port.PaymentRepository,

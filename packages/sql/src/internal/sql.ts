@@ -2,9 +2,10 @@
  * Small helpers shared by the repositories: value conversions between the domain and rows that
  * both Postgres and SQLite return (Postgres gives BIGINT as text, SQLite as a number).
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { DateTime, Effect, Option, Schema } from "effect"
+import type { ParseError } from "effect/ParseResult"
 
 /**
  * BIGINT/INTEGER column → bigint. SQLite answers an INTEGER as a JavaScript number, which is not
@@ -37,12 +38,104 @@ export const decodeJson = <A, I>(schema: Schema.Schema<A, I>) => {
 }
 
 /**
- * Storage failures are infrastructure faults, not domain outcomes: the ports promise no SQL
- * errors, so they become defects (the unit of work rolls back and the caller sees a 500-class
- * failure at the edge, never a half-written record).
+ * The storage policy, in one place: SQL errors are infrastructure faults and a stored row that
+ * does not decode is a broken store, neither a domain outcome. The ports promise neither, so both
+ * become defects (the unit of work rolls back and the caller sees a 500-class failure at the
+ * edge, never a half-written record).
  */
-export const orDie = <A, R>(effect: Effect.Effect<A, SqlError, R>): Effect.Effect<A, never, R> =>
+export const orDie = <A, R>(effect: Effect.Effect<A, SqlError | ParseError, R>): Effect.Effect<A, never, R> =>
   Effect.orDie(effect)
+
+/** `FOR UPDATE` on Postgres; nothing on SQLite (one writer at a time, no row locks). */
+export const forUpdate = (sql: SqlClient.SqlClient) =>
+  sql.onDialectOrElse({ pg: () => sql` FOR UPDATE`, orElse: () => sql`` })
+
+/** `FOR UPDATE SKIP LOCKED` on Postgres; nothing on SQLite. */
+export const forUpdateSkipLocked = (sql: SqlClient.SqlClient) =>
+  sql.onDialectOrElse({ pg: () => sql` FOR UPDATE SKIP LOCKED`, orElse: () => sql`` })
+
+interface Query<IA, II, A, AI, E, R> {
+  readonly Request: Schema.Schema<IA, II>
+  readonly Result: Schema.Schema<A, AI>
+  readonly execute: (request: II) => Effect.Effect<ReadonlyArray<unknown>, E, R>
+}
+
+/** `SqlSchema.findOne` under the storage policy: the row decoded by `Result`, if any. */
+export const findOne =
+  <IA, II, A, AI, R>(options: Query<IA, II, A, AI, SqlError, R>) =>
+  (request: IA): Effect.Effect<Option.Option<A>, never, R> =>
+    orDie(SqlSchema.findOne(options)(request))
+
+/** `SqlSchema.findAll` under the storage policy: every row decoded by `Result`. */
+export const findAll =
+  <IA, II, A, AI, R>(options: Query<IA, II, A, AI, SqlError, R>) =>
+  (request: IA): Effect.Effect<ReadonlyArray<A>, never, R> =>
+    orDie(SqlSchema.findAll(options)(request))
+
+/** `SqlSchema.single` under the storage policy: the one row a statement answers (none is a defect). */
+export const single =
+  <IA, II, A, AI, R>(options: Query<IA, II, A, AI, SqlError, R>) =>
+  (request: IA): Effect.Effect<A, never, R> =>
+    Effect.orDie(SqlSchema.single(options)(request))
+
+/** `SqlSchema.void` under the storage policy: a statement whose request `Request` encodes. */
+export const write =
+  <IA, II, R>(options: {
+    readonly Request: Schema.Schema<IA, II>
+    readonly execute: (request: II) => Effect.Effect<unknown, SqlError, R>
+  }) =>
+  (request: IA): Effect.Effect<void, never, R> =>
+    orDie(SqlSchema.void(options)(request))
+
+/**
+ * `SqlSchema.void` for a statement a unique constraint may refuse, the refusal being a domain
+ * outcome: run `recoverable`-ly (a savepoint inside a unit of work), a unique violation becomes
+ * `onViolation`'s failure, anything else a defect.
+ */
+export const writeUnique =
+  <IA, II, R>(
+    sql: SqlClient.SqlClient,
+    options: {
+      readonly Request: Schema.Schema<IA, II>
+      readonly execute: (request: II) => Effect.Effect<unknown, SqlError, R>
+    }
+  ) =>
+  <E, R2>(
+    request: IA,
+    onViolation: (error: SqlError) => Effect.Effect<never, E, R2>
+  ): Effect.Effect<void, E, R | R2> =>
+    recoverable(sql)(SqlSchema.void(options)(request)).pipe(
+      Effect.catchAll((e) => (e._tag === "SqlError" && isUniqueViolation(e) ? onViolation(e) : Effect.die(e)))
+    )
+
+/**
+ * A column of epoch milliseconds (Postgres answers BIGINT as text, SQLite as a number) as a
+ * `DateTime.Utc`; written as a number.
+ */
+export const Millis = Schema.compose(
+  Schema.Union(Schema.Number, Schema.NumberFromString),
+  Schema.DateTimeUtcFromNumber
+)
+
+/** A nullable epoch-millisecond column. */
+export const NullableMillis = Schema.NullOr(Millis)
+
+/** A money or position column selected as text (`CAST(... AS TEXT)`), as an exact bigint. */
+export const BigIntText = Schema.Union(Schema.BigInt, Schema.BigIntFromNumber)
+
+/** A boolean kept as 0/1 (SQLite has no boolean; Postgres columns here are INTEGER too). */
+export const Flag = Schema.transform(Schema.Union(Schema.Number, Schema.NumberFromString), Schema.Boolean, {
+  strict: true,
+  decode: (n) => n !== 0,
+  encode: (b) => (b ? 1 : 0)
+})
+
+/** A `doc` column: the JSON text of a document, decoded by the document's storage codec. */
+export const Doc = <A, I>(storage: Schema.Schema<A, I>) => Schema.parseJson(storage)
+
+/** A row read for its `doc` column alone, as the document. */
+export const DocOnly = <A, I>(storage: Schema.Schema<A, I>) =>
+  Schema.Struct({ doc: Doc(storage) }).pipe(Schema.pluck("doc"))
 
 /** Whether a SQL error is a unique-constraint violation (Postgres 23505, SQLite UNIQUE). */
 export const isUniqueViolation = (error: SqlError): boolean => {
