@@ -9,14 +9,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { BankAccount, CvuDirectory, Ids } from "@cobro/core"
 import { Migrations, SqlCvuDirectory } from "@cobro/sql"
-import { PgStorage } from "@cobro/sql-pg"
-import { SqliteStorage } from "@cobro/sql-sqlite"
-import { Migrator, SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Redacted } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { freshPgUrl, pgAvailable } from "../src/index.js"
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { barePostgres, bareSqlite, migrateTo, pgAvailable } from "../src/index.js"
 
 const available = await Effect.runPromise(pgAvailable)
 
@@ -24,15 +19,9 @@ const cvu = (n: number) => BankAccount.makeCvu("0000003", String(n).padStart(13,
 const u1 = Ids.UserId.make("u1")
 const u2 = Ids.UserId.make("u2")
 
-/** The migrations up to 0008: the schema before the directory. */
-const migrateTo0008 = Migrator.make({})({
-  loader: Effect.map(Migrations.loader, (all) => all.filter(([id]) => id <= 8)),
-  table: "cobro_migrations"
-})
-
 const upgrade = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  yield* migrateTo0008
+  yield* migrateTo(8)
   const payment = (id: string, user: string, n: number, released: number) =>
     sql`INSERT INTO cobro_payments ${sql.insert({
       id,
@@ -96,21 +85,7 @@ const upgrade = Effect.gen(function* () {
   ])
 }).pipe(Effect.provide(SqlCvuDirectory.layer))
 
-const sqliteClient = Layer.unwrapScoped(
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "cobro-0009-"))),
-      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-    ),
-    (dir) => SqliteStorage.client({ filename: path.join(dir, "cobro.db") })
-  )
-)
-
-const pgClient = Layer.unwrapScoped(
-  Effect.map(freshPgUrl, (url) => PgStorage.client({ url: Redacted.make(url), maxConnections: 2 }))
-)
-
 describe("migration 0009: the CVU directory filled from the stored payments, customers and splits", () => {
-  it.effect("on SQLite", () => Effect.provide(upgrade, sqliteClient), 60_000)
-  it.effect.skipIf(!available)("on Postgres", () => Effect.provide(upgrade, pgClient), 60_000)
+  it.effect("on SQLite", () => Effect.provide(upgrade, bareSqlite), 60_000)
+  it.effect.skipIf(!available)("on Postgres", () => Effect.provide(upgrade, barePostgres), 60_000)
 })
