@@ -5,7 +5,8 @@
 import { Migrations } from "@cobro/sql"
 import { PgStorage } from "@cobro/sql-pg"
 import { SqliteStorage } from "@cobro/sql-sqlite"
-import { Migrator } from "@effect/sql"
+import { Migrator, type SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -20,7 +21,7 @@ export const migrateTo = (version: number) =>
   })
 
 /** A SQLite client on a fresh file in the temp folder, removed with the layer. */
-export const bareSqlite = Layer.unwrapScoped(
+export const bareSqlite: Layer.Layer<SqlClient.SqlClient, unknown> = Layer.unwrapScoped(
   Effect.map(
     Effect.acquireRelease(
       Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "cobro-migration-"))),
@@ -31,6 +32,6 @@ export const bareSqlite = Layer.unwrapScoped(
 )
 
 /** A Postgres client on a fresh database, dropped with the layer. */
-export const barePostgres = Layer.unwrapScoped(
+export const barePostgres: Layer.Layer<SqlClient.SqlClient, SqlError> = Layer.unwrapScoped(
   Effect.map(freshPgUrl, (url) => PgStorage.client({ url: Redacted.make(url), maxConnections: 2 }))
 )
