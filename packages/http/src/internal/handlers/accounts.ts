@@ -2,8 +2,8 @@
 import { Accounts } from "@cobro/core"
 import { Effect } from "effect"
 import { success } from "../../Envelope.js"
-import { CurrentPrincipal, type PartnerAuthentication } from "../../Security.js"
-import { domain, type GroupLive, group } from "./shared.js"
+import type { PartnerAuthentication } from "../../Security.js"
+import { asPrincipal, type GroupLive, group } from "./shared.js"
 
 export const AccountsLive: GroupLive<"accounts", Accounts.Accounts | PartnerAuthentication> = group(
   "accounts",
@@ -12,13 +12,11 @@ export const AccountsLive: GroupLive<"accounts", Accounts.Accounts | PartnerAuth
       const accounts = yield* Accounts.Accounts
       return handlers
         .handle("get", ({ path }) =>
-          Effect.flatMap(CurrentPrincipal, (principal) =>
-            domain(Effect.map(accounts.getAccount(principal, path.user_id), success))
-          )
+          asPrincipal((principal) => Effect.map(accounts.getAccount(principal, path.user_id), success))
         )
         .handle("update", ({ path, payload }) =>
-          Effect.flatMap(CurrentPrincipal, (principal) =>
-            domain(Effect.map(accounts.updateAccount(principal, path.user_id, payload), success))
+          asPrincipal((principal) =>
+            Effect.map(accounts.updateAccount(principal, path.user_id, payload), success)
           )
         )
     })

@@ -6,7 +6,7 @@ import { Customer, Customers, type Idempotency } from "@cobro/core"
 import { Effect, Stream } from "effect"
 import { ok } from "../../Envelope.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
-import { domain, type GroupLive, principalPost, ownList, replies, streamedList, group } from "./shared.js"
+import { asPrincipal, type GroupLive, group, ownList, streamedList } from "./shared.js"
 
 export const CustomersLive: GroupLive<
   "customers",
@@ -15,23 +15,17 @@ export const CustomersLive: GroupLive<
   Effect.gen(function* () {
     const customers = yield* Customers.Customers
     return handlers
-      .handle("create", ({ headers, payload, request }) =>
-        principalPost({ headers, request }, (principal) => ({
-          payload: { schema: Customer.CreateCustomerRequest, value: payload },
-          reply: replies.customerCreated,
-          run: domain(
-            Effect.map(customers.create(principal.user_id, payload), (c) =>
-              ok("customer.created", Customer.CustomerCreated.fromCustomer(c))
-            )
+      .handle("create", ({ payload }) =>
+        asPrincipal((principal) =>
+          Effect.map(customers.create(principal.user_id, payload), (c) =>
+            ok("customer.created", Customer.CustomerCreated.fromCustomer(c))
           )
-        }))
+        )
       )
       .handle("changeAlias", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) =>
-          domain(
-            Effect.map(customers.changeAlias(principal.user_id, path.customer_id, payload), (c) =>
-              ok("customer.alias.updated", Customer.CustomerAliasChanged.fromCustomer(c))
-            )
+        asPrincipal((principal) =>
+          Effect.map(customers.changeAlias(principal.user_id, path.customer_id, payload), (c) =>
+            ok("customer.alias.updated", Customer.CustomerAliasChanged.fromCustomer(c))
           )
         )
       )
@@ -51,12 +45,10 @@ export const CustomersLive: GroupLive<
         })
       )
       .handle("getTransaction", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) =>
-          domain(
-            Effect.map(
-              customers.getTransaction(principal.user_id, path.customer_id, path.transaction_id),
-              (t) => ok("customer.transaction.found", t)
-            )
+        asPrincipal((principal) =>
+          Effect.map(
+            customers.getTransaction(principal.user_id, path.customer_id, path.transaction_id),
+            (t) => ok("customer.transaction.found", t)
           )
         )
       )

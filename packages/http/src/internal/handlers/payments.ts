@@ -2,13 +2,13 @@
  * The payment routes: `publicPayments` (create a payment and read its public view, rate limited
  * and without a token) and `payments` (the merchant's list, detail and changes of its payments).
  */
-import { Accounts, type Idempotency, type Payment, PaymentRequest, Payments } from "@cobro/core"
+import { Accounts, type Idempotency, type Payment, Payments } from "@cobro/core"
 import { Effect } from "effect"
 import * as Api from "../../Api.js"
 import { ok } from "../../Envelope.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
 import type { PublicRateLimit } from "../rateLimit.js"
-import { domain, type GroupLive, idempotentPost, ownList, replies, streamedList, group } from "./shared.js"
+import { asPrincipal, domain, type GroupLive, group, ownList, streamedList } from "./shared.js"
 
 const toCreated = (payment: Payment.Payment): typeof Api.PaymentCreated.Type => ({
   id: payment.id,
@@ -25,16 +25,8 @@ export const PublicPaymentsLive: GroupLive<
   Effect.gen(function* () {
     const payments = yield* Payments.Payments
     return handlers
-      .handle("create", ({ headers, payload, request }) =>
-        idempotentPost(
-          { headers, request },
-          {
-            scope: `public:${payload.user_id}`,
-            payload: { schema: PaymentRequest.CreatePaymentRequest, value: payload },
-            reply: replies.paymentCreated,
-            run: domain(Effect.map(payments.create(payload), (p) => ok("payment.created", toCreated(p))))
-          }
-        )
+      .handle("create", ({ payload }) =>
+        domain(Effect.map(payments.create(payload), (p) => ok("payment.created", toCreated(p))))
       )
       .handle("getPublic", ({ path }) =>
         Effect.map(domain(payments.getPublic(path.paymentId)), (view) => ok("payment.found", view))
@@ -78,28 +70,23 @@ export const PaymentsLive: GroupLive<"payments", Payments.Payments | Accounts.Ac
           })
         )
         .handle("get", ({ path }) =>
-          Effect.gen(function* () {
-            const principal = yield* CurrentPrincipal
-            const payment = yield* domain(payments.get(principal.user_id, path.paymentId))
-            return ok("payment.found", yield* domain(detailOf(payment, accounts)))
-          })
+          asPrincipal((principal) =>
+            payments.get(principal.user_id, path.paymentId).pipe(
+              Effect.flatMap((payment) => detailOf(payment, accounts)),
+              Effect.map((detail) => ok("payment.found", detail))
+            )
+          )
         )
         .handle("extendExpiration", ({ path, payload }) =>
-          Effect.flatMap(CurrentPrincipal, (principal) =>
-            domain(payments.extendExpiration(principal.user_id, path.paymentId, payload))
-          )
+          asPrincipal((principal) => payments.extendExpiration(principal.user_id, path.paymentId, payload))
         )
         .handle("reprice", ({ path, payload }) =>
-          Effect.flatMap(CurrentPrincipal, (principal) =>
-            domain(payments.reprice(principal.user_id, path.paymentId, payload))
-          )
+          asPrincipal((principal) => payments.reprice(principal.user_id, path.paymentId, payload))
         )
         .handle("updateMetadata", ({ path, payload }) =>
-          Effect.flatMap(CurrentPrincipal, (principal) =>
-            domain(
-              Effect.map(payments.updateMotive(principal.user_id, path.paymentId, payload.motive), (p) =>
-                ok("payment.metadata.updated", p)
-              )
+          asPrincipal((principal) =>
+            Effect.map(payments.updateMotive(principal.user_id, path.paymentId, payload.motive), (p) =>
+              ok("payment.metadata.updated", p)
             )
           )
         )

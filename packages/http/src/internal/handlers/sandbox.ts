@@ -8,7 +8,7 @@ import * as Api from "../../Api.js"
 import { ApiError } from "../../ApiError.js"
 import { ok } from "../../Envelope.js"
 import type { Authentication } from "../../Security.js"
-import { domain, type GroupLive, principalPost, replies, group } from "./shared.js"
+import { asPrincipal, type GroupLive, group } from "./shared.js"
 
 /** `Faucet` is not in its type: it is read with `Effect.serviceOption` (present in sandbox mode). */
 export const SandboxLive: GroupLive<"sandbox", Idempotency.Idempotency | Authentication> = group(
@@ -16,21 +16,16 @@ export const SandboxLive: GroupLive<"sandbox", Idempotency.Idempotency | Authent
   (handlers) =>
     Effect.gen(function* () {
       const faucet = yield* Effect.serviceOption(Faucet.Faucet)
-      return handlers.handle("faucet", ({ headers, path, payload, request }) =>
-        Effect.gen(function* () {
-          if (Option.isNone(faucet)) {
-            return yield* ApiError.of(404, "route.not.found", "the faucet exists only in sandbox mode")
-          }
-          const send = faucet.value.send
-          return yield* principalPost({ headers, request }, (principal) => ({
-            payload: { schema: Faucet.FaucetRequest, value: payload },
-            reply: replies.faucetResult,
-            run: domain(
+      return handlers.handle("faucet", ({ path, payload }) =>
+        Option.match(faucet, {
+          onNone: () =>
+            Effect.fail(ApiError.of(404, "route.not.found", "the faucet exists only in sandbox mode")),
+          onSome: ({ send }) =>
+            asPrincipal((principal) =>
               Effect.map(send(principal.user_id, path.cvu, payload), ({ outcome, transfer }) =>
                 ok("faucet.transfer.sent", faucetResult(transfer, outcome))
               )
             )
-          }))
         })
       )
     })

@@ -1,9 +1,9 @@
 /** The `schedules` routes (partner-authenticated): payout schedules (create, list, read, update). */
-import { type Idempotency, Schedule, Schedules } from "@cobro/core"
+import { type Idempotency, Schedules } from "@cobro/core"
 import { Effect } from "effect"
 import { success } from "../../Envelope.js"
-import { CurrentPrincipal, type PartnerAuthentication } from "../../Security.js"
-import { domain, type GroupLive, principalPost, replies, group } from "./shared.js"
+import type { PartnerAuthentication } from "../../Security.js"
+import { asPrincipal, type GroupLive, group } from "./shared.js"
 
 export const SchedulesLive: GroupLive<
   "schedules",
@@ -12,27 +12,19 @@ export const SchedulesLive: GroupLive<
   Effect.gen(function* () {
     const schedules = yield* Schedules.Schedules
     return handlers
-      .handle("create", ({ headers, payload, request }) =>
-        principalPost({ headers, request }, (principal) => ({
-          payload: { schema: Schedule.CreateScheduleRequest, value: payload },
-          reply: replies.payoutScheduleWireStatus,
-          run: domain(Effect.map(schedules.create(principal, payload), success))
-        }))
+      .handle("create", ({ payload }) =>
+        asPrincipal((principal) => Effect.map(schedules.create(principal, payload), success))
       )
       .handle("list", () =>
-        Effect.flatMap(CurrentPrincipal, (principal) =>
-          domain(Effect.map(schedules.list(principal), (list) => success({ schedules: list })))
+        asPrincipal((principal) =>
+          Effect.map(schedules.list(principal), (list) => success({ schedules: list }))
         )
       )
       .handle("get", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) =>
-          domain(Effect.map(schedules.get(principal, path.schedule_id), success))
-        )
+        asPrincipal((principal) => Effect.map(schedules.get(principal, path.schedule_id), success))
       )
       .handle("update", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) =>
-          domain(Effect.map(schedules.patch(principal, path.schedule_id, payload), success))
-        )
+        asPrincipal((principal) => Effect.map(schedules.patch(principal, path.schedule_id, payload), success))
       )
   })
 )

@@ -1,19 +1,18 @@
 /**
- * What the route groups' handlers share: mapping domain errors to `ApiError`, the owner check
- * and streamed body of the list routes, the reply schemas of the idempotent routes and
- * `idempotentPost` (with `principalPost`, its authenticated form), the one way a handler runs an
- * `Idempotency-Key` route.
+ * What the route groups' handlers share: `group`, which builds a group's handlers and runs every
+ * route that declares the `Idempotency-Key` header under it; mapping domain errors to `ApiError`
+ * (`domain`, `asPrincipal`); the owner check and streamed body of the list routes.
  */
 import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Customer, type Errors, type Idempotency, type Principal, Schedule, Split } from "@cobro/core"
-import { Cause, Chunk, Effect, FiberRef, type Layer, Schema, Stream } from "effect"
+import type { Errors, Principal } from "@cobro/core"
+import { Cause, Chunk, Effect, FiberRef, type Layer, Option, Schema, SchemaAST as AST, Stream } from "effect"
 import * as Api from "../../Api.js"
 import { ApiError, fromDomain } from "../../ApiError.js"
-import { Envelope, StatusEnvelope } from "../../Envelope.js"
 import { CurrentPrincipal } from "../../Security.js"
 import { replied } from "../boundary.js"
 import { idempotent } from "../idempotent.js"
@@ -31,8 +30,8 @@ type ApiErrors = typeof Api.CobroApi extends HttpApi.HttpApi<string, infer _G, i
 type ApiContext = typeof Api.CobroApi extends HttpApi.HttpApi<string, infer _G, infer _E, infer R> ? R : never
 
 /**
- * `HttpApiBuilder.group` of `CobroApi`, with every handler marking its fiber once it succeeds
- * (`replied`): a failure after it is then its reply's encoding, answered 500, not 400.
+ * `HttpApiBuilder.group` of `CobroApi`, each handler run by `run` (see there). The handlers' own
+ * types stay `HttpApiBuilder`'s: only `handle` is intercepted.
  */
 export const group = <const Name extends HttpApiGroup.HttpApiGroup.Name<Groups>, Return>(
   name: Name,
@@ -43,36 +42,92 @@ export const group = <const Name extends HttpApiGroup.HttpApiGroup.Name<Groups>,
       HttpApiGroup.HttpApiGroup.WithName<Groups, Name>
     >
   ) => HttpApiBuilder.Handlers.ValidateReturn<Return>
-) => HttpApiBuilder.group(Api.CobroApi, name, (handlers) => build(replying(handlers)))
+) =>
+  HttpApiBuilder.group(Api.CobroApi, name, (handlers) =>
+    build(intercepted(handlers, (Api.CobroApi.groups as unknown as Record<string, GroupProps>)[name]!))
+  )
 
-/** `handlers` whose `handle` wraps each handler so that, once it succeeds, it sets `replied`. */
-const replying = <H extends object>(handlers: H): H =>
+interface GroupProps {
+  readonly endpoints: Record<string, HttpApiEndpoint.HttpApiEndpoint.AnyWithProps>
+}
+
+/** What `HttpApiBuilder` hands a handler. */
+interface Input {
+  readonly request: HttpServerRequest.HttpServerRequest
+  readonly headers?: { readonly "idempotency-key"?: string | undefined }
+  readonly payload?: unknown
+}
+
+type Handler = (input: Input) => Effect.Effect<unknown, unknown, unknown>
+
+/** `handlers` whose `handle` passes each handler through `run` with its endpoint. */
+const intercepted = <H extends object>(handlers: H, group: GroupProps): H =>
   new Proxy(handlers, {
     get: (target, property, receiver) => {
       if (property !== "handle") return Reflect.get(target, property, receiver)
       const handle = (target as unknown as Handle).handle.bind(target)
-      return (
-        name: string,
-        handler: (request: unknown) => Effect.Effect<unknown, unknown, unknown>,
-        options?: unknown
-      ) =>
-        replying(
-          handle(name, (request) => Effect.tap(handler(request), () => FiberRef.set(replied, true)), options)
+      return (name: string, handler: Handler, options?: unknown) =>
+        intercepted(
+          handle(name, (input) => run(group.endpoints[name]!, handler, input), options),
+          group
         )
     }
   })
 
 interface Handle {
-  readonly handle: (
-    name: string,
-    handler: (request: unknown) => Effect.Effect<unknown, unknown, unknown>,
-    options?: unknown
-  ) => object
+  readonly handle: (name: string, handler: Handler, options?: unknown) => object
+}
+
+/** Whether `endpoint` declares the `Idempotency-Key` header. */
+const isIdempotent = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) =>
+  Option.exists(endpoint.headersSchema, (schema) =>
+    AST.getPropertySignatures(schema.ast).some((ps) => ps.name === "idempotency-key")
+  )
+
+/**
+ * Runs `handler` for `endpoint`. A route that declares `Idempotency-Key` runs under it: the keys
+ * are the principal's (scope: its user id) or, on a public route, the merchant's its body names
+ * (`public:<user_id>`); the fingerprint is the payload encoded back with the route's payload
+ * schema (`null` without a body) and the reply is stored as the route's success schema encodes
+ * it. Once the handler succeeded the fiber is marked (`replied`): a failure after it is then its
+ * reply's encoding, answered 500, not 400.
+ */
+const run = (
+  endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps,
+  handler: Handler,
+  input: Input
+): Effect.Effect<unknown, unknown, unknown> => {
+  const answer = isIdempotent(endpoint)
+    ? Effect.flatMap(Effect.serviceOption(CurrentPrincipal), (principal) =>
+        idempotent({
+          scope: Option.match(principal, {
+            onNone: () => `public:${(input.payload as { readonly user_id: string }).user_id}`,
+            onSome: (p) => p.user_id
+          }),
+          key: input.headers?.["idempotency-key"],
+          method: input.request.method,
+          path: pathOf(input.request),
+          body: () =>
+            Option.match(endpoint.payloadSchema, {
+              onNone: () => null,
+              onSome: (schema) => Schema.encodeSync(schema as Schema.Schema<unknown>)(input.payload)
+            }),
+          schema: endpoint.successSchema as Schema.Schema<unknown>,
+          run: handler(input) as Effect.Effect<unknown, ApiError>
+        })
+      )
+    : handler(input)
+  return Effect.tap(answer, () => FiberRef.set(replied, true))
 }
 
 export const domain = <A, R>(
   effect: Effect.Effect<A, Errors.DomainError, R>
 ): Effect.Effect<A, ApiError, R> => Effect.mapError(effect, fromDomain)
+
+/** `f` of the authenticated principal, its domain errors mapped to `ApiError`. */
+export const asPrincipal = <A, R>(
+  f: (principal: Principal.Principal) => Effect.Effect<A, Errors.DomainError, R>
+): Effect.Effect<A, ApiError, R | CurrentPrincipal> => Effect.flatMap(CurrentPrincipal, (p) => domain(f(p)))
 
 const pathOf = (request: HttpServerRequest.HttpServerRequest) => request.url.split("?")[0] ?? request.url
 
@@ -140,60 +195,3 @@ export const ownList = (principal: { readonly user_id: string }, user_id: string
   user_id === principal.user_id
     ? Effect.void
     : Effect.fail(ApiError.of(404, "user.not.found", `user ${user_id} not found`))
-
-/** The reply schemas of the idempotent routes, built once (not per request). */
-export const replies = {
-  paymentCreated: Envelope(Api.PaymentCreated),
-  faucetResult: Envelope(Api.FaucetResult),
-  customerCreated: Envelope(Customer.CustomerCreated),
-  payoutScheduleWireStatus: StatusEnvelope(Schedule.PayoutScheduleWire),
-  splitPaymentView: Envelope(Split.SplitPaymentView),
-  verificationRequestView: Envelope(Split.VerificationRequestView),
-  payoutAccount: Envelope(Split.PayoutAccount)
-}
-
-/**
- * Runs an `Idempotency-Key` route (all are POST): the key, method and path come from `incoming`
- * (the handler's `headers` and `request`), the rest from the route. The fingerprint is `payload`
- * encoded back with its request schema (`null` for a route without a body), computed only when
- * the request carries a key.
- */
-export const idempotentPost = <A, I, R, P = never, PI = never>(
-  incoming: {
-    readonly headers: typeof Api.IdempotencyHeaders.Type
-    readonly request: HttpServerRequest.HttpServerRequest
-  },
-  route: {
-    /** Whose keys these are: a user id, or `public:<user_id>` on the public route. */
-    readonly scope: string
-    readonly payload?: { readonly schema: Schema.Schema<P, PI>; readonly value: P }
-    /** The reply's schema: one of `replies`. */
-    readonly reply: Schema.Schema<A, I>
-    readonly run: Effect.Effect<A, ApiError, R>
-  }
-): Effect.Effect<A | HttpServerResponse.HttpServerResponse, ApiError, R | Idempotency.Idempotency> => {
-  const payload = route.payload
-  return idempotent({
-    scope: route.scope,
-    key: incoming.headers["idempotency-key"],
-    method: incoming.request.method,
-    path: pathOf(incoming.request),
-    body: payload === undefined ? () => null : () => Schema.encodeSync(payload.schema)(payload.value),
-    schema: route.reply,
-    run: route.run
-  })
-}
-
-/**
- * `idempotentPost` of an authenticated route: the keys are the principal's (scope: its user id),
- * and `route` builds the rest from the principal.
- */
-export const principalPost = <A, I, R, P = never, PI = never>(
-  incoming: Parameters<typeof idempotentPost>[0],
-  route: (
-    principal: Principal.Principal
-  ) => Omit<Parameters<typeof idempotentPost<A, I, R, P, PI>>[1], "scope">
-) =>
-  Effect.flatMap(CurrentPrincipal, (principal) =>
-    idempotentPost(incoming, { scope: principal.user_id, ...route(principal) })
-  )
