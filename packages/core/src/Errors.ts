@@ -1,11 +1,12 @@
 /**
- * The domain's error vocabulary. Each error carries a dotted `key` (the `message` field of the
- * wire envelope, e.g. `payment.not.found`) and a human `message`; `@cobro/http` maps the tag to
- * an HTTP status. A handful of generic tags keeps that mapping small while the keys stay precise.
+ * The domain's error vocabulary: what went wrong, in the engine's terms. Each error carries a
+ * dotted `key` naming the precise case (e.g. `payment.not.found`) and a human `message`. A
+ * handful of tags says what kind of refusal it is; how a transport answers each kind (an HTTP
+ * status, a CLI exit code) is the transport's business (`@cobro/http`'s error schemas).
  */
 import { Schema } from "effect"
 
-/** A resource that does not exist, or belongs to another account (never leaked). → 404 */
+/** A resource that does not exist, or belongs to another account (whose existence is never leaked). */
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   key: Schema.String,
   message: Schema.String
@@ -15,7 +16,7 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   }
 }
 
-/** Input that breaks a documented rule; `field` names the offending field. → 400 */
+/** Input that breaks a documented rule; `field` names the offending field. */
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
   key: Schema.String,
   field: Schema.String,
@@ -26,37 +27,37 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
   }
 }
 
-/** The request conflicts with the resource's current state or with another resource. → 409 */
+/** The operation conflicts with the resource's current state or with another resource. */
 export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
   key: Schema.String,
   message: Schema.String
 }) {}
 
-/** A well-formed request that cannot be processed (an `Idempotency-Key` reused with another request). → 422 */
+/** A well-formed operation that cannot be carried out as asked (an `Idempotency-Key` reused with another operation). */
 export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unprocessable", {
   key: Schema.String,
   message: Schema.String
 }) {}
 
-/** The caller is known but may not do this. → 403 */
+/** The caller is known but may not do this. */
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
   key: Schema.String,
   message: Schema.String
 }) {}
 
-/** Missing, unknown, expired or revoked credentials. → 401 */
+/** The caller could not be identified: missing, unknown, expired or revoked credentials. */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
   key: Schema.String,
   message: Schema.String
 }) {}
 
-/** A deprecated or disabled capability (crypto and PIX payment methods). → 503 */
+/** A deprecated or disabled capability (crypto and PIX payment methods). */
 export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", {
   key: Schema.String,
   message: Schema.String
 }) {}
 
-/** An external system (bank provider, exchange rates) failed. → 502 */
+/** An external system (bank provider, exchange rates) failed. */
 export class ProviderFailure extends Schema.TaggedError<ProviderFailure>()("ProviderFailure", {
   key: Schema.String,
   message: Schema.String

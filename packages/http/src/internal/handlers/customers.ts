@@ -6,7 +6,8 @@ import { Customer, Customers, type Idempotency } from "@cobro/core"
 import { Effect, Stream } from "effect"
 import { ok } from "../../Envelope.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
-import { asPrincipal, type GroupLive, group, ownList, streamedList } from "./shared.js"
+import { asPrincipal, type GroupLive, group, ownList } from "./shared.js"
+import { streamedList } from "./streamedList.js"
 
 export const CustomersLive: GroupLive<
   "customers",

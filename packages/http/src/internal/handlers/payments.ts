@@ -8,7 +8,8 @@ import * as Api from "../../Api.js"
 import { ok } from "../../Envelope.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
 import type { PublicRateLimit } from "../rateLimit.js"
-import { asPrincipal, domain, type GroupLive, group, ownList, streamedList } from "./shared.js"
+import { asPrincipal, domain, type GroupLive, group, ownList } from "./shared.js"
+import { streamedList } from "./streamedList.js"
 
 const toCreated = (payment: Payment.Payment): typeof Api.PaymentCreated.Type => ({
   id: payment.id,

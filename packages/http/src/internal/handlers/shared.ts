@@ -1,16 +1,15 @@
 /**
  * What the route groups' handlers share: `group`, which builds a group's handlers and runs every
  * route that declares the `Idempotency-Key` header under it; mapping domain errors to `ApiError`
- * (`domain`, `asPrincipal`); the owner check and streamed body of the list routes.
+ * (`domain`, `asPrincipal`); the owner check of the list routes (their body: `streamedList.ts`).
  */
 import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Errors, Principal } from "@cobro/core"
-import { Cause, Chunk, Effect, FiberRef, type Layer, Option, Schema, SchemaAST as AST, Stream } from "effect"
+import { Effect, FiberRef, type Layer, Option, Schema, SchemaAST as AST } from "effect"
 import * as Api from "../../Api.js"
 import { ApiError, fromDomain } from "../../ApiError.js"
 import { CurrentPrincipal } from "../../Security.js"
@@ -130,66 +129,6 @@ export const asPrincipal = <A, R>(
 ): Effect.Effect<A, ApiError, R | CurrentPrincipal> => Effect.flatMap(CurrentPrincipal, (p) => domain(f(p)))
 
 const pathOf = (request: HttpServerRequest.HttpServerRequest) => request.url.split("?")[0] ?? request.url
-
-/**
- * An envelope whose `data.<field>` is an array written as the stream yields it, so a list of any
- * length is sent in constant memory. Callers check access before, so the stream only fails on a
- * storage defect. The 200 and part of the body are then already sent: the defect is logged and
- * the connection cut (on node, its socket destroyed; on a fetch-style host, the body stream
- * errors), so that no client takes the part for the whole list. Ending the body instead, as the
- * platform does on a failed stream, made a truncated list a complete HTTP response.
- *
- * Each chunk of `items` (a storage page) is encoded and written as one piece of the body, not one
- * piece per item. With a write per item, the items' buffers queued behind the socket lived long
- * enough to leave V8's young generation, and their memory came back only at a full collection:
- * the peak grew with the length of the list (figures in bench/results.md). With a write per page
- * it does not.
- */
-export const streamedList = <A, I, E>(
-  message: string,
-  field: string,
-  item: Schema.Schema<A, I>,
-  items: Stream.Stream<A, E>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
-  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-    const encode = Schema.encodeSync(item)
-    const open = `{"message":${JSON.stringify(message)},"error":false,"code":200,"data":{${JSON.stringify(field)}:[`
-    const body = Stream.make(open).pipe(
-      Stream.concat(
-        items.pipe(
-          Stream.orDie,
-          Stream.chunks,
-          Stream.filter(Chunk.isNonEmpty),
-          Stream.mapAccum(true, (first, chunk) => {
-            let json = ""
-            for (const value of chunk) json += `,${JSON.stringify(encode(value))}`
-            return [false, first ? json.slice(1) : json] as const
-          })
-        )
-      ),
-      Stream.concat(Stream.make("]}}")),
-      Stream.tapErrorCause((cause) =>
-        Cause.isInterruptedOnly(cause)
-          ? Effect.void
-          : Effect.zipRight(
-              Effect.logError(
-                `${request.method} ${pathOf(request)} failed while its list was being sent`,
-                cause
-              ),
-              cut(request)
-            )
-      ),
-      Stream.encodeText
-    )
-    return HttpServerResponse.stream(body, { contentType: "application/json" })
-  })
-
-/** Cuts the connection a request came on, where the host has one (node's socket). */
-const cut = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.sync(() => {
-    const source = request.source as { readonly socket?: { readonly destroy?: () => void } } | undefined
-    source?.socket?.destroy?.()
-  })
 
 export const ownList = (principal: { readonly user_id: string }, user_id: string) =>
   user_id === principal.user_id
