@@ -11,11 +11,11 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as UrlParams from "@effect/platform/UrlParams"
-import { Cause, Effect, FiberRef, Option, Predicate, Stream } from "effect"
+import { Cause, Effect, FiberRef, Option, Predicate } from "effect"
 import { globalValue } from "effect/GlobalValue"
 import { ApiError, type Style, toWire } from "../ApiError.js"
 import { HttpConfig } from "../HttpConfig.js"
+import { hasUndeclaredBody, MAX_JSON_DEPTH, nestsDeeperThan, readBounded, withBody } from "./body.js"
 import * as Input from "./input.js"
 import { methodsAt, routeAt } from "./routes.js"
 
@@ -50,30 +50,6 @@ const decodeError = (error: HttpApiError.HttpApiDecodeError): ApiError => {
 }
 
 /**
- * Deepest nesting a JSON body may have. No request nests more than 4 levels; a much deeper
- * value makes Effect's parse-error formatter overflow the stack (a 500) when it fails to decode.
- */
-const MAX_JSON_DEPTH = 64
-
-/** Whether the JSON text nests arrays/objects deeper than `max` (strings are skipped). */
-const nestsDeeperThan = (text: string, max: number): boolean => {
-  let depth = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 0x5c)
-        i++ // backslash: skip the escaped character
-      else if (c === 0x22) inString = false
-    } else if (c === 0x22) inString = true
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true
-    } else if (c === 0x5d || c === 0x7d) depth--
-  }
-  return false
-}
-
-/**
  * Set in a request's fiber once its route's handler has succeeded (`group` in
  * `handlers/shared.ts`). `HttpApiBuilder` reports a reply that does not encode as the same
  * `HttpApiDecodeError` as a request that does not decode; after the handler, it is the reply's,
@@ -86,7 +62,6 @@ export const replied: FiberRef.FiberRef<boolean> = globalValue(Symbol.for("@cobr
 const internalError = () =>
   ApiError.of(500, "internal.error", "something went wrong on our side; it has been logged")
 
-/** What a failure of the routed app means for the client; `afterHandler`: see `replied`. */
 /**
  * The statuses the engine answers on purpose although they are 5xx: SPEC's 503 for a deprecated
  * capability (the crypto and PIX payment methods). The client asked for something the service
@@ -109,6 +84,7 @@ const logFailure = (error: ApiError, cause: Cause.Cause<unknown>): Effect.Effect
     : Effect.logError("request failed", cause)
 }
 
+/** What a failure of the routed app means for the client; `afterHandler`: see `replied`. */
 export const toApiError = (
   cause: Cause.Cause<unknown>,
   maxBodyBytes: number,
@@ -155,107 +131,6 @@ export const toApiError = (
 const isMaxBytesExceeded = (cause: unknown) =>
   (Predicate.hasProperty(cause, "_tag") && cause._tag === "MaxBytesExceeded") ||
   (cause instanceof Error && cause.message === "maxBytes exceeded")
-
-/**
- * Reads a body of undeclared length (chunked) keeping at most `max` bytes; `None` when it is
- * larger. A larger body is still read to its end and dropped: abandoning it would make node reset
- * the connection before the 413 is sent (platform-node destroys an unfinished request), and the
- * web platform has no size limit of its own on such a body.
- *
- * The chunks are read from the host's own body (a fetch `Request`'s stream, node's
- * `IncomingMessage`) where there is one: through `request.stream`, an Effect `Stream` over it, a
- * small body took over twenty times as long to read, half the cost of a POST on a fetch-style
- * host (figures in bench/results.md).
- */
-const readBounded = (
-  request: HttpServerRequest.HttpServerRequest,
-  max: number
-): Effect.Effect<Option.Option<Uint8Array>> => {
-  const chunks: Array<Uint8Array> = []
-  let size = 0
-  const take = (chunk: Uint8Array) => {
-    size += chunk.length
-    if (size <= max) chunks.push(chunk)
-  }
-  const source = hostBody(request)
-  const read: Effect.Effect<void, unknown> =
-    source === undefined
-      ? Stream.runForEach(request.stream, (chunk) => Effect.sync(() => take(chunk)))
-      : Effect.tryPromise(async () => {
-          for await (const chunk of source) take(chunk)
-        })
-  return read.pipe(
-    Effect.orDie,
-    Effect.map(() => {
-      if (size > max) return Option.none()
-      const body = new Uint8Array(size)
-      let offset = 0
-      for (const chunk of chunks) {
-        body.set(chunk, offset)
-        offset += chunk.length
-      }
-      return Option.some(body)
-    })
-  )
-}
-
-/** The host's body of `request` as chunks: a fetch `Request`'s stream or node's request itself. */
-const hostBody = (request: HttpServerRequest.HttpServerRequest): AsyncIterable<Uint8Array> | undefined => {
-  const source: unknown = request.source
-  if (typeof Request !== "undefined" && source instanceof Request) {
-    const body = source.body
-    return body === null ? undefined : readerChunks(body)
-  }
-  return Predicate.hasProperty(source, Symbol.asyncIterator) &&
-    typeof source[Symbol.asyncIterator] === "function"
-    ? (source as AsyncIterable<Uint8Array>)
-    : undefined
-}
-
-/** A web `ReadableStream`'s chunks, through its reader (not every runtime makes it iterable). */
-async function* readerChunks(body: ReadableStream<Uint8Array>): AsyncIterable<Uint8Array> {
-  const reader = body.getReader()
-  try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) return
-      yield value
-    }
-  } finally {
-    reader.releaseLock()
-  }
-}
-
-/**
- * A body without `Content-Length`: chunked on node, or a streamed `Request` on fetch-style hosts
- * (whose headers never show `Transfer-Encoding`).
- */
-const hasUndeclaredBody = (request: HttpServerRequest.HttpServerRequest): boolean =>
-  request.headers["content-length"] === undefined &&
-  (request.headers["transfer-encoding"] !== undefined ||
-    (typeof Request !== "undefined" && request.source instanceof Request && request.source.body !== null))
-
-/** `request` with its body replaced by `body`, already read. */
-const withBody = (
-  request: HttpServerRequest.HttpServerRequest,
-  body: Uint8Array
-): HttpServerRequest.HttpServerRequest => {
-  const text = new TextDecoder().decode(body)
-  const decodeError = (cause: unknown) =>
-    new HttpServerError.RequestError({ request, reason: "Decode", cause })
-  return Object.create(request, {
-    text: { get: () => Effect.succeed(text) },
-    json: {
-      get: () =>
-        Effect.try({ try: (): unknown => (text === "" ? null : JSON.parse(text)), catch: decodeError })
-    },
-    urlParamsBody: {
-      get: () => Effect.try({ try: () => UrlParams.fromInput(new URLSearchParams(text)), catch: decodeError })
-    },
-    arrayBuffer: { get: () => Effect.succeed(body.slice().buffer) },
-    stream: { get: () => Stream.succeed(body) }
-  }) as HttpServerRequest.HttpServerRequest
-}
 
 const tooLarge = (max: number) =>
   ApiError.of(413, "request.body.too_large", `the body is larger than ${max} bytes`, "body")
