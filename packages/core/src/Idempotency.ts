@@ -1,15 +1,15 @@
 /**
- * `Idempotency-Key` for POST requests, with Stripe's semantics: the first request with a key
- * runs and its response is stored; a retry with the same key and the same request gets that
- * response again (`replayed: true`) without running anything; the same key with another request
- * is refused (422), and a retry while the first is still running is refused (409). A key lives
- * 24 hours of real time (`RealTime`). The HTTP layer computes the request's fingerprint and maps
- * the outcome to the wire.
+ * Idempotency keys, with Stripe's semantics: the first operation with a key runs and its outcome
+ * is recorded; a retry with the same key and the same operation gets that outcome again
+ * (`replayed: true`) without running anything; the same key with another operation is refused
+ * (`Unprocessable`), and a retry while the first is still running is refused (`Conflict`). A key
+ * lives 24 hours of real time (`RealTime`).
  *
- * What is stored is decided by the caller: whatever response its effect returns (a 201 or a
- * 4xx it wants replayed) is kept; when the effect fails or dies, nothing is kept and a retry runs
- * again. Call `run` outside any unit of work, so the key is visible to concurrent requests while
- * the effect runs.
+ * The outcome is the caller's: a `status` code of its own and the encoded result (`body`), opaque
+ * here. `@cobro/http` records the encoded reply of a route and turns it back into an HTTP answer
+ * (`internal/idempotent.ts`). When the operation fails or dies, nothing is recorded and a retry
+ * runs again. Call `run` outside any unit of work, so the key is visible to concurrent operations
+ * while the effect runs.
  */
 import { DateTime, Duration, Effect, Exit, Option } from "effect"
 import { Crypto, toHex } from "./auth/Crypto.js"
@@ -18,14 +18,14 @@ import { Conflict, InvalidInput, Unprocessable } from "./Errors.js"
 import { IdempotencyRecord, IdempotencyRepository } from "./IdempotencyRepository.js"
 import { RealTime } from "./RealTime.js"
 
-/** What the HTTP layer sends back: a status and the JSON text of the body. */
+/** An operation's recorded outcome: a code of the caller's and the encoded result. */
 export interface Response {
   readonly status: number
   readonly body: string
 }
 
 export interface Outcome extends Response {
-  /** `true` when this is the stored response of an earlier request with the same key. */
+  /** `true` when this is the recorded outcome of an earlier operation with the same key. */
   readonly replayed: boolean
 }
 
