@@ -12,7 +12,14 @@ import { BankAccount, BankProvider, Ids, Money } from "@cobro/core"
 import { type ConfigError, Context, Effect, Either, Layer, Schema } from "effect"
 import { type BindSettings, config } from "./BindConfig.js"
 import * as Api from "./internal/api.js"
-import { type Answer, bankError, type Client, decode, make as makeClient, statusError } from "./internal/client.js"
+import {
+  type Answer,
+  bankError,
+  type Client,
+  decode,
+  make as makeClient,
+  statusError
+} from "./internal/client.js"
 import * as OriginId from "./OriginId.js"
 
 type BankError = BankProvider.BankError
@@ -50,8 +57,10 @@ const reported = <A, I>(schema: Schema.Schema<A, I>, value: unknown, what: strin
 const statusOf = (response: Api.TransferResponse): Exclude<TransferStatus, { _tag: "Unknown" }> => {
   const bank_transaction_id = Ids.BankTransactionId.make(response.id)
   const status = response.status
-  if ((Api.confirmedStatuses as ReadonlyArray<string>).includes(status)) return { _tag: "Sent", bank_transaction_id }
-  if ((Api.pendingStatuses as ReadonlyArray<string>).includes(status)) return { _tag: "Pending", bank_transaction_id }
+  if ((Api.confirmedStatuses as ReadonlyArray<string>).includes(status))
+    return { _tag: "Sent", bank_transaction_id }
+  if ((Api.pendingStatuses as ReadonlyArray<string>).includes(status))
+    return { _tag: "Pending", bank_transaction_id }
   return { _tag: "Failed", bank_transaction_id, status }
 }
 
@@ -80,10 +89,13 @@ const makeWith = (client: Client) => {
     }).pipe(
       Effect.flatMap((answer): Effect.Effect<void, BankError> => {
         if (ok(answer)) return Effect.void
-        if (answer.status === 409) return Effect.fail(bankError("alias_taken", `alias ${alias} is already in use`))
+        if (answer.status === 409)
+          return Effect.fail(bankError("alias_taken", `alias ${alias} is already in use`))
         const error = statusError("alias assignment", answer)
         return Effect.fail(
-          error.reason === "rejected" ? bankError(refused, `BIND refused alias ${alias}: ${error.message}`) : error
+          error.reason === "rejected"
+            ? bankError(refused, `BIND refused alias ${alias}: ${error.message}`)
+            : error
         )
       })
     )
@@ -134,7 +146,9 @@ const makeWith = (client: Client) => {
         what: "holder lookup"
       })
       if (answer.status === 404) {
-        return yield* Effect.fail(bankError("holder_not_found", `BIND knows no account holder for ${address}`))
+        return yield* Effect.fail(
+          bankError("holder_not_found", `BIND knows no account holder for ${address}`)
+        )
       }
       if (!ok(answer)) return yield* Effect.fail(statusError("holder lookup", answer))
       const holder = yield* decode(Api.Counterparty, "holder lookup")(answer)
@@ -149,7 +163,8 @@ const makeWith = (client: Client) => {
       if (amount.currency !== "ARS") {
         return yield* Effect.fail(bankError("rejected", `BIND sends ARS only, not ${amount.currency}`))
       }
-      if (!Money.isPositive(amount)) return yield* Effect.fail(bankError("rejected", "transfer amount must be positive"))
+      if (!Money.isPositive(amount))
+        return yield* Effect.fail(bankError("rejected", "transfer amount must be positive"))
       const body: Api.TransferRequest = {
         origin_id: originId,
         to: BankAccount.isValidCbu(to) ? { cbu: to } : { alias: to },
@@ -157,7 +172,13 @@ const makeWith = (client: Client) => {
         description,
         concepto: "VAR"
       }
-      const answer = yield* request({ method: "POST", path: Api.paths.transfers, body, idempotent: true, what: "transfer" })
+      const answer = yield* request({
+        method: "POST",
+        path: Api.paths.transfers,
+        body,
+        idempotent: true,
+        what: "transfer"
+      })
       if (!ok(answer)) return yield* Effect.fail(statusError("transfer", answer))
       const response = yield* decode(Api.TransferResponse, "transfer")(answer)
       const sameAmount = Either.match(Money.fromNumber(response.details.value.amount, "ARS"), {
@@ -172,7 +193,9 @@ const makeWith = (client: Client) => {
       }
       const status = statusOf(response)
       if (status._tag === "Failed") {
-        return yield* Effect.fail(bankError("rejected", `BIND failed the transfer ${response.id} (${status.status})`))
+        return yield* Effect.fail(
+          bankError("rejected", `BIND failed the transfer ${response.id} (${status.status})`)
+        )
       }
       return { bank_transaction_id: status.bank_transaction_id }
     })
@@ -185,13 +208,12 @@ const makeWith = (client: Client) => {
       idempotent: true,
       what: "transfer status query"
     }).pipe(
-      Effect.flatMap(
-        (answer): Effect.Effect<TransferStatus, BankError> =>
-          answer.status === 404
-            ? Effect.succeed({ _tag: "Unknown" })
-            : ok(answer)
-              ? Effect.map(decode(Api.TransferResponse, "transfer status query")(answer), statusOf)
-              : Effect.fail(statusError("transfer status query", answer))
+      Effect.flatMap((answer): Effect.Effect<TransferStatus, BankError> =>
+        answer.status === 404
+          ? Effect.succeed({ _tag: "Unknown" })
+          : ok(answer)
+            ? Effect.map(decode(Api.TransferResponse, "transfer status query")(answer), statusOf)
+            : Effect.fail(statusError("transfer status query", answer))
       )
     )
 
@@ -204,7 +226,12 @@ const makeWith = (client: Client) => {
       transfer(to, amount, OriginId.forReference(reference), `cobro ${reference}`.slice(0, 100)),
     returnTransfer: (incoming) =>
       incoming.sender_account === ""
-        ? Effect.fail(bankError("rejected", `BIND did not report the sender's account of ${incoming.bank_transaction_id}`))
+        ? Effect.fail(
+            bankError(
+              "rejected",
+              `BIND did not report the sender's account of ${incoming.bank_transaction_id}`
+            )
+          )
         : Effect.asVoid(
             transfer(
               incoming.sender_account,

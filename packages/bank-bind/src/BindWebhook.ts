@@ -48,17 +48,24 @@ export const authenticate = (
 const malformed = (message: string) => new WebhookRejected({ reason: "malformed", message })
 
 const field = <A, I>(schema: Schema.Schema<A, I>, value: unknown, what: string) =>
-  Either.mapLeft(Schema.decodeUnknownEither(schema)(value), () => malformed(`${what} is not valid: ${String(value)}`))
+  Either.mapLeft(Schema.decodeUnknownEither(schema)(value), () =>
+    malformed(`${what} is not valid: ${String(value)}`)
+  )
 
 /** Maps a notification's raw body to an `IncomingTransfer`; anything else is `malformed`. */
 export const parse = (body: string): Either.Either<BankProvider.IncomingTransfer, WebhookRejected> =>
   Either.gen(function* () {
-    const json = yield* Either.try({ try: () => JSON.parse(body) as unknown, catch: () => malformed("body is not JSON") })
+    const json = yield* Either.try({
+      try: () => JSON.parse(body) as unknown,
+      catch: () => malformed("body is not JSON")
+    })
     const notice = yield* Either.mapLeft(Schema.decodeUnknownEither(IncomingTransferNotice)(json), (e) =>
       malformed(`not an incoming-transfer notification: ${e.message}`)
     )
     const { data } = notice
-    const amount = yield* Either.mapLeft(Money.fromNumber(data.value.amount, "ARS"), (e) => malformed(e.message))
+    const amount = yield* Either.mapLeft(Money.fromNumber(data.value.amount, "ARS"), (e) =>
+      malformed(e.message)
+    )
     if (!Money.isPositive(amount)) return yield* Either.left(malformed("amount must be positive"))
     return new BankProvider.IncomingTransfer({
       bank_transaction_id: yield* field(Ids.BankTransactionId, data.id, "data.id"),
@@ -66,7 +73,10 @@ export const parse = (body: string): Either.Either<BankProvider.IncomingTransfer
       amount,
       sender_cuit: yield* field(BankAccount.Cuit, data.counterparty.id, "data.counterparty.id"),
       sender_name: data.counterparty.name,
-      sender_account: data.counterparty.account_routing.scheme === "UNAVAILABLE" ? "" : data.counterparty.account_routing.address
+      sender_account:
+        data.counterparty.account_routing.scheme === "UNAVAILABLE"
+          ? ""
+          : data.counterparty.account_routing.address
     })
   })
 

@@ -51,7 +51,12 @@ const withBank = <A, E>(
 
 const ars = (minor: bigint) => Money.make(minor, "ARS")
 const alias = (s: string) => BankAccount.Alias.make(s)
-const seller = { cuit: "20123456786", name: "Ana Gómez", cbu: BankAccount.makeCbu("0170099", "2200000123456"), alias: "ana.gomez.cbu" }
+const seller = {
+  cuit: "20123456786",
+  name: "Ana Gómez",
+  cbu: BankAccount.makeCbu("0170099", "2200000123456"),
+  alias: "ana.gomez.cbu"
+}
 
 describe("BindBank over the simulator", () => {
   it.live("opens a CVU with the bank's alias or the one asked for, changes and releases it", () =>
@@ -72,21 +77,25 @@ describe("BindBank over the simulator", () => {
     )
   )
 
-  it.live("a taken alias is alias_taken and leaves no CVU open; a refused change is alias_change_refused", () =>
-    withBank((bank, _, sim) =>
-      Effect.gen(function* () {
-        const first = yield* bank.openAccount({ alias: alias("ocupado.ya") })
-        const taken = yield* Effect.flip(bank.openAccount({ alias: alias("ocupado.ya") }))
-        expect(taken.reason).toBe("alias_taken")
-        expect([...sim.cvus.values()].filter((c) => c.open)).toHaveLength(1)
-        const other = yield* bank.openAccount({})
-        expect((yield* Effect.flip(bank.changeAlias(other.cvu, alias("ocupado.ya")))).reason).toBe("alias_taken")
-        sim.faults.refuseAliasChange.add(first.cvu)
-        expect((yield* Effect.flip(bank.changeAlias(first.cvu, alias("otro.alias")))).reason).toBe(
-          "alias_change_refused"
-        )
-      })
-    )
+  it.live(
+    "a taken alias is alias_taken and leaves no CVU open; a refused change is alias_change_refused",
+    () =>
+      withBank((bank, _, sim) =>
+        Effect.gen(function* () {
+          const first = yield* bank.openAccount({ alias: alias("ocupado.ya") })
+          const taken = yield* Effect.flip(bank.openAccount({ alias: alias("ocupado.ya") }))
+          expect(taken.reason).toBe("alias_taken")
+          expect([...sim.cvus.values()].filter((c) => c.open)).toHaveLength(1)
+          const other = yield* bank.openAccount({})
+          expect((yield* Effect.flip(bank.changeAlias(other.cvu, alias("ocupado.ya")))).reason).toBe(
+            "alias_taken"
+          )
+          sim.faults.refuseAliasChange.add(first.cvu)
+          expect((yield* Effect.flip(bank.changeAlias(first.cvu, alias("otro.alias")))).reason).toBe(
+            "alias_change_refused"
+          )
+        })
+      )
   )
 
   it.live("looks up a holder by CBU or alias; an unknown one is holder_not_found", () =>
@@ -105,15 +114,24 @@ describe("BindBank over the simulator", () => {
     withBank((bank, bind, sim) =>
       Effect.gen(function* () {
         const sent = yield* bank.sendTransfer({ to: seller.cbu, amount: ars(150_050n), reference: "po_0001" })
-        const again = yield* bank.sendTransfer({ to: seller.cbu, amount: ars(150_050n), reference: "po_0001" })
+        const again = yield* bank.sendTransfer({
+          to: seller.cbu,
+          amount: ars(150_050n),
+          reference: "po_0001"
+        })
         expect(again.bank_transaction_id).toBe(sent.bank_transaction_id)
         expect(sim.transfers.size).toBe(1)
         const entry = sim.transfers.get(OriginId.forReference("po_0001"))
         expect(entry?.amount).toBe(1500.5)
-        expect(yield* bind.transferStatus("po_0001")).toEqual({ _tag: "Sent", bank_transaction_id: sent.bank_transaction_id })
+        expect(yield* bind.transferStatus("po_0001")).toEqual({
+          _tag: "Sent",
+          bank_transaction_id: sent.bank_transaction_id
+        })
         expect(yield* bind.transferStatus("po_never")).toEqual({ _tag: "Unknown" })
         // Another amount under the same reference is never taken for ours.
-        const clash = yield* Effect.flip(bank.sendTransfer({ to: seller.cbu, amount: ars(1n), reference: "po_0001" }))
+        const clash = yield* Effect.flip(
+          bank.sendTransfer({ to: seller.cbu, amount: ars(1n), reference: "po_0001" })
+        )
         expect(clash.reason).toBe("rejected")
       })
     )
@@ -123,7 +141,11 @@ describe("BindBank over the simulator", () => {
     withBank((bank, _, sim) =>
       Effect.gen(function* () {
         sim.faults.dropTransferAnswers = 1
-        const sent = yield* bank.sendTransfer({ to: seller.alias, amount: ars(10_000n), reference: "po_timeout" })
+        const sent = yield* bank.sendTransfer({
+          to: seller.alias,
+          amount: ars(10_000n),
+          reference: "po_timeout"
+        })
         expect(sim.stats.transferRequests).toBe(2)
         expect(sim.transfers.size).toBe(1)
         expect(sent.bank_transaction_id).toBe(sim.transfers.get(OriginId.forReference("po_timeout"))?.id)
@@ -162,7 +184,10 @@ describe("BindBank over the simulator", () => {
         yield* bank.returnTransfer(incoming)
         yield* bank.returnTransfer(incoming)
         expect(sim.transfers.size).toBe(1)
-        expect(sim.transfers.get(OriginId.forReturn("coelsa-77"))).toMatchObject({ to: { cbu: seller.cbu }, amount: 25 })
+        expect(sim.transfers.get(OriginId.forReturn("coelsa-77"))).toMatchObject({
+          to: { cbu: seller.cbu },
+          amount: 25
+        })
         expect((yield* bind.returnStatus("coelsa-77"))._tag).toBe("Sent")
       })
     )
@@ -201,10 +226,10 @@ describe("BindBank over the simulator", () => {
 
   it.live("wrong credentials and answers that are not JSON are unavailable, never defects", () =>
     Effect.gen(function* () {
-      const badLogin = yield* withBank(
-        (bank) => Effect.flip(bank.lookupHolder(seller.cbu)),
-        { clientSecret: Redacted.make("wrong"), retries: 0 }
-      )
+      const badLogin = yield* withBank((bank) => Effect.flip(bank.lookupHolder(seller.cbu)), {
+        clientSecret: Redacted.make("wrong"),
+        retries: 0
+      })
       expect(badLogin.reason).toBe("unavailable")
       expect(badLogin.message).not.toContain("wrong")
       const malformed = yield* withBank((bank, _, sim) => {

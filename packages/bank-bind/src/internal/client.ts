@@ -72,10 +72,13 @@ export const make = (settings: BindSettings) =>
     /** One HTTP exchange under the timeout; transport failures and timeouts are `unavailable`. */
     const exchange = (request: HttpClientRequest.HttpClientRequest, what: string) =>
       http.execute(request).pipe(
-        Effect.flatMap((response) => Effect.map(response.text, (body) => ({ status: response.status, body }))),
+        Effect.flatMap((response) =>
+          Effect.map(response.text, (body) => ({ status: response.status, body }))
+        ),
         Effect.timeoutFail({
           duration: settings.timeout,
-          onTimeout: () => bankError("unavailable", `BIND did not answer the ${what} within ${timeoutMillis} ms`)
+          onTimeout: () =>
+            bankError("unavailable", `BIND did not answer the ${what} within ${timeoutMillis} ms`)
         }),
         Effect.catchTag("RequestError", "ResponseError", (e) =>
           Effect.fail(bankError("unavailable", `could not reach BIND for the ${what}: ${e.reason}`))
@@ -98,7 +101,10 @@ export const make = (settings: BindSettings) =>
         return yield* Effect.fail(
           answer.status >= 500 || answer.status === 429
             ? bankError("unavailable", `BIND's login answered ${answer.status}`)
-            : bankError("unavailable", `BIND refused the login (${answer.status}): check the client id and secret`)
+            : bankError(
+                "unavailable",
+                `BIND refused the login (${answer.status}): check the client id and secret`
+              )
         )
       }
       const body = yield* decode(TokenResponse, "login")(answer)
@@ -138,7 +144,9 @@ export const make = (settings: BindSettings) =>
         yield* Ref.set(token, Option.none())
         const second = yield* send(call, yield* bearer)
         return second.status === 401
-          ? yield* Effect.fail(bankError("unavailable", `BIND refused a fresh token for the ${call.what} (401)`))
+          ? yield* Effect.fail(
+              bankError("unavailable", `BIND refused a fresh token for the ${call.what} (401)`)
+            )
           : second
       })
 

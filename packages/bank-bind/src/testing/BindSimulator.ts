@@ -7,7 +7,7 @@
  * revoked, transfers that stay pending and fail late, refused alias changes.
  */
 import { BankAccount } from "@cobro/core"
-import { Effect, type Scope } from "effect"
+import { DateTime, Effect, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -103,9 +103,15 @@ const readBody = (req: http.IncomingMessage): Promise<string> =>
     req.on("error", reject)
   })
 
-export const start = (
-  options: { readonly clientId?: string; readonly clientSecret?: string } = {}
-): Promise<Simulator> => {
+export interface Options {
+  readonly clientId?: string
+  readonly clientSecret?: string
+  /** The simulator's clock (token expiry, notification dates), epoch millis. */
+  readonly now: () => number
+}
+
+export const start = (options: Options): Promise<Simulator> => {
+  const now = options.now
   const clientId = options.clientId ?? "cobro-sim"
   const clientSecret = options.clientSecret ?? "sim-secret"
   const faults: Faults = {
@@ -135,12 +141,16 @@ export const start = (
 
   const token = (body: string, res: http.ServerResponse) => {
     const form = new URLSearchParams(body)
-    if (form.get("grant_type") !== "client_credentials" || form.get("client_id") !== clientId || form.get("client_secret") !== clientSecret) {
+    if (
+      form.get("grant_type") !== "client_credentials" ||
+      form.get("client_id") !== clientId ||
+      form.get("client_secret") !== clientSecret
+    ) {
       return json(res, 401, { error: "invalid_client" })
     }
     stats.logins++
     const value = randomBytes(16).toString("hex")
-    tokens.set(value, Date.now() + faults.tokenLifetimeSeconds * 1000)
+    tokens.set(value, now() + faults.tokenLifetimeSeconds * 1000)
     json(res, 200, { access_token: value, token_type: "Bearer", expires_in: faults.tokenLifetimeSeconds })
   }
 
@@ -159,7 +169,8 @@ export const start = (
     if (typeof alias !== "string" || alias.length > 20) return json(res, 400, { mensaje: "alias invalido" })
     const holder = aliasHolder(alias)
     if (holder !== undefined && holder !== entry) return json(res, 409, { mensaje: "alias en uso" })
-    if (faults.refuseAliasChange.has(entry.cvu)) return json(res, 400, { mensaje: "cambio de alias no permitido" })
+    if (faults.refuseAliasChange.has(entry.cvu))
+      return json(res, 400, { mensaje: "cambio de alias no permitido" })
     entry.alias = alias
     json(res, 200, { id: entry.id, cvu: entry.cvu, alias })
   }
@@ -181,7 +192,13 @@ export const start = (
         return json(res, 400, { mensaje: "transferencia invalida" })
       }
       serial++
-      entry = { id: `bind-tr-${serial}`, origin_id: originId, to, amount, status: faults.holdTransfers ? "PENDING" : "COMPLETED" }
+      entry = {
+        id: `bind-tr-${serial}`,
+        origin_id: originId,
+        to,
+        amount,
+        status: faults.holdTransfers ? "PENDING" : "COMPLETED"
+      }
       transfers.set(originId, entry)
     }
     if (faults.dropTransferAnswers > 0) {
@@ -192,7 +209,13 @@ export const start = (
     json(res, 200, transferAnswer(entry))
   }
 
-  const api = (method: string, url: URL, body: string, req: http.IncomingMessage, res: http.ServerResponse) => {
+  const api = (
+    method: string,
+    url: URL,
+    body: string,
+    req: http.IncomingMessage,
+    res: http.ServerResponse
+  ) => {
     const path = url.pathname
     if (method === "POST" && path === Api.paths.cvus) return openCvu(res)
     if (path.startsWith(`${Api.paths.cvus}/`)) {
@@ -205,18 +228,26 @@ export const start = (
       }
     }
     const aliasPrefix = Api.paths.assignAlias(0).slice(0, -1)
-    if (method === "PATCH" && path.startsWith(aliasPrefix)) return assignAlias(Number(path.slice(aliasPrefix.length)), body, res)
+    if (method === "PATCH" && path.startsWith(aliasPrefix))
+      return assignAlias(Number(path.slice(aliasPrefix.length)), body, res)
     const counterpartyPrefix = Api.paths.counterparty("")
     if (method === "GET" && path.startsWith(counterpartyPrefix)) {
       const address = decodeURIComponent(path.slice(counterpartyPrefix.length))
       const holder = holders.find((h) => h.cbu === address || h.alias === address)
       if (holder === undefined) return json(res, 404, { mensaje: "cuenta inexistente" })
-      return json(res, 200, { id: holder.cuit, name: holder.name, id_type: "CUIT_CUIL", account_routing: { scheme: "CBU", address: holder.cbu } })
+      return json(res, 200, {
+        id: holder.cuit,
+        name: holder.name,
+        id_type: "CUIT_CUIL",
+        account_routing: { scheme: "CBU", address: holder.cbu }
+      })
     }
     if (path === Api.paths.transfers && method === "POST") return transfer(body, req, res)
     if (path === Api.paths.transfers && method === "GET") {
       const entry = transfers.get(url.searchParams.get("origin_id") ?? "")
-      return entry === undefined ? json(res, 404, { mensaje: "transferencia inexistente" }) : json(res, 200, transferAnswer(entry))
+      return entry === undefined
+        ? json(res, 404, { mensaje: "transferencia inexistente" })
+        : json(res, 200, transferAnswer(entry))
     }
     json(res, 404, { mensaje: "ruta inexistente" })
   }
@@ -227,7 +258,7 @@ export const start = (
       if (req.method === "POST" && url.pathname === "/oauth2/token") return token(body, res)
       const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1]
       const expiry = bearer === undefined ? undefined : tokens.get(bearer)
-      if (expiry === undefined || expiry <= Date.now()) {
+      if (expiry === undefined || expiry <= now()) {
         stats.unauthorized++
         return json(res, 401, { mensaje: "token invalido o vencido" })
       }
@@ -238,7 +269,7 @@ export const start = (
       if (faults.malformedAnswers > 0) {
         faults.malformedAnswers--
         res.writeHead(200, { "content-type": "application/json" })
-        return res.end("{\"id\": ")
+        return res.end('{"id": ')
       }
       try {
         api(req.method ?? "GET", url, body, req, res)
@@ -253,7 +284,7 @@ export const start = (
     const body = {
       id: randomBytes(16).toString("hex"),
       object: "transfer",
-      created: new Date().toISOString(),
+      created: DateTime.formatIso(DateTime.unsafeMake(now())),
       data: {
         id: notice.id ?? `coelsa-${serial}`,
         type: "TRANSFER",
@@ -306,11 +337,11 @@ export const start = (
   })
 }
 
-/** `start` for the life of the scope. */
-export const scoped = (
-  options: { readonly clientId?: string; readonly clientSecret?: string } = {}
-): Effect.Effect<Simulator, never, Scope.Scope> =>
+/** `start` on Effect's `Clock`, for the life of the scope. */
+export const scoped = (options: Omit<Options, "now"> = {}): Effect.Effect<Simulator, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.promise(() => start(options)),
+    Effect.clockWith((clock) =>
+      Effect.promise(() => start({ ...options, now: () => clock.unsafeCurrentTimeMillis() }))
+    ),
     (simulator) => Effect.promise(() => simulator.close())
   )
