@@ -9,7 +9,7 @@ import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type { Errors, Principal } from "@cobro/core"
-import { Effect, FiberRef, type Layer, Option, Schema, SchemaAST as AST } from "effect"
+import { Chunk, Effect, FiberRef, type Layer, Option, Schema, SchemaAST as AST } from "effect"
 import * as Api from "../../Api.js"
 import { ApiError, fromDomain } from "../../ApiError.js"
 import { CurrentPrincipal } from "../../Security.js"
@@ -29,8 +29,8 @@ type ApiErrors = typeof Api.CobroApi extends HttpApi.HttpApi<string, infer _G, i
 type ApiContext = typeof Api.CobroApi extends HttpApi.HttpApi<string, infer _G, infer _E, infer R> ? R : never
 
 /**
- * `HttpApiBuilder.group` of `CobroApi`, each handler run by `run` (see there). The handlers' own
- * types stay `HttpApiBuilder`'s: only `handle` is intercepted.
+ * `HttpApiBuilder.group` of `CobroApi`, each handler `build` registers then run by `run` with its
+ * endpoint (the handlers' types stay `HttpApiBuilder`'s).
  */
 export const group = <const Name extends HttpApiGroup.HttpApiGroup.Name<Groups>, Return>(
   name: Name,
@@ -42,12 +42,25 @@ export const group = <const Name extends HttpApiGroup.HttpApiGroup.Name<Groups>,
     >
   ) => HttpApiBuilder.Handlers.ValidateReturn<Return>
 ) =>
-  HttpApiBuilder.group(Api.CobroApi, name, (handlers) =>
-    build(intercepted(handlers, (Api.CobroApi.groups as unknown as Record<string, GroupProps>)[name]!))
-  )
+  HttpApiBuilder.group(Api.CobroApi, name, (handlers) => {
+    const built = build(handlers)
+    return (Effect.isEffect(built)
+      ? Effect.map(built, throughRun)
+      : throughRun(built)) as unknown as typeof built
+  })
 
-interface GroupProps {
-  readonly endpoints: Record<string, HttpApiEndpoint.HttpApiEndpoint.AnyWithProps>
+type AnyHandlers = HttpApiBuilder.Handlers<unknown, unknown, unknown>
+
+/** `built` (a group's `Handlers`) with each handler passed through `run`. */
+const throughRun = (built: unknown): AnyHandlers => {
+  const handlers = built as AnyHandlers
+  return Object.assign(Object.create(Object.getPrototypeOf(handlers) as object) as AnyHandlers, handlers, {
+    handlers: Chunk.map(handlers.handlers, (item) => ({
+      ...item,
+      handler: (input: Input) =>
+        run(item.endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, item.handler as Handler, input)
+    }))
+  })
 }
 
 /** What `HttpApiBuilder` hands a handler. */
@@ -58,24 +71,6 @@ interface Input {
 }
 
 type Handler = (input: Input) => Effect.Effect<unknown, unknown, unknown>
-
-/** `handlers` whose `handle` passes each handler through `run` with its endpoint. */
-const intercepted = <H extends object>(handlers: H, group: GroupProps): H =>
-  new Proxy(handlers, {
-    get: (target, property, receiver) => {
-      if (property !== "handle") return Reflect.get(target, property, receiver)
-      const handle = (target as unknown as Handle).handle.bind(target)
-      return (name: string, handler: Handler, options?: unknown) =>
-        intercepted(
-          handle(name, (input) => run(group.endpoints[name]!, handler, input), options),
-          group
-        )
-    }
-  })
-
-interface Handle {
-  readonly handle: (name: string, handler: Handler, options?: unknown) => object
-}
 
 /** Whether `endpoint` declares the `Idempotency-Key` header. */
 const isIdempotent = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) =>
