@@ -11,6 +11,7 @@
 import { SqlClient } from "@effect/sql"
 import { Ids, Partner as P, PartnerRepository as Port } from "@cobro/core"
 import { Effect, Layer, Schema } from "effect"
+import * as Documents from "./internal/documents/account.js"
 import {
   Doc,
   DocOnly,
@@ -29,7 +30,7 @@ const PartnerRow = Schema.Struct({
   partner_id: Schema.String,
   slug: Schema.String,
   client_id: Schema.String,
-  doc: Doc(P.Partner)
+  doc: Doc(Documents.Partner)
 })
 const partnerRow = (p: P.Partner): typeof PartnerRow.Type => ({
   partner_id: p.partner_id,
@@ -121,7 +122,7 @@ export const make: Effect.Effect<Port.PartnerRepository["Type"], never, SqlClien
     const byId = (lock: boolean) =>
       findOne({
         Request: Schema.String,
-        Result: DocOnly(P.Partner),
+        Result: DocOnly(Documents.Partner),
         execute: (id) => sql`SELECT doc FROM cobro_partners WHERE partner_id = ${id}${lock ? locked : sql``}`
       })
     const saveConsent = write({
@@ -170,7 +171,7 @@ export const make: Effect.Effect<Port.PartnerRepository["Type"], never, SqlClien
       findByIdForUpdate: byId(true),
       findByClientId: findOne({
         Request: Schema.String,
-        Result: DocOnly(P.Partner),
+        Result: DocOnly(Documents.Partner),
         execute: (clientId) => sql`SELECT doc FROM cobro_partners WHERE client_id = ${clientId}`
       }),
       saveConsent,

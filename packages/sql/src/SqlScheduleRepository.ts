@@ -6,6 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { Money, Schedule as S, ScheduleRepository as Port } from "@cobro/core"
 import { Effect, Layer, Schema } from "effect"
+import * as Documents from "./internal/documents/schedule.js"
 import {
   BigIntText,
   Doc,
@@ -18,9 +19,6 @@ import {
   write
 } from "./internal/sql.js"
 
-/** A payout without its amount: what the `doc` column holds. */
-const PayoutDoc = Schema.Struct(S.Payout.fields).pipe(Schema.omit("amount"))
-
 /** A row of `cobro_schedules` as written. */
 const ScheduleRow = Schema.Struct({
   schedule_id: Schema.String,
@@ -29,7 +27,7 @@ const ScheduleRow = Schema.Struct({
   schedule_status: Schema.String,
   next_run_ms: Millis,
   created_ms: Millis,
-  doc: Doc(S.PayoutSchedule)
+  doc: Doc(Documents.PayoutSchedule)
 })
 const scheduleRow = (s: S.PayoutSchedule): typeof ScheduleRow.Type => ({
   schedule_id: s.schedule_id,
@@ -51,7 +49,7 @@ const PayoutRow = Schema.Struct({
   currency: Schema.String,
   attempted_ms: Millis,
   created_ms: Millis,
-  doc: Doc(PayoutDoc)
+  doc: Doc(Documents.Payout)
 })
 const payoutRow = (p: S.Payout): typeof PayoutRow.Type => ({
   payout_id: p.payout_id,
@@ -67,7 +65,7 @@ const payoutRow = (p: S.Payout): typeof PayoutRow.Type => ({
 
 /** A payout as read: its document and its amount's columns (the amount selected as text). */
 const StoredPayout = Schema.transform(
-  Schema.Struct({ doc: Doc(PayoutDoc), amount_minor: BigIntText, currency: Money.Currency }),
+  Schema.Struct({ doc: Doc(Documents.Payout), amount_minor: BigIntText, currency: Money.Currency }),
   Schema.typeSchema(S.Payout),
   {
     strict: true,
@@ -76,7 +74,7 @@ const StoredPayout = Schema.transform(
   }
 )
 
-const Schedules = DocOnly(S.PayoutSchedule)
+const Schedules = DocOnly(Documents.PayoutSchedule)
 const Due = Schema.Tuple(Millis, Schema.Number)
 
 export const make: Effect.Effect<Port.ScheduleRepository["Type"], never, SqlClient.SqlClient> = Effect.gen(

@@ -9,6 +9,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Split as S, SplitRepository as Port } from "@cobro/core"
 import { Effect, Layer, Option, Schema } from "effect"
+import * as Documents from "./internal/documents/split.js"
 import {
   Doc,
   DocOnly,
@@ -41,7 +42,7 @@ const SplitState = Schema.Struct({
   amount_received_minor: Schema.BigIntFromSelf,
   amount_credited_minor: Schema.BigIntFromSelf,
   payouts_total_minor: Schema.NullOr(Schema.BigIntFromSelf),
-  doc: Doc(S.SplitPayment)
+  doc: Doc(Documents.SplitPayment)
 })
 /** A row of `cobro_split_payments` as written. */
 const SplitRow = Schema.Struct({
@@ -84,7 +85,7 @@ const PayoutRow = Schema.Struct({
   position: Schema.Number,
   amount_minor: Schema.BigIntFromSelf,
   status: Schema.String,
-  doc: Doc(S.SplitPayout)
+  doc: Doc(Documents.SplitPayout)
 })
 const payoutRow = (p: S.SplitPayout): typeof PayoutRow.Type => ({
   payout_id: p.payout_id,
@@ -104,7 +105,7 @@ const AccountRow = Schema.Struct({
   request_id: Schema.NullOr(Schema.String),
   bank_account: Schema.String,
   status: Schema.String,
-  doc: Doc(S.PayoutAccount)
+  doc: Doc(Documents.PayoutAccount)
 })
 const accountRow = (a: S.PayoutAccount): typeof AccountRow.Type => ({
   account_id: a.account_id,
@@ -124,7 +125,7 @@ const RequestRow = Schema.Struct({
   status: Schema.String,
   attempts: Schema.Number,
   exp_ms: Millis,
-  doc: Doc(S.VerificationRequest)
+  doc: Doc(Documents.VerificationRequest)
 })
 const requestRow = (r: S.VerificationRequest): typeof RequestRow.Type => ({
   request_id: r.request_id,
@@ -151,9 +152,9 @@ export const make: Effect.Effect<Port.SplitRepository["Type"], never, SqlClient.
           execute: (id) =>
             sql`SELECT doc FROM ${sql(table)} WHERE ${sql(column)} = ${id}${lock ? locked : sql``}`
         })
-    const split = byKey("cobro_split_payments", "split_payment_id", DocOnly(S.SplitPayment))
-    const account = byKey("cobro_payout_accounts", "account_id", DocOnly(S.PayoutAccount))
-    const request = byKey("cobro_verification_requests", "request_id", DocOnly(S.VerificationRequest))
+    const split = byKey("cobro_split_payments", "split_payment_id", DocOnly(Documents.SplitPayment))
+    const account = byKey("cobro_payout_accounts", "account_id", DocOnly(Documents.PayoutAccount))
+    const request = byKey("cobro_verification_requests", "request_id", DocOnly(Documents.VerificationRequest))
 
     const insertSplit = writeUnique(sql, {
       Request: SplitRow,
@@ -215,13 +216,13 @@ export const make: Effect.Effect<Port.SplitRepository["Type"], never, SqlClient.
 
     const byExternalId = findOne({
       Request: Schema.Tuple(Schema.String, Schema.NullOr(Schema.String), Schema.String),
-      Result: DocOnly(S.SplitPayment),
+      Result: DocOnly(Documents.SplitPayment),
       execute: ([user, partner, externalId]) => sql`SELECT doc FROM cobro_split_payments
         WHERE user_id = ${user} AND partner_key = ${partner ?? ""} AND external_id = ${externalId}`
     })
     const findDue = findAll({
       Request: Schema.Tuple(Millis, Schema.Number),
-      Result: DocOnly(S.SplitPayment),
+      Result: DocOnly(Documents.SplitPayment),
       execute: ([now, limit]) => sql`SELECT doc FROM cobro_split_payments
         WHERE due_ms IS NOT NULL AND due_ms <= ${now} ORDER BY due_ms, split_payment_id LIMIT ${limit}`
     })
@@ -239,7 +240,7 @@ export const make: Effect.Effect<Port.SplitRepository["Type"], never, SqlClient.
       findByExternalId: (user, partner, externalId) => byExternalId([user, partner, externalId]),
       findByCvu: findOne({
         Request: Schema.String,
-        Result: DocOnly(S.SplitPayment),
+        Result: DocOnly(Documents.SplitPayment),
         execute: (cvu) => sql`SELECT doc FROM cobro_split_payments WHERE cvu = ${cvu}`
       }),
       findDue: (now, limit) => findDue([now, limit]),
@@ -249,7 +250,7 @@ export const make: Effect.Effect<Port.SplitRepository["Type"], never, SqlClient.
       updatePayout: (payout) => updatePayout(payoutRow(payout)),
       payoutsOf: findAll({
         Request: Schema.String,
-        Result: DocOnly(S.SplitPayout),
+        Result: DocOnly(Documents.SplitPayout),
         execute: (id) =>
           sql`SELECT doc FROM cobro_split_payouts WHERE split_payment_id = ${id} ORDER BY position`
       }),
@@ -261,7 +262,7 @@ export const make: Effect.Effect<Port.SplitRepository["Type"], never, SqlClient.
       findAccountForUpdate: account(true),
       accountsOf: findAll({
         Request: Schema.String,
-        Result: DocOnly(S.PayoutAccount),
+        Result: DocOnly(Documents.PayoutAccount),
         execute: (user) => sql`SELECT doc FROM cobro_payout_accounts WHERE user_id = ${user}
           ORDER BY created_ms, account_id`
       }),

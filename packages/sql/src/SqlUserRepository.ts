@@ -5,6 +5,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Errors, User, UserRepository as Port } from "@cobro/core"
 import { Effect, Layer, Schema } from "effect"
+import * as Documents from "./internal/documents/account.js"
 import {
   Doc,
   DocOnly,
@@ -22,7 +23,7 @@ const UserRow = Schema.Struct({
   user_id: Schema.String,
   email: Schema.String,
   alias_prefix: Schema.NullOr(Schema.String),
-  doc: Doc(User.User)
+  doc: Doc(Documents.User)
 })
 const row = (u: User.User): typeof UserRow.Type => ({
   user_id: u.user_id,
@@ -56,12 +57,12 @@ export const make: Effect.Effect<Port.UserRepository["Type"], never, SqlClient.S
     const byId = (lock: boolean) =>
       findOne({
         Request: Schema.String,
-        Result: DocOnly(User.User),
+        Result: DocOnly(Documents.User),
         execute: (id) => sql`SELECT doc FROM cobro_users WHERE user_id = ${id}${lock ? locked : sql``}`
       })
     const byEmail = findOne({
       Request: Schema.String,
-      Result: DocOnly(User.User),
+      Result: DocOnly(Documents.User),
       execute: (lower) => sql`SELECT doc FROM cobro_users WHERE lower(email) = ${lower}`
     })
 

@@ -3,12 +3,10 @@
  */
 import { Payment as P } from "@cobro/core"
 import { Schema } from "effect"
-import { v1 } from "./versioned.js"
+import { omittable, v1 } from "./versioned.js"
 
 const { Array, Literal, NullOr, Number, String, Struct } = Schema
 const ars = Literal("ARS")
-/** A key that may be left out. */
-const omittable = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 /** A key that may be left out or undefined. */
 const optional = Schema.optional
 

@@ -32,3 +32,7 @@ export const v1 = <Fields extends Schema.Struct.Fields, A>(
     },
     encode: (wire) => ({ v: 1 as const, ...(wire as object) })
   })
+
+/** A key of a stored shape that may be left out (`?: A`). */
+export const omittable = <S extends Schema.Schema.Any>(schema: S) =>
+  Schema.optionalWith(schema, { exact: true })
