@@ -57,8 +57,7 @@ const throughRun = (built: unknown): AnyHandlers => {
   return Object.assign(Object.create(Object.getPrototypeOf(handlers) as object) as AnyHandlers, handlers, {
     handlers: Chunk.map(handlers.handlers, (item) => ({
       ...item,
-      handler: (input: Input) =>
-        run(item.endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, item.handler as Handler, input)
+      handler: run(item.endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, item.handler as Handler)
     }))
   })
 }
@@ -79,20 +78,20 @@ const isIdempotent = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) =>
   )
 
 /**
- * Runs `handler` for `endpoint`. A route that declares `Idempotency-Key` runs under it: the keys
- * are the principal's (scope: its user id) or, on a public route, the merchant's its body names
- * (`public:<user_id>`); the fingerprint is the payload encoded back with the route's payload
- * schema (`null` without a body) and the reply is stored as the route's success schema encodes
- * it. Once the handler succeeded the fiber is marked (`replied`): a failure after it is then its
- * reply's encoding, answered 500, not 400.
+ * `handler` of `endpoint`, as it runs. A route that declares `Idempotency-Key` runs under it:
+ * the keys are the principal's (scope: its user id) or, on a public route, those of the merchant
+ * its body names (`public:<user_id>`); the fingerprint is the payload encoded back with the
+ * route's payload schema (`null` without a body) and the reply is stored as the route's success
+ * schema encodes it. Once the handler succeeded the fiber is marked (`replied`): a failure after
+ * it is then its reply's encoding, answered 500, not 400.
  */
-const run = (
-  endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps,
-  handler: Handler,
-  input: Input
-): Effect.Effect<unknown, unknown, unknown> => {
-  const answer = isIdempotent(endpoint)
-    ? Effect.flatMap(Effect.serviceOption(CurrentPrincipal), (principal) =>
+const run = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, handler: Handler): Handler => {
+  const replying = (answer: Effect.Effect<unknown, unknown, unknown>) =>
+    Effect.tap(answer, () => FiberRef.set(replied, true))
+  if (!isIdempotent(endpoint)) return (input) => replying(handler(input))
+  return (input) =>
+    replying(
+      Effect.flatMap(Effect.serviceOption(CurrentPrincipal), (principal) =>
         idempotent({
           scope: Option.match(principal, {
             onNone: () => `public:${(input.payload as { readonly user_id: string }).user_id}`,
@@ -110,8 +109,7 @@ const run = (
           run: handler(input) as Effect.Effect<unknown, ApiError>
         })
       )
-    : handler(input)
-  return Effect.tap(answer, () => FiberRef.set(replied, true))
+    )
 }
 
 export const domain = <A, R>(
