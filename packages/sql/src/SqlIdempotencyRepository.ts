@@ -6,40 +6,50 @@
  */
 import { SqlClient } from "@effect/sql"
 import { IdempotencyRepository as Port } from "@cobro/core"
-import { Effect, Layer, Option } from "effect"
-import { millis, toDateTime } from "./internal/sql.js"
+import { Effect, Layer, Option, Schema } from "effect"
+import { findOne, Millis, millis, orDie } from "./internal/sql.js"
 
-interface Row {
-  readonly scope: string
-  readonly idempotency_key: string
-  readonly fingerprint: string
-  readonly state: string
-  readonly locked_until_ms: unknown
-  readonly response_status: unknown
-  readonly response_body: string | null
-  readonly created_ms: unknown
-}
+/** A row of `cobro_idempotency_keys`, decoded to the record and encoded from it. */
+const Row = Schema.transform(
+  Schema.Struct({
+    scope: Schema.String,
+    idempotency_key: Schema.String,
+    fingerprint: Schema.String,
+    state: Port.IdempotencyState,
+    locked_until_ms: Millis,
+    // Postgres answers INTEGER as a number, SQLite too; text is tolerated as for every number.
+    response_status: Schema.NullOr(Schema.Union(Schema.Int, Schema.NumberFromString)),
+    response_body: Schema.NullOr(Schema.String),
+    created_ms: Millis
+  }),
+  Schema.typeSchema(Port.IdempotencyRecord),
+  {
+    strict: true,
+    decode: (r) =>
+      new Port.IdempotencyRecord({
+        scope: r.scope,
+        key: r.idempotency_key,
+        fingerprint: r.fingerprint,
+        state: r.state,
+        locked_until: r.locked_until_ms,
+        response_status: r.response_status,
+        response_body: r.response_body,
+        created_at: r.created_ms
+      }),
+    encode: (record) => ({
+      scope: record.scope,
+      idempotency_key: record.key,
+      fingerprint: record.fingerprint,
+      state: record.state,
+      locked_until_ms: record.locked_until,
+      response_status: record.response_status,
+      response_body: record.response_body,
+      created_ms: record.created_at
+    })
+  }
+)
 
-const fromRow = (r: Row) =>
-  new Port.IdempotencyRecord({
-    scope: r.scope,
-    key: r.idempotency_key,
-    fingerprint: r.fingerprint,
-    state: r.state as Port.IdempotencyState,
-    locked_until: toDateTime(r.locked_until_ms),
-    response_status: r.response_status === null ? null : Number(r.response_status),
-    response_body: r.response_body,
-    created_at: toDateTime(r.created_ms)
-  })
-
-const fields = (record: Port.IdempotencyRecord) => ({
-  fingerprint: record.fingerprint,
-  state: record.state,
-  locked_until_ms: millis(record.locked_until),
-  response_status: record.response_status,
-  response_body: record.response_body,
-  created_ms: millis(record.created_at)
-})
+const encodeRow = Schema.encode(Row)
 
 /** How often `begin` retries when the row it collided with disappeared before it could read it. */
 const MAX_BEGIN_ATTEMPTS = 5
@@ -57,22 +67,26 @@ export const make = Effect.gen(function* () {
       sql`created_ms = ${millis(record.created_at)}`
     ])
 
-  const find = (scope: string, key: string) =>
-    sql<Row>`SELECT * FROM cobro_idempotency_keys WHERE scope = ${scope} AND idempotency_key = ${key}`.pipe(
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromRow)),
-      Effect.orDie
-    )
+  const findRow = findOne({
+    Request: Schema.Struct({ scope: Schema.String, key: Schema.String }),
+    Result: Row,
+    execute: ({ key, scope }) =>
+      sql`SELECT * FROM cobro_idempotency_keys WHERE scope = ${scope} AND idempotency_key = ${key}`
+  })
+  const find = (scope: string, key: string) => findRow({ scope, key })
+
+  /** Runs a conditional write; whether it changed the one row it aims at. */
+  const changedOne = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
+    Effect.map(Effect.orDie(statement), (rows) => rows.length === 1)
 
   const begin = (
     record: Port.IdempotencyRecord,
     attempt: number
   ): Effect.Effect<Option.Option<Port.IdempotencyRecord>> =>
     Effect.gen(function* () {
-      const inserted = yield* sql`INSERT INTO cobro_idempotency_keys ${sql.insert({
-        scope: record.scope,
-        idempotency_key: record.key,
-        ...fields(record)
-      })} ON CONFLICT (scope, idempotency_key) DO NOTHING RETURNING scope`
+      const row = yield* orDie(encodeRow(record))
+      const inserted = yield* sql`INSERT INTO cobro_idempotency_keys ${sql.insert(row)}
+        ON CONFLICT (scope, idempotency_key) DO NOTHING RETURNING scope`.pipe(Effect.orDie)
       if (inserted.length === 1) return Option.none()
       const existing = yield* find(record.scope, record.key)
       if (Option.isSome(existing)) return existing
@@ -81,35 +95,31 @@ export const make = Effect.gen(function* () {
         return yield* Effect.dieMessage(`idempotency key ${record.scope}/${record.key} keeps changing`)
       }
       return yield* begin(record, attempt + 1)
-    }).pipe(Effect.orDie)
+    })
 
   return Port.IdempotencyRepository.of({
     begin: (record) => begin(record, 0),
     find,
     takeOver: (previous, next) =>
-      sql`UPDATE cobro_idempotency_keys SET ${sql.update(fields(next))}
-        WHERE ${isVersion(previous)} RETURNING scope`.pipe(
-        Effect.map((rows) => rows.length === 1),
-        Effect.orDie
+      Effect.flatMap(orDie(encodeRow(next)), ({ idempotency_key: _, scope: __, ...fields }) =>
+        changedOne(
+          sql`UPDATE cobro_idempotency_keys SET ${sql.update(fields)} WHERE ${isVersion(previous)} RETURNING scope`
+        )
       ),
     complete: (record, response) =>
       record.state !== "in_flight"
         ? Effect.succeed(false)
-        : sql`UPDATE cobro_idempotency_keys SET ${sql.update({
-            state: "completed",
-            response_status: response.status,
-            response_body: response.body
-          })} WHERE ${isVersion(record)} RETURNING scope`.pipe(
-            Effect.map((rows) => rows.length === 1),
-            Effect.orDie
+        : changedOne(
+            sql`UPDATE cobro_idempotency_keys SET ${sql.update({
+              state: "completed",
+              response_status: response.status,
+              response_body: response.body
+            })} WHERE ${isVersion(record)} RETURNING scope`
           ),
     release: (record) =>
       record.state !== "in_flight"
         ? Effect.succeed(false)
-        : sql`DELETE FROM cobro_idempotency_keys WHERE ${isVersion(record)} RETURNING scope`.pipe(
-            Effect.map((rows) => rows.length === 1),
-            Effect.orDie
-          ),
+        : changedOne(sql`DELETE FROM cobro_idempotency_keys WHERE ${isVersion(record)} RETURNING scope`),
     purgeBefore: (time) =>
       sql`DELETE FROM cobro_idempotency_keys WHERE created_ms < ${millis(time)} RETURNING scope`.pipe(
         Effect.map((rows) => rows.length),
