@@ -6,7 +6,7 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Credential, CredentialRepository as Port, Ids } from "@cobro/core"
 import { Effect, Layer, Schema } from "effect"
-import { Millis, NullableMillis, findAll, findOne, forUpdate, write, writeUnique } from "./internal/sql.js"
+import { Millis, NullableMillis, findAll, findByKey, insertUnique, write } from "./internal/sql.js"
 
 /** A row of `cobro_credentials`, as the credential it is. */
 const CredentialRow = Schema.transform(
@@ -79,12 +79,8 @@ const Revocation = Schema.Tuple(Schema.String, Millis)
 export const make: Effect.Effect<Port.CredentialRepository["Type"], never, SqlClient.SqlClient> = Effect.gen(
   function* () {
     const sql = yield* SqlClient.SqlClient
-    const locked = forUpdate(sql)
 
-    const insertCredential = writeUnique(sql, {
-      Request: CredentialRow,
-      execute: (r) => sql`INSERT INTO cobro_credentials ${sql.insert(r)}`
-    })
+    const insertCredential = insertUnique(sql, "cobro_credentials", CredentialRow)
     /**
      * The same `Conflict`s, with the same precedence, as the memory adapter: the user's own
      * credential first, then the client id (databases differ in which constraint they report first).
@@ -93,22 +89,13 @@ export const make: Effect.Effect<Port.CredentialRepository["Type"], never, SqlCl
       Effect.flatMap(credentialOf(false)(credential.user_id), (own) =>
         Effect.fail(own._tag === "Some" ? Port.conflicts.credentialExists() : Port.conflicts.clientIdTaken())
       )
-    const credentialOf = (lock: boolean) =>
-      findOne({
-        Request: Schema.String,
-        Result: CredentialRow,
-        execute: (user) =>
-          sql`SELECT * FROM cobro_credentials WHERE user_id = ${user}${lock ? locked : sql``}`
-      })
+    const credentialOf = findByKey(sql, "cobro_credentials", "user_id", CredentialRow, "*")
     const updateCredential = write({
       Request: CredentialRow,
       execute: ({ user_id, ...fields }) =>
         sql`UPDATE cobro_credentials SET ${sql.update(fields)} WHERE user_id = ${user_id}`
     })
-    const insertToken = writeUnique(sql, {
-      Request: TokenRow,
-      execute: (r) => sql`INSERT INTO cobro_access_tokens ${sql.insert(r)}`
-    })
+    const insertToken = insertUnique(sql, "cobro_access_tokens", TokenRow)
     /** Revokes the live tokens `where` matches; the hashes revoked now. */
     const revoke = (where: (key: string) => Statement.Fragment) =>
       findAll({
@@ -127,11 +114,7 @@ export const make: Effect.Effect<Port.CredentialRepository["Type"], never, SqlCl
       findCredential: credentialOf(false),
       findCredentialForUpdate: credentialOf(true),
       insertToken: (token) => insertToken(token, () => Effect.fail(Port.conflicts.tokenTaken())),
-      findToken: findOne({
-        Request: Schema.String,
-        Result: TokenRow,
-        execute: (hash) => sql`SELECT * FROM cobro_access_tokens WHERE token_hash = ${hash}`
-      }),
+      findToken: findByKey(sql, "cobro_access_tokens", "token_hash", TokenRow, "*")(false),
       revokeToken: (hash, at) => Effect.map(revokeOne([hash, at]), (rows) => rows.length > 0),
       revokeTokensOfCode: (codeHash, at) => Effect.map(revokeOfCode([codeHash, at]), (rows) => rows.length),
       revokeUserTokens: (user, at) => Effect.map(revokeOfUser([user, at]), (rows) => rows.length)

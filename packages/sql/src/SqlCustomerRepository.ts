@@ -14,6 +14,7 @@ import {
   DocOnly,
   Millis,
   findAll,
+  findByKey,
   findOne,
   forUpdate,
   isUniqueViolation as isUnique,
@@ -67,6 +68,8 @@ const TransactionRow = Schema.Struct({
   doc: Doc(Documents.CustomerTransaction)
 })
 
+/** A customer's columns as read. */
+const columns = "doc, CAST(balance_minor AS TEXT) AS balance_minor"
 const Key = Schema.Struct({ owner: Schema.String, id: Schema.String })
 const encodeRow = Schema.encode(CustomerRow)
 const encodeTransaction = Schema.encode(TransactionRow)
@@ -75,7 +78,7 @@ export const make: Effect.Effect<Port.CustomerRepository["Type"], never, SqlClie
   function* () {
     const sql = yield* SqlClient.SqlClient
     const locked = forUpdate(sql)
-    const select = sql`SELECT doc, CAST(balance_minor AS TEXT) AS balance_minor FROM cobro_customers`
+    const select = sql`SELECT ${sql.literal(columns)} FROM cobro_customers`
 
     /** Whether a customer other than `c`'s row holds `column = value`. */
     const heldByAnother = (c: C.Customer, column: "alias" | "cvu", value: string) =>
@@ -108,11 +111,7 @@ export const make: Effect.Effect<Port.CustomerRepository["Type"], never, SqlClie
           sql`${select} WHERE user_id = ${owner} AND customer_id = ${id}${lock ? locked : sql``}`
       })
     const byColumn = (column: "cvu" | "alias") =>
-      findOne({
-        Request: Schema.String,
-        Result: Stored,
-        execute: (value) => sql`${select} WHERE ${sql(column)} = ${value}`
-      })
+      findByKey(sql, "cobro_customers", column, Stored, columns)(false)
     const listByUser = findAll({
       Request: Schema.Struct({
         owner: Schema.String,

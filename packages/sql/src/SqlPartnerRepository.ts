@@ -18,11 +18,11 @@ import {
   Millis,
   NullableMillis,
   findAll,
+  findByKey,
   findOne,
-  forUpdate,
   orDie,
   write,
-  writeUnique
+  insertUnique
 } from "./internal/sql.js"
 
 /** A row of `cobro_partners` as written. */
@@ -85,15 +85,13 @@ const CodeRow = Schema.transform(
   }
 )
 
+const Stored = DocOnly(Documents.Partner)
+
 export const make: Effect.Effect<Port.PartnerRepository["Type"], never, SqlClient.SqlClient> = Effect.gen(
   function* () {
     const sql = yield* SqlClient.SqlClient
-    const locked = forUpdate(sql)
 
-    const insert = writeUnique(sql, {
-      Request: PartnerRow,
-      execute: (r) => sql`INSERT INTO cobro_partners ${sql.insert(r)}`
-    })
+    const insert = insertUnique(sql, "cobro_partners", PartnerRow)
     /**
      * The same `Conflict`s, with the same precedence, as the memory adapter: the id, then the
      * client id, then the slug (databases differ in which constraint they report first).
@@ -119,12 +117,7 @@ export const make: Effect.Effect<Port.PartnerRepository["Type"], never, SqlClien
       execute: ({ partner_id, ...fields }) =>
         sql`UPDATE cobro_partners SET ${sql.update(fields)} WHERE partner_id = ${partner_id}`
     })
-    const byId = (lock: boolean) =>
-      findOne({
-        Request: Schema.String,
-        Result: DocOnly(Documents.Partner),
-        execute: (id) => sql`SELECT doc FROM cobro_partners WHERE partner_id = ${id}${lock ? locked : sql``}`
-      })
+    const byId = findByKey(sql, "cobro_partners", "partner_id", Stored)
     const saveConsent = write({
       Request: ConsentRow,
       execute: (r) => sql`INSERT INTO cobro_partner_consents ${sql.insert(r)}
@@ -136,10 +129,7 @@ export const make: Effect.Effect<Port.PartnerRepository["Type"], never, SqlClien
       execute: ([partner, user]) =>
         sql`SELECT * FROM cobro_partner_consents WHERE partner_id = ${partner} AND user_id = ${user}`
     })
-    const insertCode = writeUnique(sql, {
-      Request: CodeRow,
-      execute: (r) => sql`INSERT INTO cobro_authorization_codes ${sql.insert(r)}`
-    })
+    const insertCode = insertUnique(sql, "cobro_authorization_codes", CodeRow)
     const encodeCode = Schema.encode(CodeRow)
 
     /**
@@ -169,19 +159,11 @@ export const make: Effect.Effect<Port.PartnerRepository["Type"], never, SqlClien
       update: (partner) => update(partnerRow(partner)),
       findById: byId(false),
       findByIdForUpdate: byId(true),
-      findByClientId: findOne({
-        Request: Schema.String,
-        Result: DocOnly(Documents.Partner),
-        execute: (clientId) => sql`SELECT doc FROM cobro_partners WHERE client_id = ${clientId}`
-      }),
+      findByClientId: findByKey(sql, "cobro_partners", "client_id", Stored)(false),
       saveConsent,
       findConsent: (partner, user) => findConsent([partner, user]),
       insertCode: (code) => insertCode(code, () => Effect.fail(Port.conflicts.codeTaken())),
-      findCodeForUpdate: findOne({
-        Request: Schema.String,
-        Result: CodeRow,
-        execute: (hash) => sql`SELECT * FROM cobro_authorization_codes WHERE code_hash = ${hash}${locked}`
-      }),
+      findCodeForUpdate: findByKey(sql, "cobro_authorization_codes", "code_hash", CodeRow, "*")(true),
       updateCode
     })
   }

@@ -12,11 +12,12 @@ import {
   Flag,
   Millis,
   findAll,
+  findByKey,
   findOne,
   forUpdate,
   forUpdateSkipLocked,
   write,
-  writeUnique
+  insertUnique
 } from "./internal/sql.js"
 
 /** A row of `cobro_payments` as written. */
@@ -53,26 +54,13 @@ export const make: Effect.Effect<Port.PaymentRepository["Type"], never, SqlClien
     const locked = forUpdate(sql)
     const claimable = forUpdateSkipLocked(sql)
 
-    const insert = writeUnique(sql, {
-      Request: PaymentRow,
-      execute: (r) => sql`INSERT INTO cobro_payments ${sql.insert(r)}`
-    })
+    const insert = insertUnique(sql, "cobro_payments", PaymentRow)
     const update = write({
       Request: PaymentRow,
       execute: ({ id, ...fields }) => sql`UPDATE cobro_payments SET ${sql.update(fields)} WHERE id = ${id}`
     })
-    const byId = (lock: boolean) =>
-      findOne({
-        Request: Id,
-        Result: Stored,
-        execute: (id) => sql`SELECT doc FROM cobro_payments WHERE id = ${id}${lock ? locked : sql``}`
-      })
-    const byCvu = (lock: boolean) =>
-      findOne({
-        Request: Id,
-        Result: Stored,
-        execute: (cvu) => sql`SELECT doc FROM cobro_payments WHERE cvu = ${cvu}${lock ? locked : sql``}`
-      })
+    const byId = findByKey(sql, "cobro_payments", "id", Stored)
+    const byCvu = findByKey(sql, "cobro_payments", "cvu", Stored)
     const byCvus = findAll({
       Request: Schema.Array(Schema.String),
       Result: Stored,

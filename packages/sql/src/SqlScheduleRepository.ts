@@ -7,17 +7,7 @@ import { SqlClient } from "@effect/sql"
 import { Money, Schedule as S, ScheduleRepository as Port } from "@cobro/core"
 import { Effect, Layer, Schema } from "effect"
 import * as Documents from "./internal/documents/schedule.js"
-import {
-  BigIntText,
-  Doc,
-  DocOnly,
-  Millis,
-  findAll,
-  findOne,
-  forUpdate,
-  orDie,
-  write
-} from "./internal/sql.js"
+import { BigIntText, Doc, DocOnly, Millis, findAll, findByKey, orDie, write } from "./internal/sql.js"
 
 /** A row of `cobro_schedules` as written. */
 const ScheduleRow = Schema.Struct({
@@ -75,13 +65,14 @@ const StoredPayout = Schema.transform(
 )
 
 const Schedules = DocOnly(Documents.PayoutSchedule)
+/** A payout's columns as read (the amount as text: SQLite answers INTEGER as a JS number). */
+const payoutColumns = "doc, CAST(amount_minor AS TEXT) AS amount_minor, currency"
 const Due = Schema.Tuple(Millis, Schema.Number)
 
 export const make: Effect.Effect<Port.ScheduleRepository["Type"], never, SqlClient.SqlClient> = Effect.gen(
   function* () {
     const sql = yield* SqlClient.SqlClient
-    const locked = forUpdate(sql)
-    const selectPayout = sql`SELECT doc, CAST(amount_minor AS TEXT) AS amount_minor, currency FROM cobro_payouts`
+    const selectPayout = sql`SELECT ${sql.literal(payoutColumns)} FROM cobro_payouts`
 
     /** Inserts a row unless its id is taken; whether it was. */
     const insertNew = <I, A>(Row: Schema.Schema<A, I>, table: string, key: string) => {
@@ -99,13 +90,7 @@ export const make: Effect.Effect<Port.ScheduleRepository["Type"], never, SqlClie
     const insertSchedule = insertNew(ScheduleRow, "cobro_schedules", "schedule_id")
     const insertPayout = insertNew(PayoutRow, "cobro_payouts", "payout_id")
 
-    const scheduleById = (lock: boolean) =>
-      findOne({
-        Request: Schema.String,
-        Result: Schedules,
-        execute: (id) =>
-          sql`SELECT doc FROM cobro_schedules WHERE schedule_id = ${id}${lock ? locked : sql``}`
-      })
+    const scheduleById = findByKey(sql, "cobro_schedules", "schedule_id", Schedules)
     const schedulesOf = findAll({
       Request: Schema.Tuple(Schema.String, Schema.UndefinedOr(Schema.String)),
       Result: Schedules,
@@ -119,12 +104,7 @@ export const make: Effect.Effect<Port.ScheduleRepository["Type"], never, SqlClie
         WHERE schedule_status = 'active' AND next_run_ms <= ${now}
         ORDER BY next_run_ms, schedule_id LIMIT ${limit}`
     })
-    const payoutById = (lock: boolean) =>
-      findOne({
-        Request: Schema.String,
-        Result: StoredPayout,
-        execute: (id) => sql`${selectPayout} WHERE payout_id = ${id}${lock ? locked : sql``}`
-      })
+    const payoutById = findByKey(sql, "cobro_payouts", "payout_id", StoredPayout, payoutColumns)
     const pendingPayouts = findAll({
       Request: Due,
       Result: StoredPayout,

@@ -16,12 +16,12 @@ import {
   Millis,
   NullableMillis,
   findAll,
+  findByKey,
   findOne,
-  forUpdate,
   orDie,
   violationText,
   write,
-  writeUnique
+  insertUnique
 } from "./internal/sql.js"
 
 type Taken = "external_id" | "cvu" | "alias"
@@ -140,26 +140,17 @@ const requestRow = (r: S.VerificationRequest): typeof RequestRow.Type => ({
 export const make: Effect.Effect<Port.SplitRepository["Type"], never, SqlClient.SqlClient> = Effect.gen(
   function* () {
     const sql = yield* SqlClient.SqlClient
-    const locked = forUpdate(sql)
 
-    /** Reads a record of `table` by its key `column`, locked or not. */
-    const byKey =
-      <A, I>(table: string, column: string, Result: Schema.Schema<A, I>) =>
-      (lock: boolean) =>
-        findOne({
-          Request: Schema.String,
-          Result,
-          execute: (id) =>
-            sql`SELECT doc FROM ${sql(table)} WHERE ${sql(column)} = ${id}${lock ? locked : sql``}`
-        })
-    const split = byKey("cobro_split_payments", "split_payment_id", DocOnly(Documents.SplitPayment))
-    const account = byKey("cobro_payout_accounts", "account_id", DocOnly(Documents.PayoutAccount))
-    const request = byKey("cobro_verification_requests", "request_id", DocOnly(Documents.VerificationRequest))
+    const split = findByKey(sql, "cobro_split_payments", "split_payment_id", DocOnly(Documents.SplitPayment))
+    const account = findByKey(sql, "cobro_payout_accounts", "account_id", DocOnly(Documents.PayoutAccount))
+    const request = findByKey(
+      sql,
+      "cobro_verification_requests",
+      "request_id",
+      DocOnly(Documents.VerificationRequest)
+    )
 
-    const insertSplit = writeUnique(sql, {
-      Request: SplitRow,
-      execute: (r) => sql`INSERT INTO cobro_split_payments ${sql.insert(r)}`
-    })
+    const insertSplit = insertUnique(sql, "cobro_split_payments", SplitRow)
     /**
      * Which rule a refused insert broke, with the memory adapter's precedence: the id or external
      * id, then the CVU, then the alias (each dialect reports only one violated constraint, in its
@@ -238,11 +229,7 @@ export const make: Effect.Effect<Port.SplitRepository["Type"], never, SqlClient.
       findById: split(false),
       findByIdForUpdate: split(true),
       findByExternalId: (user, partner, externalId) => byExternalId([user, partner, externalId]),
-      findByCvu: findOne({
-        Request: Schema.String,
-        Result: DocOnly(Documents.SplitPayment),
-        execute: (cvu) => sql`SELECT doc FROM cobro_split_payments WHERE cvu = ${cvu}`
-      }),
+      findByCvu: findByKey(sql, "cobro_split_payments", "cvu", DocOnly(Documents.SplitPayment))(false),
       findDue: (now, limit) => findDue([now, limit]),
 
       insertPayouts: (payouts) =>

@@ -9,13 +9,13 @@ import * as Documents from "./internal/documents/account.js"
 import {
   Doc,
   DocOnly,
+  findByKey,
   findOne,
-  forUpdate,
   isUniqueViolation,
   orDie,
   recoverable,
   violationText,
-  writeUnique
+  insertUnique
 } from "./internal/sql.js"
 
 /** A row of `cobro_users` as written. */
@@ -49,17 +49,8 @@ const encodeRow = Schema.encode(UserRow)
 export const make: Effect.Effect<Port.UserRepository["Type"], never, SqlClient.SqlClient> = Effect.gen(
   function* () {
     const sql = yield* SqlClient.SqlClient
-    const locked = forUpdate(sql)
-    const insert = writeUnique(sql, {
-      Request: UserRow,
-      execute: (r) => sql`INSERT INTO cobro_users ${sql.insert(r)}`
-    })
-    const byId = (lock: boolean) =>
-      findOne({
-        Request: Schema.String,
-        Result: DocOnly(Documents.User),
-        execute: (id) => sql`SELECT doc FROM cobro_users WHERE user_id = ${id}${lock ? locked : sql``}`
-      })
+    const insert = insertUnique(sql, "cobro_users", UserRow)
+    const byId = findByKey(sql, "cobro_users", "user_id", DocOnly(Documents.User))
     const byEmail = findOne({
       Request: Schema.String,
       Result: DocOnly(Documents.User),

@@ -109,6 +109,33 @@ export const writeUnique =
     )
 
 /**
+ * Reads one record of `table` by the value of its unique `column` (`columns`: the `doc` column
+ * unless told), locked for the rest of the unit of work (`FOR UPDATE`) or not.
+ */
+export const findByKey =
+  <A, I>(
+    sql: SqlClient.SqlClient,
+    table: string,
+    column: string,
+    Result: Schema.Schema<A, I>,
+    columns = "doc"
+  ) =>
+  (lock: boolean) =>
+    findOne({
+      Request: Schema.String,
+      Result,
+      execute: (key) =>
+        sql`SELECT ${sql.literal(columns)} FROM ${sql(table)} WHERE ${sql(column)} = ${key}${lock ? forUpdate(sql) : sql``}`
+    })
+
+/** Inserts a row of `table` encoded by `Row`; a unique violation is the caller's to answer (`writeUnique`). */
+export const insertUnique = <A, I extends Record<string, unknown>>(
+  sql: SqlClient.SqlClient,
+  table: string,
+  Row: Schema.Schema<A, I>
+) => writeUnique(sql, { Request: Row, execute: (row) => sql`INSERT INTO ${sql(table)} ${sql.insert(row)}` })
+
+/**
  * A column of epoch milliseconds (Postgres answers BIGINT as text, SQLite as a number) as a
  * `DateTime.Utc`; written as a number.
  */
