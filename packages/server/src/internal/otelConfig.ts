@@ -1,11 +1,10 @@
 /**
  * The tracing part of the server's configuration: the standard OpenTelemetry variables
  * (`OTEL_EXPORTER_OTLP_*`, `OTEL_SERVICE_NAME`, …) as the OpenTelemetry specification reads them,
- * used by `ServerConfig`. Read only when an endpoint is set: a platform-wide `OTEL_*` variable that
- * cobro would not use stops nothing.
+ * used by `ServerConfig`. Each variable is one `Config`; they are read only when an endpoint is set
+ * and traces are exported: a platform-wide `OTEL_*` variable that cobro would not use stops nothing.
  */
 import { Config, ConfigError, Duration, Either, Option, Redacted } from "effect"
-
 /** The `OTEL_*` variables cobro reads, for messages and docs. */
 export const variables = {
   otlpEndpoint: "OTEL_EXPORTER_OTLP_ENDPOINT",
@@ -56,11 +55,43 @@ export interface Tracing {
   readonly maxBatchSize: number
 }
 
-const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
+/**
+ * An `OTEL_*` variable, its text trimmed and decoded by `decode`. Empty is unset, as the
+ * specification reads them, so `Config.withDefault` and `Config.option` apply to it (Effect's
+ * primitives would read an empty `OTEL_BSP_SCHEDULE_DELAY` as 0). A refusal names the variable:
+ * the `mapOrFail` sits on `Config.string(name)`, whose path it takes.
+ */
+const otel = <A>(name: string, decode: (text: string) => Either.Either<A, string>): Config.Config<A> =>
+  Config.string(name).pipe(
+    Config.mapOrFail((text) =>
+      text.trim() === ""
+        ? Either.left(ConfigError.MissingData([], "is empty"))
+        : Either.mapLeft(decode(text.trim()), (message) => ConfigError.InvalidData([], message))
+    )
+  )
 
-/** An `OTEL_*` variable; empty is unset, as the OpenTelemetry specification reads them. */
-const otel = (name: string) =>
-  Config.option(Config.string(name)).pipe(Config.map(Option.filter((value) => value.trim() !== "")))
+const text = (name: string) => otel(name, Either.right)
+
+/** The signal-specific variable (`…_TRACES_…`) when it is set, else the general one. */
+const tracesOr = <A>(specific: Config.Config<A>, general: Config.Config<A>) =>
+  Config.orElseIf(specific, { if: ConfigError.isMissingDataOnly, orElse: () => general })
+
+/**
+ * `then`, read only when `condition` reads true; none when it reads false. `Config` has no
+ * `flatMap`, but `Config.orElse` reads its second branch only when the first fails: the first
+ * fails exactly when `condition` holds (or is refused), and the second reads `condition` again,
+ * to report its refusal, with `then`. `problemsOf` reports an `Or`'s second branch.
+ */
+const when = <A>(
+  condition: Config.Config<boolean>,
+  then: Config.Config<A>
+): Config.Config<Option.Option<A>> =>
+  Config.orElse(
+    Config.mapOrFail(condition, (holds) =>
+      holds ? Either.left(ConfigError.InvalidData([], "is read")) : Either.right(Option.none<A>())
+    ),
+    () => Config.zipWith(condition, then, (_, value) => Option.some(value))
+  )
 
 /** `key=value,key=value` (W3C Baggage syntax, values percent-encoded): headers and resource attributes. */
 export const parseKeyValues = (text: string): Either.Either<Record<string, string>, string> => {
@@ -99,114 +130,91 @@ export const tracesUrl = (endpoint: string, signalSpecific: boolean): Either.Eit
   return Either.right(url.toString())
 }
 
-const positiveInteger = (name: string, text: Option.Option<string>, fallback: number, least: number) =>
-  Option.match(text, {
-    onNone: () => Either.right(fallback),
-    onSome: (value) =>
-      /^\d+$/.test(value.trim()) && Number(value.trim()) >= least
-        ? Either.right(Number(value.trim()))
-        : Either.left(invalid(name, `must be an integer of at least ${least}, got "${value}"`))
-  })
+/** An integer of at least `least`, written in decimal digits only. */
+const integerAtLeast =
+  (least: number) =>
+  (text: string): Either.Either<number, string> =>
+    /^\d+$/.test(text) && Number(text) >= least
+      ? Either.right(Number(text))
+      : Either.left(`must be an integer of at least ${least}, got "${text}"`)
+
+/** One of `literals`, in any case (the specification's values are case-insensitive). */
+const literal =
+  <const L extends string>(literals: ReadonlyArray<L>, refusal: (value: string) => string) =>
+  (text: string): Either.Either<L, string> => {
+    const value = text.toLowerCase()
+    const known = literals.find((l) => l === value)
+    return known === undefined ? Either.left(refusal(value)) : Either.right(known)
+  }
+
+const protocolOf = (name: string) =>
+  otel(
+    name,
+    literal(
+      ["http/protobuf", "http/json"],
+      (value) => `must be http/protobuf or http/json (cobro exports OTLP over HTTP, not gRPC), got "${value}"`
+    )
+  )
+
+/** A `key=value` list; unset is empty. */
+const keyValues = (name: string): Config.Config<Readonly<Record<string, string>>> =>
+  otel(name, parseKeyValues).pipe(Config.withDefault({}))
+
+/** Whether an endpoint is set (empty is unset) and `OTEL_SDK_DISABLED` is not `true`. */
+const endpointSet = Config.all({
+  endpoint: Config.option(text(variables.otlpEndpoint)),
+  tracesEndpoint: Config.option(text(variables.otlpTracesEndpoint)),
+  disabled: otel(variables.otelSdkDisabled, (value) => Either.right(value.toLowerCase() === "true")).pipe(
+    Config.withDefault(false)
+  )
+}).pipe(Config.map((v) => (Option.isSome(v.endpoint) || Option.isSome(v.tracesEndpoint)) && !v.disabled))
+
+/** Whether `otlp` is among `OTEL_TRACES_EXPORTER`'s exporters (a list; `none` turns tracing off). */
+const exporting = otel(variables.otelTracesExporter, (value) => {
+  const exporters = value
+    .toLowerCase()
+    .split(",")
+    .map((e) => e.trim())
+    .filter((e) => e !== "")
+  const unknown = exporters.find((e) => e !== "otlp" && e !== "none")
+  return unknown === undefined
+    ? Either.right(exporters.includes("otlp"))
+    : Either.left(`must be otlp or none (cobro exports traces over OTLP only), got "${unknown}"`)
+}).pipe(Config.withDefault(true))
+
+/** `OTEL_SERVICE_NAME`, else the `service.name` of `OTEL_RESOURCE_ATTRIBUTES`, else `cobro`. */
+const resource = Config.all({
+  serviceName: Config.option(text(variables.otelServiceName)),
+  attributes: keyValues(variables.otelResourceAttributes)
+}).pipe(
+  Config.map(({ attributes: { "service.name": attributeName, ...resourceAttributes }, serviceName }) => ({
+    serviceName: Option.getOrElse(serviceName, () => attributeName ?? "cobro"),
+    resourceAttributes
+  }))
+)
+
+/** The export settings, once traces are exported; every problem is reported at once. */
+const settings: Config.Config<Tracing> = Config.all({
+  url: tracesOr(
+    otel(variables.otlpTracesEndpoint, (value) => tracesUrl(value, true)),
+    otel(variables.otlpEndpoint, (value) => tracesUrl(value, false))
+  ),
+  protocol: tracesOr(protocolOf(variables.otlpTracesProtocol), protocolOf(variables.otlpProtocol)).pipe(
+    Config.withDefault("http/protobuf" as const)
+  ),
+  headers: Config.all([keyValues(variables.otlpHeaders), keyValues(variables.otlpTracesHeaders)]).pipe(
+    Config.map(([all, traces]) => Redacted.make<Readonly<Record<string, string>>>({ ...all, ...traces }))
+  ),
+  resource,
+  exportInterval: otel(variables.otelScheduleDelay, integerAtLeast(100)).pipe(
+    Config.withDefault(5000),
+    Config.map(Duration.millis)
+  ),
+  maxBatchSize: otel(variables.otelMaxExportBatchSize, integerAtLeast(1)).pipe(Config.withDefault(512))
+}).pipe(Config.map(({ resource, ...rest }) => ({ ...rest, ...resource })))
 
 /** The tracing configuration: none when no endpoint is set or tracing is turned off. */
-export const tracing = Config.all({
-  endpoint: otel(variables.otlpEndpoint),
-  tracesEndpoint: otel(variables.otlpTracesEndpoint),
-  headers: Config.option(Config.redacted(variables.otlpHeaders)),
-  tracesHeaders: Config.option(Config.redacted(variables.otlpTracesHeaders)),
-  protocol: otel(variables.otlpProtocol),
-  tracesProtocol: otel(variables.otlpTracesProtocol),
-  serviceName: otel(variables.otelServiceName),
-  resourceAttributes: otel(variables.otelResourceAttributes),
-  exporter: otel(variables.otelTracesExporter),
-  disabled: otel(variables.otelSdkDisabled),
-  scheduleDelay: otel(variables.otelScheduleDelay),
-  maxBatchSize: otel(variables.otelMaxExportBatchSize)
-}).pipe(
-  Config.mapOrFail((v): Either.Either<Option.Option<Tracing>, ConfigError.ConfigError> => {
-    const endpoint = Option.orElse(
-      Option.map(v.tracesEndpoint, (text) => ({ text, name: variables.otlpTracesEndpoint, specific: true })),
-      () => Option.map(v.endpoint, (text) => ({ text, name: variables.otlpEndpoint, specific: false }))
-    )
-    // Read only when traces are exported: a platform-wide OTEL_* that cobro would not use stops nothing.
-    if (Option.isNone(endpoint) || Option.exists(v.disabled, (d) => d.trim().toLowerCase() === "true")) {
-      return Either.right(Option.none())
-    }
-    const exporters = Option.getOrElse(v.exporter, () => "otlp")
-      .split(",")
-      .map((e) => e.trim().toLowerCase())
-      .filter((e) => e !== "")
-    const unknown = exporters.filter((e) => e !== "otlp" && e !== "none")
-    if (unknown.length > 0) {
-      return Either.left(
-        invalid(
-          variables.otelTracesExporter,
-          `must be otlp or none (cobro exports traces over OTLP only), got "${unknown[0]}"`
-        )
-      )
-    }
-    if (!exporters.includes("otlp")) return Either.right(Option.none())
-    const problems: Array<ConfigError.ConfigError> = []
-    const check = <A>(
-      name: string,
-      result: Either.Either<A, string | ConfigError.ConfigError>,
-      fallback: A
-    ): A =>
-      Either.getOrElse(
-        Either.mapLeft(result, (e) => problems.push(typeof e === "string" ? invalid(name, e) : e)),
-        () => fallback
-      )
-    const url = check(endpoint.value.name, tracesUrl(endpoint.value.text, endpoint.value.specific), "")
-    const protocolName = Option.isSome(v.tracesProtocol)
-      ? variables.otlpTracesProtocol
-      : variables.otlpProtocol
-    const protocolText = Option.orElse(v.tracesProtocol, () => v.protocol).pipe(
-      Option.getOrElse(() => "http/protobuf"),
-      (p) => p.trim().toLowerCase()
-    )
-    const protocol = check<Tracing["protocol"]>(
-      protocolName,
-      protocolText === "http/protobuf" || protocolText === "http/json"
-        ? Either.right(protocolText)
-        : Either.left(
-            `must be http/protobuf or http/json (cobro exports OTLP over HTTP, not gRPC), got "${protocolText}"`
-          ),
-      "http/protobuf"
-    )
-    const headersOf = (name: string, text: Option.Option<Redacted.Redacted>) =>
-      Option.match(text, {
-        onNone: () => ({}),
-        onSome: (r) => check(name, parseKeyValues(Redacted.value(r)), {})
-      })
-    const headers = {
-      ...headersOf(variables.otlpHeaders, v.headers),
-      ...headersOf(variables.otlpTracesHeaders, v.tracesHeaders)
-    }
-    const { "service.name": attributeName, ...resourceAttributes } = Option.match(v.resourceAttributes, {
-      onNone: () => ({}) as Record<string, string>,
-      onSome: (text) => check(variables.otelResourceAttributes, parseKeyValues(text), {})
-    })
-    const exportInterval = check(
-      variables.otelScheduleDelay,
-      positiveInteger(variables.otelScheduleDelay, v.scheduleDelay, 5000, 100),
-      5000
-    )
-    const maxBatchSize = check(
-      variables.otelMaxExportBatchSize,
-      positiveInteger(variables.otelMaxExportBatchSize, v.maxBatchSize, 512, 1),
-      512
-    )
-    if (problems.length > 0) return Either.left(problems.reduce((a, b) => ConfigError.And(a, b)))
-    return Either.right(
-      Option.some({
-        url,
-        protocol,
-        headers: Redacted.make(headers),
-        serviceName: Option.getOrElse(v.serviceName, () => attributeName ?? "cobro").trim(),
-        resourceAttributes,
-        exportInterval: Duration.millis(exportInterval),
-        maxBatchSize
-      })
-    )
-  })
-)
+export const tracing: Config.Config<Option.Option<Tracing>> = when(
+  endpointSet,
+  when(exporting, settings)
+).pipe(Config.map(Option.flatten))
