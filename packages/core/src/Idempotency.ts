@@ -5,26 +5,23 @@
  * (`Unprocessable`), and a retry while the first is still running is refused (`Conflict`). A key
  * lives 24 hours of real time (`RealTime`).
  *
- * The outcome is the caller's: a `status` code of its own and the encoded result (`body`), opaque
- * here. `@cobro/http` records the encoded reply of a route and turns it back into an HTTP answer
- * (`internal/idempotent.ts`). When the operation fails or dies, nothing is recorded and a retry
- * runs again. Call `run` outside any unit of work, so the key is visible to concurrent operations
+ * The outcome recorded is the operation's result, encoded by the result's schema (JSON text):
+ * a domain outcome, with no transport in it. `@cobro/http` gives the route's reply schema and
+ * turns the outcome into an HTTP answer (`internal/idempotent.ts`). When the operation fails or
+ * dies, nothing is recorded and a retry runs again. Call `run` outside any unit of work, so the key is visible to concurrent operations
  * while the effect runs.
  */
-import { DateTime, Duration, Effect, Exit, Option } from "effect"
+import { DateTime, Duration, Effect, Exit, Option, Schema } from "effect"
 import { Crypto, toHex } from "./auth/Crypto.js"
 import { EngineConfig } from "./EngineConfig.js"
 import { Conflict, InvalidInput, Unprocessable } from "./Errors.js"
 import { IdempotencyRecord, IdempotencyRepository } from "./IdempotencyRepository.js"
 import { RealTime } from "./RealTime.js"
 
-/** An operation's recorded outcome: a code of the caller's and the encoded result. */
-export interface Response {
-  readonly status: number
-  readonly body: string
-}
-
-export interface Outcome extends Response {
+/** What `run` answers: the operation's outcome, this time's or the recorded one. */
+export interface Outcome {
+  /** JSON text of the operation's result encoded by its schema, byte for byte as recorded. */
+  readonly result: string
   /** `true` when this is the recorded outcome of an earlier operation with the same key. */
   readonly replayed: boolean
 }
@@ -101,8 +98,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@cobro/core/Idem
           fingerprint,
           state: "in_flight",
           locked_until: DateTime.addDuration(now, config.idempotencyLock),
-          response_status: null,
-          response_body: null,
+          result: null,
           created_at: now
         })
         const found = yield* repo.begin(fresh)
@@ -121,13 +117,12 @@ export class Idempotency extends Effect.Service<Idempotency>()("@cobro/core/Idem
         if (isExpired(existing, now)) return yield* takeOver
         if (existing.fingerprint !== fingerprint) return yield* Effect.fail(reused())
         if (existing.state === "completed") {
-          if (existing.response_status === null || existing.response_body === null) {
+          if (existing.result === null) {
             return yield* Effect.dieMessage(
-              `idempotency record ${scope}/${key} is completed without a response`
+              `idempotency record ${scope}/${key} is completed without a result`
             )
           }
-          const outcome = { status: existing.response_status, body: existing.response_body, replayed: true }
-          return { _tag: "Replay", outcome } as const
+          return { _tag: "Replay", outcome: { result: existing.result, replayed: true } } as const
         }
         if (DateTime.greaterThan(existing.locked_until, now)) return yield* Effect.fail(inProgress())
         // The request that held the key stopped answering: this retry takes its place.
@@ -135,18 +130,20 @@ export class Idempotency extends Effect.Service<Idempotency>()("@cobro/core/Idem
       })
 
     /**
-     * Runs `effect` at most once per (scope, key) within 24 hours and returns its response, or
-     * replays the response stored by the first request. `scope` is the caller's identity (a
-     * user id, `public:<user_id>`), `fingerprint` identifies the request (see `fingerprint`).
+     * Runs `effect` at most once per (scope, key) within 24 hours and returns its result encoded
+     * by `schema` (JSON text), or replays the result recorded by the first request. `scope` is
+     * the caller's identity (a user id, `public:<user_id>`), `fingerprint` identifies the
+     * request (see `fingerprint`). A result its schema cannot encode is a defect.
      * Fails with `InvalidInput` (field `Idempotency-Key`) for a malformed key, `Unprocessable`
      * `idempotency.key.reused` when the key was used with another fingerprint, and `Conflict`
      * `idempotency.request.in_progress` while the first request still holds the key.
      */
-    const run = <E, R>(
+    const run = <A, I, E, R>(
       scope: string,
       key: string,
       fingerprint: string,
-      effect: Effect.Effect<Response, E, R>
+      schema: Schema.Schema<A, I>,
+      effect: Effect.Effect<A, E, R>
     ): Effect.Effect<Outcome, E | InvalidInput | Conflict | Unprocessable, R> =>
       Effect.gen(function* () {
         if (!isValidKey(key)) {
@@ -155,23 +152,27 @@ export class Idempotency extends Effect.Service<Idempotency>()("@cobro/core/Idem
         const claimed = yield* claim(scope, key, fingerprint, 0)
         if (claimed._tag === "Replay") return claimed.outcome
         const mine = claimed.record
+        const encode = Schema.encode(schema)
+        const encoded = Effect.flatMap(effect, (value) =>
+          Effect.map(Effect.orDie(encode(value)), (json) => JSON.stringify(json))
+        )
         // Once the key is ours, it is completed or released whatever happens to the effect,
         // interruption included (a crash leaves it to lapse after `idempotencyLock`).
         return yield* Effect.uninterruptibleMask((restore) =>
           Effect.gen(function* () {
-            const exit = yield* Effect.exit(restore(effect))
+            const exit = yield* Effect.exit(restore(encoded))
             if (Exit.isFailure(exit)) {
               yield* repo.release(mine)
               return yield* Effect.failCause(exit.cause)
             }
-            const response = exit.value
-            const stored = yield* repo.complete(mine, response)
+            const result = exit.value
+            const stored = yield* repo.complete(mine, result)
             if (!stored) {
               yield* Effect.logWarning(
-                "idempotency: the lock lapsed while the request ran; its response is not stored"
+                "idempotency: the lock lapsed while the request ran; its result is not stored"
               ).pipe(Effect.annotateLogs({ scope, key }))
             }
-            return { status: response.status, body: response.body, replayed: false }
+            return { result, replayed: false }
           })
         )
       }).pipe(Effect.withSpan("Idempotency.run", { attributes: { scope } }))

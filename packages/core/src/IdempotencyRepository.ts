@@ -1,6 +1,6 @@
 /**
  * Storage of `Idempotency-Key`s: one record per (scope, key), holding the request's fingerprint
- * and, once the first request finished, the response to replay. The `Idempotency` service holds
+ * and, once the first request finished, its outcome to replay (the result, encoded). The `Idempotency` service holds
  * the rules; this port only offers row operations that stay race-free across instances: an
  * insert-if-absent, and conditional writes fenced on what the caller last saw (the record's state,
  * lock and creation time), so two requests can never both own one key.
@@ -25,10 +25,8 @@ export class IdempotencyRecord extends Class<IdempotencyRecord>("IdempotencyReco
    * may take the key over (the first request crashed). Also the owner's fencing token.
    */
   locked_until: Timestamp,
-  /** The response to replay; both set exactly when `completed`. */
-  response_status: Schema.NullOr(Schema.Int),
-  /** JSON text of the response body. */
-  response_body: Schema.NullOr(Schema.String),
+  /** The outcome to replay, JSON text of the encoded result; set exactly when `completed`. */
+  result: Schema.NullOr(Schema.String),
   created_at: Timestamp
 }) {}
 
@@ -48,14 +46,11 @@ export class IdempotencyRepository extends Context.Tag("@cobro/core/IdempotencyR
      */
     readonly takeOver: (previous: IdempotencyRecord, next: IdempotencyRecord) => Effect.Effect<boolean>
     /**
-     * Stores the response of the in-flight `record` and marks it completed; `false` (nothing
+     * Stores the result (JSON text) of the in-flight `record` and marks it completed; `false` (nothing
      * written) when the record is no longer this in-flight record (its lock lapsed and another
      * request took it over, or it was purged).
      */
-    readonly complete: (
-      record: IdempotencyRecord,
-      response: { readonly status: number; readonly body: string }
-    ) => Effect.Effect<boolean>
+    readonly complete: (record: IdempotencyRecord, result: string) => Effect.Effect<boolean>
     /** Deletes the in-flight `record` so a retry can run; `false` when it is no longer this record. */
     readonly release: (record: IdempotencyRecord) => Effect.Effect<boolean>
     /** Deletes every record created before `time`; returns how many. */
@@ -97,19 +92,11 @@ export const makeMemory = Effect.gen(function* () {
       }),
     find: (scope, key) => Effect.map(table.get, HashMap.get(Data.tuple(scope, key))),
     takeOver: (previous, next) => ifStill(previous, HashMap.set(idOf(previous), next)),
-    complete: (record, response) =>
+    complete: (record, result) =>
       record.state === "in_flight"
         ? ifStill(
             record,
-            HashMap.set(
-              idOf(record),
-              new IdempotencyRecord({
-                ...record,
-                state: "completed",
-                response_status: response.status,
-                response_body: response.body
-              })
-            )
+            HashMap.set(idOf(record), new IdempotencyRecord({ ...record, state: "completed", result }))
           )
         : Effect.succeed(false),
     release: (record) =>

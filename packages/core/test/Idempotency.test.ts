@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Deferred, Duration, Effect, Fiber, Option, Ref, TestClock } from "effect"
+import { DateTime, Deferred, Duration, Effect, Fiber, Option, Ref, Schema, TestClock } from "effect"
 import {
   Engine,
   type Errors,
@@ -16,23 +16,33 @@ const withEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(e
 
 const service = Idempotency.Idempotency
 
-/** A request handler that counts how often it really ran. */
-const counted = (response: Idempotency.Response = { status: 201, body: '{"id":"VAR-1"}' }) =>
+/** An operation that counts how often it really ran; its result is recorded as JSON. */
+const counted = (result: unknown = { id: "VAR-1" }) =>
   Effect.map(Ref.make(0), (runs) => ({
     runs,
     handler: Effect.as(
       Ref.update(runs, (n) => n + 1),
-      response
+      result
     )
   }))
 
-const run = <E, R>(
+const run = <A, E, R>(
   key: string,
-  handler: Effect.Effect<Idempotency.Response, E, R>,
-  options: { readonly scope?: string; readonly fingerprint?: string } = {}
+  handler: Effect.Effect<A, E, R>,
+  options: {
+    readonly scope?: string
+    readonly fingerprint?: string
+    readonly schema?: Schema.Schema<A, unknown>
+  } = {}
 ) =>
   Effect.flatMap(service, (s) =>
-    s.run(options.scope ?? "u1", key, options.fingerprint ?? "POST /payments A", handler)
+    s.run(
+      options.scope ?? "u1",
+      key,
+      options.fingerprint ?? "POST /payments A",
+      options.schema ?? (Schema.Unknown as Schema.Schema<unknown> as Schema.Schema<A, unknown>),
+      handler
+    )
   )
 
 const stored = (scope: string, key: string) =>
@@ -55,8 +65,7 @@ const crashedAt = (key: string, fingerprint: string) =>
         fingerprint,
         state: "in_flight",
         locked_until: DateTime.addDuration(now, Duration.minutes(1)),
-        response_status: null,
-        response_body: null,
+        result: null,
         created_at: now
       })
     )
@@ -67,30 +76,52 @@ const errorOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.map(Effect.flip(effect), (e) => e as Errors.DomainError)
 
 describe("Idempotency.run", () => {
-  it.effect("a new key runs the request once; a retry with the same request replays its response", () =>
+  it.effect("a new key runs the request once; a retry with the same request replays its result", () =>
     withEngine(
       Effect.gen(function* () {
         const { handler, runs } = yield* counted()
         const first = yield* run("k-1", handler)
-        expect(first).toEqual({ status: 201, body: '{"id":"VAR-1"}', replayed: false })
+        expect(first).toEqual({ result: '{"id":"VAR-1"}', replayed: false })
         yield* TestClock.adjust("1 hour")
         const again = yield* run("k-1", handler)
-        expect(again).toEqual({ status: 201, body: '{"id":"VAR-1"}', replayed: true })
+        expect(again).toEqual({ result: '{"id":"VAR-1"}', replayed: true })
         expect(yield* Ref.get(runs)).toBe(1)
       })
     )
   )
 
-  it.effect("a client-error response the handler returns is stored and replayed too", () =>
+  it.effect("a refusal the operation answers as its result (not a failure) is stored and replayed too", () =>
     withEngine(
       Effect.gen(function* () {
-        const { handler, runs } = yield* counted({ status: 400, body: '{"message":"request.invalid"}' })
+        const { handler, runs } = yield* counted({ message: "request.invalid" })
         expect((yield* run("k-400", handler)).replayed).toBe(false)
         expect(yield* run("k-400", handler)).toEqual({
-          status: 400,
-          body: '{"message":"request.invalid"}',
+          result: '{"message":"request.invalid"}',
           replayed: true
         })
+        expect(yield* Ref.get(runs)).toBe(1)
+      })
+    )
+  )
+
+  it.effect("the result is recorded as its schema encodes it, and replayed as recorded", () =>
+    withEngine(
+      Effect.gen(function* () {
+        const Paid = Schema.Struct({ id: Schema.String, minor: Schema.BigInt })
+        const { handler, runs } = yield* counted({ id: "VAR-1", minor: 150000n })
+        const options = { schema: Paid as Schema.Schema<unknown, unknown> }
+        expect(yield* run("k-encoded", handler, options)).toEqual({
+          result: '{"id":"VAR-1","minor":"150000"}',
+          replayed: false
+        })
+        expect(yield* run("k-encoded", handler, options)).toEqual({
+          result: '{"id":"VAR-1","minor":"150000"}',
+          replayed: true
+        })
+        // A result its schema cannot encode is a defect, and leaves nothing behind.
+        const died = yield* Effect.exit(run("k-bad", Effect.succeed({ id: 1 }), options))
+        expect(died._tag).toBe("Failure")
+        expect(yield* stored("u1", "k-bad")).toEqual(Option.none())
         expect(yield* Ref.get(runs)).toBe(1)
       })
     )
@@ -145,8 +176,7 @@ describe("Idempotency.run", () => {
         expect(yield* stored("u1", "k-4")).toEqual(Option.none())
         // A retry, even with another request, runs: nothing was bound to the key.
         expect(yield* run("k-4", handler, { fingerprint: "POST /payments B" })).toEqual({
-          status: 201,
-          body: '{"id":"VAR-1"}',
+          result: '{"id":"VAR-1"}',
           replayed: false
         })
         expect(yield* Ref.get(runs)).toBe(1)
@@ -180,7 +210,7 @@ describe("Idempotency.run", () => {
         expect((yield* errorOf(run("k-6", handler, { fingerprint: "POST /payments B" }))).key).toBe(
           "idempotency.key.reused"
         )
-        expect(yield* run("k-6", handler)).toEqual({ status: 201, body: '{"id":"VAR-1"}', replayed: false })
+        expect(yield* run("k-6", handler)).toEqual({ result: '{"id":"VAR-1"}', replayed: false })
         expect((yield* run("k-6", handler)).replayed).toBe(true)
         expect(yield* Ref.get(runs)).toBe(1)
       })
@@ -205,19 +235,18 @@ describe("Idempotency.run", () => {
       Effect.gen(function* () {
         const gate = yield* Deferred.make<void>()
         const slow = yield* Effect.fork(
-          run("k-8", Effect.zipRight(Deferred.await(gate), Effect.succeed({ status: 201, body: "slow" })))
+          run("k-8", Effect.zipRight(Deferred.await(gate), Effect.succeed("slow")))
         )
         yield* Effect.yieldNow()
         yield* TestClock.adjust("1 minute")
-        const retry = yield* run("k-8", Effect.succeed({ status: 201, body: "retry" }))
-        expect(retry).toEqual({ status: 201, body: "retry", replayed: false })
+        const retry = yield* run("k-8", Effect.succeed("retry"))
+        expect(retry).toEqual({ result: '"retry"', replayed: false })
         yield* Deferred.succeed(gate, undefined)
         // The slow request still answers its own caller…
-        expect(yield* Fiber.join(slow)).toEqual({ status: 201, body: "slow", replayed: false })
-        // …but the key replays the response of the request that owned it.
-        expect(yield* run("k-8", Effect.succeed({ status: 201, body: "third" }))).toEqual({
-          status: 201,
-          body: "retry",
+        expect(yield* Fiber.join(slow)).toEqual({ result: '"slow"', replayed: false })
+        // …but the key replays the result of the request that owned it.
+        expect(yield* run("k-8", Effect.succeed("third"))).toEqual({
+          result: '"retry"',
           replayed: true
         })
       })
@@ -289,20 +318,24 @@ describe("Idempotency.run", () => {
           price: { amount: 1500, currency: "ARS" },
           payment_options: ["transfer"]
         }
-        const create = Effect.map(payments.create(createRequest()), (p: Payment.Payment) => ({
-          status: 201,
-          body: JSON.stringify({ id: p.id })
-        }))
+        const Created = Schema.Struct({ id: Schema.String })
+        const create = Effect.map(payments.create(createRequest()), (p: Payment.Payment) => ({ id: p.id }))
         const fp = yield* s.fingerprint("post", "/payments", body)
-        const first = yield* s.run("u1", "create-1", fp, create)
-        const retry = yield* s.run("u1", "create-1", yield* s.fingerprint("POST", "/payments", body), create)
+        const first = yield* s.run("u1", "create-1", fp, Created, create)
+        const retry = yield* s.run(
+          "u1",
+          "create-1",
+          yield* s.fingerprint("POST", "/payments", body),
+          Created,
+          create
+        )
         expect(retry).toEqual({ ...first, replayed: true })
         const all = yield* (yield* PaymentRepository.PaymentRepository).page(
           { user_id: Ids.UserId.make("u1") },
           Option.none(),
           10
         )
-        expect(all.map((p) => p.id)).toEqual([JSON.parse(first.body).id])
+        expect(all.map((p) => p.id)).toEqual([JSON.parse(first.result).id])
         yield* expectLedgerOk
       })
     )

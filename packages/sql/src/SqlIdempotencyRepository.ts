@@ -3,11 +3,21 @@
  * `begin` an atomic insert-if-absent across instances; every later write is a conditional
  * statement fenced on the version the caller read (state, lock, creation time), so of two
  * requests racing for a lapsed or expired key exactly one takes it over.
+ *
+ * The record's `result` (JSON text of the operation's encoded result) is the `response_body`
+ * column. `response_status` is a column of the previous version's record (an HTTP status, always
+ * 200): it is never read, and a completed row still carries 200 there because the table's check
+ * asks for it and because an instance of the previous version, still running during a rolling
+ * upgrade, replays such rows (migrations only add).
  */
 import { SqlClient } from "@effect/sql"
 import { IdempotencyRepository as Port } from "@cobro/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { findOne, Millis, millis, orDie } from "./internal/sql.js"
+
+/** What the previous version's reader expects in `response_status` of a completed row. */
+const LEGACY_STATUS = 200
+const legacyStatus = (result: string | null) => (result === null ? null : LEGACY_STATUS)
 
 /** A row of `cobro_idempotency_keys`, decoded to the record and encoded from it. */
 const Row = Schema.transform(
@@ -17,7 +27,8 @@ const Row = Schema.transform(
     fingerprint: Schema.String,
     state: Port.IdempotencyState,
     locked_until_ms: Millis,
-    // Postgres answers INTEGER as a number, SQLite too; text is tolerated as for every number.
+    // Written for the previous version, never read (see above). Postgres and SQLite answer
+    // INTEGER as a number; text is tolerated as for every number.
     response_status: Schema.NullOr(Schema.Union(Schema.Int, Schema.NumberFromString)),
     response_body: Schema.NullOr(Schema.String),
     created_ms: Millis
@@ -32,8 +43,7 @@ const Row = Schema.transform(
         fingerprint: r.fingerprint,
         state: r.state,
         locked_until: r.locked_until_ms,
-        response_status: r.response_status,
-        response_body: r.response_body,
+        result: r.response_body,
         created_at: r.created_ms
       }),
     encode: (record) => ({
@@ -42,8 +52,8 @@ const Row = Schema.transform(
       fingerprint: record.fingerprint,
       state: record.state,
       locked_until_ms: record.locked_until,
-      response_status: record.response_status,
-      response_body: record.response_body,
+      response_status: legacyStatus(record.result),
+      response_body: record.result,
       created_ms: record.created_at
     })
   }
@@ -106,14 +116,14 @@ export const make = Effect.gen(function* () {
           sql`UPDATE cobro_idempotency_keys SET ${sql.update(fields)} WHERE ${isVersion(previous)} RETURNING scope`
         )
       ),
-    complete: (record, response) =>
+    complete: (record, result) =>
       record.state !== "in_flight"
         ? Effect.succeed(false)
         : changedOne(
             sql`UPDATE cobro_idempotency_keys SET ${sql.update({
               state: "completed",
-              response_status: response.status,
-              response_body: response.body
+              response_status: legacyStatus(result),
+              response_body: result
             })} WHERE ${isVersion(record)} RETURNING scope`
           ),
     release: (record) =>

@@ -1,7 +1,9 @@
 /**
- * `Idempotency-Key` on POST routes: with a key, the route's success body is stored and replayed
- * (with `Idempotent-Replayed: true`) for a retry of the same request; without one, the route
- * just runs. Failures are not stored: a retry after an error runs again.
+ * `Idempotency-Key` on POST routes: with a key, the route runs under core's `Idempotency`, which
+ * records its result encoded by the route's reply schema; this module makes the HTTP answer of
+ * that outcome, the first time and on a replay alike: 200, JSON, the recorded text byte for
+ * byte, and `Idempotent-Replayed: true` on a replay. Without a key, the route just runs.
+ * Failures are not recorded: a retry after an error runs again.
  */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Idempotency } from "@cobro/core"
@@ -27,19 +29,11 @@ export const idempotent = <A, I, R>(options: {
     if (options.key === undefined) return yield* options.run
     const idempotency = yield* Idempotency.Idempotency
     const fingerprint = yield* idempotency.fingerprint(options.method, options.path, options.body())
-    const encode = Schema.encode(options.schema)
     const outcome = yield* idempotency
-      .run(
-        options.scope,
-        options.key,
-        fingerprint,
-        Effect.flatMap(options.run, (value) =>
-          Effect.map(Effect.orDie(encode(value)), (json) => ({ status: 200, body: JSON.stringify(json) }))
-        )
-      )
+      .run(options.scope, options.key, fingerprint, options.schema, options.run)
       .pipe(Effect.mapError((e) => (e instanceof ApiError ? e : fromDomain(e))))
-    return HttpServerResponse.text(outcome.body, {
-      status: outcome.status,
+    return HttpServerResponse.text(outcome.result, {
+      status: 200,
       contentType: "application/json",
       headers: outcome.replayed ? { "idempotent-replayed": "true" } : {}
     })

@@ -4,7 +4,7 @@
  */
 import { expect } from "@effect/vitest"
 import { Idempotency, IdempotencyRepository, Payments } from "@cobro/core"
-import { DateTime, Deferred, Duration, Effect, Either, Fiber, Option, Ref, TestClock } from "effect"
+import { DateTime, Deferred, Duration, Effect, Either, Fiber, Option, Ref, Schema, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { createRequest, expectLedgerOk, seedUser } from "./fixtures.js"
 
@@ -20,12 +20,14 @@ const record = (
     fingerprint: "POST /payments A",
     state: "in_flight",
     locked_until: DateTime.unsafeMake(at + 60_000),
-    response_status: null,
-    response_body: null,
+    result: null,
     created_at: DateTime.unsafeMake(at),
     ...rest
   })
 }
+
+/** The operations here answer plain JSON values, recorded as they are. */
+const Json = Schema.Unknown
 
 /** A handler that counts its runs and waits for `gate` before answering. */
 const gated = Effect.gen(function* () {
@@ -33,7 +35,7 @@ const gated = Effect.gen(function* () {
   const gate = yield* Deferred.make<void>()
   const handler = Ref.update(runs, (n) => n + 1).pipe(
     Effect.zipRight(Deferred.await(gate)),
-    Effect.as({ status: 201, body: '{"id":"VAR-1"}' })
+    Effect.as({ id: "VAR-1" })
   )
   return { runs, gate, handler }
 })
@@ -55,20 +57,19 @@ export const idempotencyScenarios: ReadonlyArray<Scenario> = [
       const taker = record({ at: 61_000 })
       expect(yield* repo.takeOver(mine, taker)).toBe(true)
       expect(yield* repo.takeOver(mine, record({ at: 61_001 }))).toBe(false)
-      expect(yield* repo.complete(mine, { status: 201, body: "late" })).toBe(false)
+      expect(yield* repo.complete(mine, '"late"')).toBe(false)
       expect(yield* repo.release(mine)).toBe(false)
       expect(yield* repo.find("u1", "k")).toEqual(Option.some(taker))
 
-      expect(yield* repo.complete(taker, { status: 400, body: '{"message":"x"}' })).toBe(true)
+      expect(yield* repo.complete(taker, '{"message":"x"}')).toBe(true)
       const done = new IdempotencyRepository.IdempotencyRecord({
         ...taker,
         state: "completed",
-        response_status: 400,
-        response_body: '{"message":"x"}'
+        result: '{"message":"x"}'
       })
       expect(yield* repo.find("u1", "k")).toEqual(Option.some(done))
       // A completed record is never released nor completed again.
-      expect(yield* repo.complete(taker, { status: 201, body: "again" })).toBe(false)
+      expect(yield* repo.complete(taker, '"again"')).toBe(false)
       expect(yield* repo.release(taker)).toBe(false)
       expect(yield* repo.release(done)).toBe(false)
 
@@ -85,29 +86,30 @@ export const idempotencyScenarios: ReadonlyArray<Scenario> = [
     })
   },
   {
-    name: "idempotency: run replays the stored response, refuses a reused key and an in-flight duplicate",
+    name: "idempotency: run replays the stored result, refuses a reused key and an in-flight duplicate",
     run: Effect.gen(function* () {
       const idem = yield* Idempotency.Idempotency
       const { gate, handler, runs } = yield* gated
-      const first = yield* Effect.fork(idem.run("u1", "k", "A", handler))
+      const first = yield* Effect.fork(idem.run("u1", "k", "A", Json, handler))
       yield* Effect.yieldNow()
       while ((yield* Ref.get(runs)) === 0) yield* Effect.yieldNow()
-      expect((yield* Effect.flip(idem.run("u1", "k", "A", handler))).key).toBe(
+      expect((yield* Effect.flip(idem.run("u1", "k", "A", Json, handler))).key).toBe(
         "idempotency.request.in_progress"
       )
       yield* Deferred.succeed(gate, undefined)
-      expect(yield* Fiber.join(first)).toEqual({ status: 201, body: '{"id":"VAR-1"}', replayed: false })
-      expect(yield* idem.run("u1", "k", "A", handler)).toEqual({
-        status: 201,
-        body: '{"id":"VAR-1"}',
+      expect(yield* Fiber.join(first)).toEqual({ result: '{"id":"VAR-1"}', replayed: false })
+      expect(yield* idem.run("u1", "k", "A", Json, handler)).toEqual({
+        result: '{"id":"VAR-1"}',
         replayed: true
       })
-      const reused = yield* Effect.flip(idem.run("u1", "k", "B", handler))
+      const reused = yield* Effect.flip(idem.run("u1", "k", "B", Json, handler))
       expect(reused).toMatchObject({ _tag: "Unprocessable", key: "idempotency.key.reused" })
       expect(yield* Ref.get(runs)).toBe(1)
       // A failing handler leaves nothing behind.
-      expect(yield* Effect.flip(idem.run("u1", "k-fail", "A", Effect.fail("down" as const)))).toBe("down")
-      expect((yield* idem.run("u1", "k-fail", "B", handler)).replayed).toBe(false)
+      expect(yield* Effect.flip(idem.run("u1", "k-fail", "A", Json, Effect.fail("down" as const)))).toBe(
+        "down"
+      )
+      expect((yield* idem.run("u1", "k-fail", "B", Json, handler)).replayed).toBe(false)
     })
   },
   {
@@ -117,8 +119,8 @@ export const idempotencyScenarios: ReadonlyArray<Scenario> = [
       // Held open: the one that runs is still running when the other looks at the key.
       {
         const { gate, handler, runs } = yield* gated
-        const a = yield* Effect.fork(Effect.either(idem.run("u1", "held", "A", handler)))
-        const b = yield* Effect.fork(Effect.either(idem.run("u1", "held", "A", handler)))
+        const a = yield* Effect.fork(Effect.either(idem.run("u1", "held", "A", Json, handler)))
+        const b = yield* Effect.fork(Effect.either(idem.run("u1", "held", "A", Json, handler)))
         const loser = yield* Effect.race(Fiber.join(a), Fiber.join(b))
         expect(Either.isLeft(loser) && loser.left.key).toBe("idempotency.request.in_progress")
         yield* Deferred.succeed(gate, undefined)
@@ -131,10 +133,10 @@ export const idempotencyScenarios: ReadonlyArray<Scenario> = [
         const runs = yield* Ref.make(0)
         const handler = Effect.as(
           Ref.update(runs, (n) => n + 1),
-          { status: 201, body: `{"n":${i}}` }
+          { n: i }
         )
         const results = yield* Effect.all(
-          [0, 1, 2].map(() => Effect.either(idem.run("u1", `free-${i}`, "A", handler))),
+          [0, 1, 2].map(() => Effect.either(idem.run("u1", `free-${i}`, "A", Json, handler))),
           { concurrency: "unbounded" }
         )
         expect(yield* Ref.get(runs)).toBe(1)
@@ -142,7 +144,7 @@ export const idempotencyScenarios: ReadonlyArray<Scenario> = [
         expect(fresh).toHaveLength(1)
         for (const r of results) {
           if (Either.isLeft(r)) expect(r.left.key).toBe("idempotency.request.in_progress")
-          else expect(r.right.body).toBe(`{"n":${i}}`)
+          else expect(r.right.result).toBe(`{"n":${i}}`)
         }
       }
     })
@@ -159,25 +161,25 @@ export const idempotencyScenarios: ReadonlyArray<Scenario> = [
       const runs = yield* Ref.make(0)
       const handler = Effect.as(
         Ref.update(runs, (n) => n + 1),
-        { status: 201, body: "{}" }
+        {}
       )
-      expect((yield* Effect.flip(idem.run("u1", "crashed", "A", handler))).key).toBe(
+      expect((yield* Effect.flip(idem.run("u1", "crashed", "A", Json, handler))).key).toBe(
         "idempotency.request.in_progress"
       )
       yield* TestClock.adjust("1 minute")
       const retries = yield* Effect.all(
-        [0, 1, 2].map(() => Effect.either(idem.run("u1", "crashed", "A", handler))),
+        [0, 1, 2].map(() => Effect.either(idem.run("u1", "crashed", "A", Json, handler))),
         { concurrency: "unbounded" }
       )
       expect(yield* Ref.get(runs)).toBe(1)
       expect(retries.filter((r) => Either.isRight(r) && !r.right.replayed)).toHaveLength(1)
 
       yield* TestClock.adjust(Duration.sum(Duration.hours(24), Duration.millis(1)))
-      yield* idem.run("u1", "recent", "A", handler)
+      yield* idem.run("u1", "recent", "A", Json, handler)
       // Past 24 h the old key is free again, even for another request.
-      expect((yield* idem.run("u1", "crashed", "B", handler)).replayed).toBe(false)
+      expect((yield* idem.run("u1", "crashed", "B", Json, handler)).replayed).toBe(false)
       yield* TestClock.adjust(Duration.sum(Duration.hours(24), Duration.millis(1)))
-      yield* idem.run("u1", "newest", "A", handler)
+      yield* idem.run("u1", "newest", "A", Json, handler)
       expect(yield* idem.purge()).toBe(2)
       expect(yield* repo.find("u1", "crashed")).toEqual(Option.none())
       expect(Option.map(yield* repo.find("u1", "newest"), (r) => r.state)).toEqual(Option.some("completed"))
@@ -195,18 +197,15 @@ export const idempotencyScenarios: ReadonlyArray<Scenario> = [
         price: { amount: 1500, currency: "ARS" },
         payment_options: ["transfer"]
       }
-      const create = Effect.map(payments.create(createRequest(body)), (p) => ({
-        status: 201,
-        body: JSON.stringify({ id: p.id })
-      }))
+      const create = Effect.map(payments.create(createRequest(body)), (p) => ({ id: p.id }))
       const fp = yield* idem.fingerprint("POST", "/payments", body)
       const results = yield* Effect.all(
-        [0, 1].map(() => Effect.either(idem.run("u1", "create", fp, create))),
+        [0, 1].map(() => Effect.either(idem.run("u1", "create", fp, Json, create))),
         { concurrency: "unbounded" }
       )
       const winner = results.find((r) => Either.isRight(r) && !r.right.replayed)
       expect(winner).toBeDefined()
-      expect(yield* idem.run("u1", "create", fp, create)).toEqual({
+      expect(yield* idem.run("u1", "create", fp, Json, create)).toEqual({
         ...(winner as Either.Right<never, Idempotency.Outcome>).right,
         replayed: true
       })
