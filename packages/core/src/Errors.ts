@@ -33,26 +33,29 @@ export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
   message: Schema.String
 }) {}
 
-/** A well-formed operation that cannot be carried out as asked (an `Idempotency-Key` reused with another operation). */
-export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unprocessable", {
+/**
+ * The request does not match the one it claims to repeat: an `Idempotency-Key` reused with
+ * another operation.
+ */
+export class RequestMismatch extends Schema.TaggedError<RequestMismatch>()("RequestMismatch", {
   key: Schema.String,
   message: Schema.String
 }) {}
 
-/** The caller is known but may not do this. */
-export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
+/** The caller is known but is not permitted to do this. */
+export class NotPermitted extends Schema.TaggedError<NotPermitted>()("NotPermitted", {
   key: Schema.String,
   message: Schema.String
 }) {}
 
-/** The caller could not be identified: missing, unknown, expired or revoked credentials. */
-export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
+/** The caller could not be authenticated: missing, unknown, expired or revoked credentials. */
+export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
   key: Schema.String,
   message: Schema.String
 }) {}
 
-/** A deprecated or disabled capability (crypto and PIX payment methods). */
-export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", {
+/** A capability that was withdrawn (the crypto and PIX payment methods). */
+export class Discontinued extends Schema.TaggedError<Discontinued>()("Discontinued", {
   key: Schema.String,
   message: Schema.String
 }) {}
@@ -67,8 +70,8 @@ export type DomainError =
   | NotFound
   | InvalidInput
   | Conflict
-  | Unprocessable
-  | Forbidden
-  | Unauthorized
-  | Unavailable
+  | RequestMismatch
+  | NotPermitted
+  | Unauthenticated
+  | Discontinued
   | ProviderFailure

@@ -2,7 +2,7 @@
  * Idempotency keys, with Stripe's semantics: the first operation with a key runs and its outcome
  * is recorded; a retry with the same key and the same operation gets that outcome again
  * (`replayed: true`) without running anything; the same key with another operation is refused
- * (`Unprocessable`), and a retry while the first is still running is refused (`Conflict`). A key
+ * (`RequestMismatch`), and a retry while the first is still running is refused (`Conflict`). A key
  * lives 24 hours of real time (`RealTime`).
  *
  * The outcome recorded is the operation's result, encoded by the result's schema (JSON text):
@@ -14,7 +14,7 @@
 import { DateTime, Duration, Effect, Exit, Option, Schema } from "effect"
 import { Crypto, toHex } from "./auth/Crypto.js"
 import { EngineConfig } from "./EngineConfig.js"
-import { Conflict, InvalidInput, Unprocessable } from "./Errors.js"
+import { Conflict, InvalidInput, RequestMismatch } from "./Errors.js"
 import { IdempotencyRecord, IdempotencyRepository } from "./IdempotencyRepository.js"
 import { RealTime } from "./RealTime.js"
 
@@ -54,7 +54,7 @@ export const canonicalJson = (value: unknown): string => {
 }
 
 const reused = () =>
-  new Unprocessable({
+  new RequestMismatch({
     key: "idempotency.key.reused",
     message: "this Idempotency-Key was already used with a different request"
   })
@@ -89,7 +89,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@cobro/core/Idem
       key: string,
       fingerprint: string,
       attempt: number
-    ): Effect.Effect<Claim, Conflict | Unprocessable> =>
+    ): Effect.Effect<Claim, Conflict | RequestMismatch> =>
       Effect.gen(function* () {
         const now = yield* realTime.now
         const fresh = new IdempotencyRecord({
@@ -106,7 +106,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@cobro/core/Idem
         const existing = found.value
         const takeOver = Effect.flatMap(
           repo.takeOver(existing, fresh),
-          (taken): Effect.Effect<Claim, Conflict | Unprocessable> =>
+          (taken): Effect.Effect<Claim, Conflict | RequestMismatch> =>
             taken
               ? Effect.succeed({ _tag: "Owned", record: fresh })
               : attempt + 1 < MAX_CLAIM_ATTEMPTS
@@ -134,7 +134,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@cobro/core/Idem
      * by `schema` (JSON text), or replays the result recorded by the first request. `scope` is
      * the caller's identity (a user id, `public:<user_id>`), `fingerprint` identifies the
      * request (see `fingerprint`). A result its schema cannot encode is a defect.
-     * Fails with `InvalidInput` (field `Idempotency-Key`) for a malformed key, `Unprocessable`
+     * Fails with `InvalidInput` (field `Idempotency-Key`) for a malformed key, `RequestMismatch`
      * `idempotency.key.reused` when the key was used with another fingerprint, and `Conflict`
      * `idempotency.request.in_progress` while the first request still holds the key.
      */
@@ -144,7 +144,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@cobro/core/Idem
       fingerprint: string,
       schema: Schema.Schema<A, I>,
       effect: Effect.Effect<A, E, R>
-    ): Effect.Effect<Outcome, E | InvalidInput | Conflict | Unprocessable, R> =>
+    ): Effect.Effect<Outcome, E | InvalidInput | Conflict | RequestMismatch, R> =>
       Effect.gen(function* () {
         if (!isValidKey(key)) {
           return yield* InvalidInput.of("Idempotency-Key", "must be 1 to 255 printable ASCII characters")

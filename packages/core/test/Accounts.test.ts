@@ -321,7 +321,7 @@ describe("Accounts.getAccount", () => {
     )
   )
 
-  it.effect("a user token reading the account is Forbidden, even for its own account", () =>
+  it.effect("a user token reading the account is NotPermitted, even for its own account", () =>
     provideEngine(
       Effect.gen(function* () {
         const accounts = yield* Accounts.Accounts
@@ -329,7 +329,7 @@ describe("Accounts.getAccount", () => {
         const created = yield* createMerchant()
         const principal = yield* auth.authenticate(yield* userToken(created))
         const error = yield* Effect.flip(accounts.getAccount(principal, created.user.user_id))
-        expect(error).toMatchObject({ _tag: "Forbidden", key: "account.partner_token.required" })
+        expect(error).toMatchObject({ _tag: "NotPermitted", key: "account.partner_token.required" })
       })
     )
   )

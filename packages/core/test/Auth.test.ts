@@ -64,7 +64,7 @@ describe("Auth.issueUserToken", () => {
           const error = yield* Effect.flip(
             auth.issueUserToken(user, new Auth.TokenRequest({ client_id, client_secret }))
           )
-          expect(error).toMatchObject({ _tag: "Unauthorized", key: "auth.credentials.invalid" })
+          expect(error).toMatchObject({ _tag: "Unauthenticated", key: "auth.credentials.invalid" })
         }
       })
     )
@@ -81,7 +81,7 @@ describe("Auth.authenticate", () => {
         expect((yield* auth.authenticate(token))._tag).toBe("User")
         yield* TestClock.adjust(Duration.millis(1))
         const error = yield* Effect.flip(auth.authenticate(token))
-        expect(error).toMatchObject({ _tag: "Unauthorized", key: "auth.token.expired" })
+        expect(error).toMatchObject({ _tag: "Unauthenticated", key: "auth.token.expired" })
       })
     )
   )
@@ -103,7 +103,7 @@ describe("Auth.authenticate", () => {
     )
   )
 
-  it.effect("an unknown, empty or tampered token is Unauthorized", () =>
+  it.effect("an unknown, empty or tampered token is Unauthenticated", () =>
     provideEngine(
       Effect.gen(function* () {
         const auth = yield* Auth.Auth
@@ -117,7 +117,7 @@ describe("Auth.authenticate", () => {
           "PAR-abc"
         ]) {
           const error = yield* Effect.flip(auth.authenticate(bad))
-          expect(error).toMatchObject({ _tag: "Unauthorized", key: "auth.token.invalid" })
+          expect(error).toMatchObject({ _tag: "Unauthenticated", key: "auth.token.invalid" })
         }
       })
     )
@@ -136,7 +136,7 @@ describe("Auth.rotateSecret", () => {
         expect(rotated.client_secret).not.toBe(created.client_secret)
 
         const withOld = yield* Effect.flip(userToken(created))
-        expect(withOld).toMatchObject({ _tag: "Unauthorized", key: "auth.credentials.invalid" })
+        expect(withOld).toMatchObject({ _tag: "Unauthenticated", key: "auth.credentials.invalid" })
         expect((yield* Effect.flip(auth.authenticate(oldToken))).key).toBe("auth.token.invalid")
 
         const fresh = yield* userToken({ ...created, client_secret: rotated.client_secret })

@@ -127,13 +127,13 @@ describe("Idempotency.run", () => {
     )
   )
 
-  it.effect("the same key with a different request is idempotency.key.reused (Unprocessable)", () =>
+  it.effect("the same key with a different request is idempotency.key.reused (RequestMismatch)", () =>
     withEngine(
       Effect.gen(function* () {
         const { handler, runs } = yield* counted()
         yield* run("k-2", handler, { fingerprint: "POST /payments A" })
         const error = yield* errorOf(run("k-2", handler, { fingerprint: "POST /payments B" }))
-        expect(error._tag).toBe("Unprocessable")
+        expect(error._tag).toBe("RequestMismatch")
         expect(error.key).toBe("idempotency.key.reused")
         expect(yield* Ref.get(runs)).toBe(1)
         // The first response is still there for the original request.

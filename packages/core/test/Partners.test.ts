@@ -173,7 +173,7 @@ describe("Onboarding", () => {
           const error = yield* Effect.flip(
             onboarding.signIn(new Onboarding.SignInRequest({ email, password }))
           )
-          expect(error).toMatchObject({ _tag: "Unauthorized", key: "auth.login.invalid" })
+          expect(error).toMatchObject({ _tag: "Unauthenticated", key: "auth.login.invalid" })
         }
         // A user created by the CLI has no web password: it cannot sign in.
         yield* createMerchant({ email: "cli@example.com" })
@@ -182,7 +182,7 @@ describe("Onboarding", () => {
             new Onboarding.SignInRequest({ email: "cli@example.com", password: "anything at all" })
           )
         )
-        expect(noPassword._tag).toBe("Unauthorized")
+        expect(noPassword._tag).toBe("Unauthenticated")
       })
     )
   )
@@ -258,7 +258,7 @@ describe("Auth.exchangeCode", () => {
         expect((yield* exchange(partner, early.code)).user_id).toBe(user.user_id)
         yield* TestClock.adjust(Duration.millis(1))
         const error = yield* Effect.flip(exchange(partner, late.code))
-        expect(error).toMatchObject({ _tag: "Unauthorized", key: "auth.code.expired" })
+        expect(error).toMatchObject({ _tag: "Unauthenticated", key: "auth.code.expired" })
       })
     )
   )
@@ -275,7 +275,7 @@ describe("Auth.exchangeCode", () => {
         expect((yield* auth.authenticate(grant.access_token))._tag).toBe("Partner")
 
         const reuse = yield* Effect.flip(exchange(partner, code))
-        expect(reuse).toMatchObject({ _tag: "Unauthorized", key: "auth.code.used" })
+        expect(reuse).toMatchObject({ _tag: "Unauthenticated", key: "auth.code.used" })
         expect((yield* Effect.flip(auth.authenticate(grant.access_token))).key).toBe("auth.token.invalid")
         // Tokens from other codes are untouched.
         expect((yield* auth.authenticate(other))._tag).toBe("Partner")
@@ -283,7 +283,7 @@ describe("Auth.exchangeCode", () => {
     )
   )
 
-  it.effect("wrong partner credentials are Unauthorized and leave the code usable", () =>
+  it.effect("wrong partner credentials are Unauthenticated and leave the code usable", () =>
     provideEngine(
       Effect.gen(function* () {
         const auth = yield* Auth.Auth
@@ -299,14 +299,14 @@ describe("Auth.exchangeCode", () => {
           const error = yield* Effect.flip(
             auth.exchangeCode(new Auth.CodeExchangeRequest({ code, client_id, client_secret }))
           )
-          expect(error).toMatchObject({ _tag: "Unauthorized", key: "auth.credentials.invalid" })
+          expect(error).toMatchObject({ _tag: "Unauthenticated", key: "auth.credentials.invalid" })
         }
         expect((yield* exchange(partner, code)).user_id).toBe(user.user_id)
       })
     )
   )
 
-  it.effect("a code is bound to its partner; an unknown code is Unauthorized", () =>
+  it.effect("a code is bound to its partner; an unknown code is Unauthenticated", () =>
     provideEngine(
       Effect.gen(function* () {
         const auth = yield* Auth.Auth
@@ -315,7 +315,7 @@ describe("Auth.exchangeCode", () => {
         const { user } = yield* createMerchant()
         const { code } = yield* auth.issueCode(mine.partner.partner_id, user.user_id)
         const stolen = yield* Effect.flip(exchange(theirs, code))
-        expect(stolen).toMatchObject({ _tag: "Unauthorized", key: "auth.code.invalid" })
+        expect(stolen).toMatchObject({ _tag: "Unauthenticated", key: "auth.code.invalid" })
         const unknown = yield* Effect.flip(exchange(mine, "no-such-code"))
         expect(unknown.key).toBe("auth.code.invalid")
         // The stolen attempt did not consume it.
@@ -343,7 +343,7 @@ describe("Auth.revokePartnerToken", () => {
             new Auth.RevokeRequest({ token, client_id: mine.client_id, client_secret: "x" })
           )
         )
-        expect(wrongSecret._tag).toBe("Unauthorized")
+        expect(wrongSecret._tag).toBe("Unauthenticated")
         yield* auth.revokePartnerToken(
           new Auth.RevokeRequest({ token, client_id: mine.client_id, client_secret: mine.client_secret })
         )

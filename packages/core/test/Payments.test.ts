@@ -96,7 +96,7 @@ describe("Payments.create", () => {
           const e = yield* Effect.flip(
             payments.create(createRequest({ payment_options: ["transfer", method] }))
           )
-          expect(e).toMatchObject({ _tag: "Unavailable", key: "payment.method.deprecated" })
+          expect(e).toMatchObject({ _tag: "Discontinued", key: "payment.method.deprecated" })
         }
         const e = yield* Effect.flip(payments.create(createRequest({ payment_options: ["cash"] })))
         expect(e).toMatchObject({ _tag: "InvalidInput", field: "payment_options" })
@@ -144,7 +144,7 @@ describe("Payments.create", () => {
         expect(yield* Effect.flip(payments.create(createRequest()))).toMatchObject({ key: "user.not.found" })
         yield* seedUser({ account_status: "PENDING" })
         expect(yield* Effect.flip(payments.create(createRequest()))).toMatchObject({
-          _tag: "Forbidden",
+          _tag: "NotPermitted",
           key: "account.not.active"
         })
       })
@@ -301,7 +301,7 @@ describe("Payments changes", () => {
           }
         ])
         const denied = yield* Effect.flip(payments.updateMotive(u2, p.id, "hack"))
-        expect(denied).toMatchObject({ _tag: "Forbidden", key: "payment.metadata.forbidden" })
+        expect(denied).toMatchObject({ _tag: "NotPermitted", key: "payment.metadata.forbidden" })
         expect((yield* payments.get(u1, p.id)).metadata.motive).toHaveLength(2)
         expect(yield* events).toEqual([])
       })

@@ -158,13 +158,13 @@ describe("Schedules.create", () => {
     )
   )
 
-  it.effect("is a partner operation: a user token is Forbidden", () =>
+  it.effect("is a partner operation: a user token is NotPermitted", () =>
     provideEngine(
       Effect.gen(function* () {
         yield* setup
         const schedules = yield* Schedules.Schedules
         const error = yield* Effect.flip(schedules.create(asUser(), createReq("daily")))
-        expect(error).toMatchObject({ _tag: "Forbidden", key: "schedule.partner.required" })
+        expect(error).toMatchObject({ _tag: "NotPermitted", key: "schedule.partner.required" })
         yield* expectLedgerOk
       })
     )
@@ -228,11 +228,11 @@ describe("Schedules.patch", () => {
         const forbidden = yield* Effect.flip(
           schedules.patch(asPartner(p2), schedule.schedule_id, patchReq({ schedule_status: "inactive" }))
         )
-        expect(forbidden).toMatchObject({ _tag: "Forbidden", key: "schedule.forbidden" })
+        expect(forbidden).toMatchObject({ _tag: "NotPermitted", key: "schedule.forbidden" })
         const byUser = yield* Effect.flip(
           schedules.patch(asUser(), schedule.schedule_id, patchReq({ schedule_status: "inactive" }))
         )
-        expect(byUser).toMatchObject({ _tag: "Forbidden", key: "schedule.partner.required" })
+        expect(byUser).toMatchObject({ _tag: "NotPermitted", key: "schedule.partner.required" })
         const otherUser = yield* Effect.flip(
           schedules.patch(asPartner(p1, u2), schedule.schedule_id, patchReq({ schedule_status: "inactive" }))
         )

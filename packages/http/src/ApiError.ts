@@ -42,13 +42,13 @@ export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
 export const fromDomain: (error: Errors.DomainError) => ApiError = Match.type<Errors.DomainError>().pipe(
   Match.tagsExhaustive({
     InvalidInput: (e) => ApiError.of(400, e.key, e.message, e.field),
-    Unauthorized: (e) => ApiError.of(401, e.key, e.message),
-    Forbidden: (e) => ApiError.of(403, e.key, e.message),
+    Unauthenticated: (e) => ApiError.of(401, e.key, e.message),
+    NotPermitted: (e) => ApiError.of(403, e.key, e.message),
     NotFound: (e) => ApiError.of(404, e.key, e.message),
     Conflict: (e) => ApiError.of(409, e.key, e.message),
-    Unprocessable: (e) => ApiError.of(422, e.key, e.message),
+    RequestMismatch: (e) => ApiError.of(422, e.key, e.message),
     ProviderFailure: (e) => ApiError.of(502, e.key, e.message),
-    Unavailable: (e) => ApiError.of(503, e.key, e.message)
+    Discontinued: (e) => ApiError.of(503, e.key, e.message)
   })
 )
 

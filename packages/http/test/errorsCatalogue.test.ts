@@ -24,13 +24,13 @@ const isKey = new RegExp(`^${KEY}$`)
 /** The HTTP status of each domain error tag (`ApiError.fromDomain`). */
 const STATUS_OF_TAG: Record<string, number> = {
   InvalidInput: 400,
-  Unauthorized: 401,
-  Forbidden: 403,
+  Unauthenticated: 401,
+  NotPermitted: 403,
   NotFound: 404,
   Conflict: 409,
-  Unprocessable: 422,
+  RequestMismatch: 422,
   ProviderFailure: 502,
-  Unavailable: 503
+  Discontinued: 503
 }
 
 const filesUnder = (dir: string): Array<string> =>

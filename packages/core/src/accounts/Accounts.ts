@@ -7,7 +7,7 @@ import { CuitWithoutDashes, normalizeCuit } from "../bank/BankAccount.js"
 import { UserCredential } from "../auth/Credential.js"
 import { CredentialRepository } from "../auth/CredentialRepository.js"
 import { Crypto } from "../auth/Crypto.js"
-import { Conflict, Forbidden, NotFound } from "../Errors.js"
+import { Conflict, NotPermitted, NotFound } from "../Errors.js"
 import { PartnerId, UserId } from "../Ids.js"
 import { decodeInput } from "../internal/decodeInput.js"
 import { newId } from "../internal/ids.js"
@@ -220,7 +220,7 @@ export class Accounts extends Effect.Service<Accounts>()("@cobro/core/Accounts",
     /** GET /users/{user_id}/account: a partner token for that very user (SPEC: a user token is 403). */
     const getAccount = Effect.fn("Accounts.getAccount")(function* (principal: Principal, userId: UserId) {
       if (principal._tag !== "Partner") {
-        return yield* new Forbidden({
+        return yield* new NotPermitted({
           key: "account.partner_token.required",
           message: "reading the account requires a partner token"
         })

@@ -11,7 +11,7 @@ import { Auth } from "../auth/Auth.js"
 import { UserCredential } from "../auth/Credential.js"
 import { CredentialRepository } from "../auth/CredentialRepository.js"
 import { Crypto } from "../auth/Crypto.js"
-import { InvalidInput, NotFound, Unauthorized } from "../Errors.js"
+import { InvalidInput, NotFound, Unauthenticated } from "../Errors.js"
 import { decodeInput } from "../internal/decodeInput.js"
 import { PartnerId, type UserId } from "../Ids.js"
 import { Consent, type Partner } from "./Partner.js"
@@ -69,7 +69,7 @@ export interface Redirect {
 }
 
 const loginFailed = () =>
-  new Unauthorized({ key: "auth.login.invalid", message: "the email or password is not valid" })
+  new Unauthenticated({ key: "auth.login.invalid", message: "the email or password is not valid" })
 
 export class Onboarding extends Effect.Service<Onboarding>()("@cobro/core/Onboarding", {
   effect: Effect.gen(function* () {

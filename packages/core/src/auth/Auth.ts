@@ -9,7 +9,7 @@ import { AccessToken, partnerTokenPrefix, UserCredential, userTokenPrefix } from
 import { CredentialRepository } from "./CredentialRepository.js"
 import { Crypto } from "./Crypto.js"
 import { EngineConfig } from "../EngineConfig.js"
-import { InvalidInput, NotFound, Unauthorized } from "../Errors.js"
+import { InvalidInput, NotFound, Unauthenticated } from "../Errors.js"
 import { ClientId, PartnerId, type UserId } from "../Ids.js"
 import { decodeInput } from "../internal/decodeInput.js"
 import { newId } from "../internal/ids.js"
@@ -85,14 +85,14 @@ export interface ClientCredentials {
 }
 
 const invalidCredentials = () =>
-  new Unauthorized({
+  new Unauthenticated({
     key: "auth.credentials.invalid",
     message: "the client_id or client_secret is not valid"
   })
 const invalidToken = () =>
-  new Unauthorized({ key: "auth.token.invalid", message: "the token is not valid or was revoked" })
+  new Unauthenticated({ key: "auth.token.invalid", message: "the token is not valid or was revoked" })
 const invalidCode = () =>
-  new Unauthorized({ key: "auth.code.invalid", message: "the authorization code is not valid" })
+  new Unauthenticated({ key: "auth.code.invalid", message: "the authorization code is not valid" })
 
 export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
   effect: Effect.gen(function* () {
@@ -117,7 +117,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
         return { text, row } as const
       })
 
-    /** The partner whose client id and secret these are; `Unauthorized` otherwise. */
+    /** The partner whose client id and secret these are; `Unauthenticated` otherwise. */
     const authenticatePartner = (clientId: string, clientSecret: string) =>
       Effect.gen(function* () {
         // Not a client id cobro could have issued (empty, a control character, too long): unknown.
@@ -175,14 +175,14 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
       })
     })
 
-    /** A bearer token (without "Bearer ") to the principal it acts for; `Unauthorized` if unknown, revoked or expired. */
+    /** A bearer token (without "Bearer ") to the principal it acts for; `Unauthenticated` if unknown, revoked or expired. */
     const authenticate = Effect.fn("Auth.authenticate")(function* (token: string) {
       if (token.length === 0) return yield* invalidToken()
       const found = yield* credentials.findToken(yield* hashOf(crypto, token))
       if (Option.isNone(found) || found.value.revoked_at !== null) return yield* invalidToken()
       const row = found.value
       if (!row.isActiveAt(yield* realTime.now)) {
-        return yield* new Unauthorized({ key: "auth.token.expired", message: "the token has expired" })
+        return yield* new Unauthenticated({ key: "auth.token.expired", message: "the token has expired" })
       }
       return row.kind === "partner" && row.partner_id !== null
         ? Principal.Partner({ user_id: row.user_id, partner_id: row.partner_id })
@@ -309,12 +309,15 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
             // Committed even though the exchange fails: the revocation must stick.
             yield* credentials.revokeTokensOfCode(codeHash, now)
             return Either.left(
-              new Unauthorized({ key: "auth.code.used", message: "the authorization code was already used" })
+              new Unauthenticated({
+                key: "auth.code.used",
+                message: "the authorization code was already used"
+              })
             )
           }
           if (code.isExpiredAt(now)) {
             return Either.left(
-              new Unauthorized({ key: "auth.code.expired", message: "the authorization code has expired" })
+              new Unauthenticated({ key: "auth.code.expired", message: "the authorization code has expired" })
             )
           }
           yield* partners.updateCode(new AuthorizationCode({ ...code, used_at: now }))

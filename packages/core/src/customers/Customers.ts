@@ -8,7 +8,7 @@ import type { Alias } from "../bank/BankAccount.js"
 import { type BankAccountRef, type BankError, BankProvider } from "../bank/BankProvider.js"
 import * as C from "./Customer.js"
 import { type CustomerCursor, CustomerRepository } from "./CustomerRepository.js"
-import { Conflict, Forbidden, InvalidInput, NotFound, ProviderFailure } from "../Errors.js"
+import { Conflict, NotPermitted, InvalidInput, NotFound, ProviderFailure } from "../Errors.js"
 import type { UserId } from "../Ids.js"
 import { Transactor } from "../Transactor.js"
 import { CvuDirectory, CvuEntry } from "../transfers/CvuDirectory.js"
@@ -94,7 +94,7 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
       yield* checkWebhookUrl("webhook_url", request.webhook_url)
       const user = yield* ownUser(owner, request.user_id)
       if (user.account_status !== "ACTIVE") {
-        return yield* new Forbidden({
+        return yield* new NotPermitted({
           key: "account.not.active",
           message: `the account is ${user.account_status}`
         })

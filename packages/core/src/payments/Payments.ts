@@ -5,7 +5,7 @@
 import { Chunk, DateTime, Effect, Either, Metric, Option, Schema, Stream } from "effect"
 import { BankProvider } from "../bank/BankProvider.js"
 import { EngineConfig } from "../EngineConfig.js"
-import { Conflict, Forbidden, InvalidInput, NotFound, ProviderFailure, Unavailable } from "../Errors.js"
+import { Conflict, NotPermitted, InvalidInput, NotFound, ProviderFailure, Discontinued } from "../Errors.js"
 import { ExchangeRates } from "./ExchangeRates.js"
 import { ExternalId, type PaymentId, PaymentId as PaymentIdSchema, type UserId } from "../Ids.js"
 import { randomChars } from "../internal/ids.js"
@@ -87,7 +87,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
         P.deprecatedPaymentOptions.includes(o.toLowerCase())
       )
       if (deprecated.length > 0) {
-        return yield* new Unavailable({
+        return yield* new Discontinued({
           key: "payment.method.deprecated",
           message: `the ${deprecated.join(", ")} payment method is deprecated since 1 October 2026; use transfer`
         })
@@ -103,7 +103,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
         Option.isSome(u) ? Effect.succeed(u.value) : Effect.fail(NotFound.of("user", request.user_id))
       )
       if (user.account_status !== "ACTIVE") {
-        return yield* new Forbidden({
+        return yield* new NotPermitted({
           key: "account.not.active",
           message: `the account is ${user.account_status}`
         })
@@ -301,7 +301,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
             Option.isSome(p) ? Effect.succeed(p.value) : Effect.fail(NotFound.of("payment", id))
           )
           if (payment.user_id !== actor) {
-            return yield* new Forbidden({
+            return yield* new NotPermitted({
               key: "payment.metadata.forbidden",
               message: "only the owner of the payment can change its motive"
             })

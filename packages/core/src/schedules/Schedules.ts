@@ -5,7 +5,7 @@
  */
 import { DateTime, Effect, Option } from "effect"
 import { BankProvider } from "../bank/BankProvider.js"
-import { Forbidden, InvalidInput, NotFound, ProviderFailure } from "../Errors.js"
+import { NotPermitted, InvalidInput, NotFound, ProviderFailure } from "../Errors.js"
 import { type PartnerId, ScheduleId, type UserId } from "../Ids.js"
 import { newId } from "../internal/ids.js"
 import { makePayoutRuns } from "./payoutRuns.js"
@@ -29,7 +29,7 @@ export class Schedules extends Effect.Service<Schedules>()("@cobro/core/Schedule
       principal._tag === "Partner"
         ? Effect.succeed(principal)
         : Effect.fail(
-            new Forbidden({
+            new NotPermitted({
               key: "schedule.partner.required",
               message: "payout schedules are created and changed with a partner token"
             })
@@ -203,7 +203,7 @@ export class Schedules extends Effect.Service<Schedules>()("@cobro/core/Schedule
       schedule.partner_id === partner
         ? Effect.void
         : Effect.fail(
-            new Forbidden({
+            new NotPermitted({
               key: "schedule.forbidden",
               message: "only the partner that created this schedule can change it"
             })

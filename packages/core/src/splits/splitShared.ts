@@ -2,7 +2,7 @@
  * Helpers shared by the split payments service and its parts (payout accounts, execution).
  */
 import { Effect, Option } from "effect"
-import { Forbidden, NotFound, ProviderFailure } from "../Errors.js"
+import { NotPermitted, NotFound, ProviderFailure } from "../Errors.js"
 import type { PartnerId, PayoutAccountId, UserId } from "../Ids.js"
 import { type EventType, makeEvent, type Outbox } from "../webhooks/Outbox.js"
 import type { Principal } from "../auth/Principal.js"
@@ -21,14 +21,14 @@ export const bankFailure = (what: string) => (e: { readonly message: string }) =
 export const activeUser = (
   users: UserRepository["Type"],
   owner: UserId
-): Effect.Effect<User, NotFound | Forbidden> =>
-  Effect.flatMap(users.findById(owner), (found): Effect.Effect<User, NotFound | Forbidden> =>
+): Effect.Effect<User, NotFound | NotPermitted> =>
+  Effect.flatMap(users.findById(owner), (found): Effect.Effect<User, NotFound | NotPermitted> =>
     Option.isNone(found)
       ? Effect.fail(NotFound.of("user", owner))
       : found.value.account_status === "ACTIVE"
         ? Effect.succeed(found.value)
         : Effect.fail(
-            new Forbidden({
+            new NotPermitted({
               key: "account.not.active",
               message: `the account is ${found.value.account_status}`
             })

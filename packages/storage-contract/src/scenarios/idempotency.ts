@@ -103,7 +103,7 @@ export const idempotencyScenarios: ReadonlyArray<Scenario> = [
         replayed: true
       })
       const reused = yield* Effect.flip(idem.run("u1", "k", "B", Json, handler))
-      expect(reused).toMatchObject({ _tag: "Unprocessable", key: "idempotency.key.reused" })
+      expect(reused).toMatchObject({ _tag: "RequestMismatch", key: "idempotency.key.reused" })
       expect(yield* Ref.get(runs)).toBe(1)
       // A failing handler leaves nothing behind.
       expect(yield* Effect.flip(idem.run("u1", "k-fail", "A", Json, Effect.fail("down" as const)))).toBe(

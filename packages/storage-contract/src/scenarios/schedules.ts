@@ -314,7 +314,7 @@ export const scheduleScenarios: ReadonlyArray<Scenario> = [
       const forbidden = yield* Effect.flip(
         schedules.patch(asPartner(p2), daily.schedule_id, patchReq({ schedule_status: "inactive" }))
       )
-      expect(forbidden).toMatchObject({ _tag: "Forbidden", key: "schedule.forbidden" })
+      expect(forbidden).toMatchObject({ _tag: "NotPermitted", key: "schedule.forbidden" })
 
       const monthly = yield* schedules.patch(
         asPartner(p1),

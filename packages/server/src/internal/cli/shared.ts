@@ -23,10 +23,10 @@ const domainErrors = [
   Errors.NotFound,
   Errors.InvalidInput,
   Errors.Conflict,
-  Errors.Unprocessable,
-  Errors.Forbidden,
-  Errors.Unauthorized,
-  Errors.Unavailable,
+  Errors.RequestMismatch,
+  Errors.NotPermitted,
+  Errors.Unauthenticated,
+  Errors.Discontinued,
   Errors.ProviderFailure
 ] as const
 
