@@ -110,6 +110,8 @@ export const make: Effect.Effect<Port.CustomerRepository["Type"], never, SqlClie
         execute: ({ id, owner }) =>
           sql`${select} WHERE user_id = ${owner} AND customer_id = ${id}${lock ? locked : sql``}`
       })
+    const byId = byKey(false)
+    const byIdLocked = byKey(true)
     const byColumn = (column: "cvu" | "alias") =>
       findByKey(sql, "cobro_customers", column, Stored, columns)(false)
     const listByUser = findAll({
@@ -157,8 +159,8 @@ export const make: Effect.Effect<Port.CustomerRepository["Type"], never, SqlClie
             rows.length === 0 ? Effect.fail(Port.conflicts.notFound(customer.customer_id)) : Effect.void
           )
         ),
-      findById: (owner, id) => byKey(false)({ owner, id }),
-      findByIdForUpdate: (owner, id) => byKey(true)({ owner, id }),
+      findById: (owner, id) => byId({ owner, id }),
+      findByIdForUpdate: (owner, id) => byIdLocked({ owner, id }),
       findByCvu: byColumn("cvu"),
       findByAlias: byColumn("alias"),
       listByUser: (owner, cursor, limit) =>
