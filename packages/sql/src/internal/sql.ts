@@ -4,7 +4,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { DateTime, Effect, Option, Schema } from "effect"
+import { type Cause, DateTime, Effect, Option, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 
 /**
@@ -39,12 +39,13 @@ export const decodeJson = <A, I>(schema: Schema.Schema<A, I>) => {
 
 /**
  * The storage policy, in one place: SQL errors are infrastructure faults and a stored row that
- * does not decode is a broken store, neither a domain outcome. The ports promise neither, so both
- * become defects (the unit of work rolls back and the caller sees a 500-class failure at the
- * edge, never a half-written record).
+ * does not decode (or a statement that must answer a row and answers none) is a broken store,
+ * neither a domain outcome. The ports promise neither, so both become defects (the unit of work
+ * rolls back and the caller sees a 500-class failure at the edge, never a half-written record).
  */
-export const orDie = <A, R>(effect: Effect.Effect<A, SqlError | ParseError, R>): Effect.Effect<A, never, R> =>
-  Effect.orDie(effect)
+export const orDie = <A, R>(
+  effect: Effect.Effect<A, SqlError | ParseError | Cause.NoSuchElementException, R>
+): Effect.Effect<A, never, R> => Effect.orDie(effect)
 
 /** `FOR UPDATE` on Postgres; nothing on SQLite (one writer at a time, no row locks). */
 export const forUpdate = (sql: SqlClient.SqlClient) =>
@@ -76,7 +77,7 @@ export const findAll =
 export const single =
   <IA, II, A, AI, R>(options: Query<IA, II, A, AI, SqlError, R>) =>
   (request: IA): Effect.Effect<A, never, R> =>
-    Effect.orDie(SqlSchema.single(options)(request))
+    orDie(SqlSchema.single(options)(request))
 
 /** `SqlSchema.void` under the storage policy: a statement whose request `Request` encodes. */
 export const write =
