@@ -1,7 +1,7 @@
 /**
  * Storage of partners, the consents users give them, and authorization codes (stored by hash).
  */
-import { Context, Effect, HashMap, Layer, Option } from "effect"
+import { Context, Effect, Either, HashMap, Layer, Option } from "effect"
 import { Conflict } from "../Errors.js"
 import type { ClientId, PartnerId, UserId } from "../Ids.js"
 import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
@@ -64,8 +64,6 @@ const clash = (partners: HashMap.HashMap<PartnerId, Partner>, partner: Partner):
   return Option.none()
 }
 
-const failWith = Option.match({ onNone: () => Effect.void, onSome: (e: Conflict) => Effect.fail(e) })
-
 export const makeMemory = Effect.gen(function* () {
   const tables = yield* makeRef<Tables>({
     partners: HashMap.empty(),
@@ -75,14 +73,13 @@ export const makeMemory = Effect.gen(function* () {
   const findById = (id: PartnerId) => Effect.map(tables.get, (t) => HashMap.get(t.partners, id))
   return PartnerRepository.of({
     insert: (partner) =>
-      tables
-        .modify((t): readonly [Option.Option<Conflict>, Tables] => {
-          const problem = clash(t.partners, partner)
-          return Option.isSome(problem)
-            ? [problem, t]
-            : [Option.none(), { ...t, partners: HashMap.set(t.partners, partner.partner_id, partner) }]
+      tables.updateOrFail((t) =>
+        Option.match(clash(t.partners, partner), {
+          onNone: () =>
+            Either.right({ ...t, partners: HashMap.set(t.partners, partner.partner_id, partner) }),
+          onSome: Either.left
         })
-        .pipe(Effect.flatMap(failWith)),
+      ),
     update: (partner) =>
       tables.update((t) =>
         HashMap.has(t.partners, partner.partner_id)
@@ -103,13 +100,11 @@ export const makeMemory = Effect.gen(function* () {
     findConsent: (partner, user) =>
       Effect.map(tables.get, (t) => HashMap.get(t.consents, consentKey(partner, user))),
     insertCode: (code) =>
-      tables
-        .modify((t): readonly [Option.Option<Conflict>, Tables] =>
-          HashMap.has(t.codes, code.code_hash)
-            ? [Option.some(conflicts.codeTaken()), t]
-            : [Option.none(), { ...t, codes: HashMap.set(t.codes, code.code_hash, code) }]
-        )
-        .pipe(Effect.flatMap(failWith)),
+      tables.updateOrFail((t) =>
+        HashMap.has(t.codes, code.code_hash)
+          ? Either.left(conflicts.codeTaken())
+          : Either.right({ ...t, codes: HashMap.set(t.codes, code.code_hash, code) })
+      ),
     findCodeForUpdate: (hash) => Effect.map(tables.get, (t) => HashMap.get(t.codes, hash)),
     updateCode: (code) =>
       tables.update((t) =>

@@ -1,7 +1,7 @@
 /**
  * Storage of merchants (users) and their account configuration.
  */
-import { Context, Effect, HashMap, Layer, Option } from "effect"
+import { Context, Effect, Either, HashMap, Layer, Option } from "effect"
 import { Conflict } from "../Errors.js"
 import type { UserId } from "../Ids.js"
 import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
@@ -47,17 +47,15 @@ const clash = (users: HashMap.HashMap<UserId, User>, user: User): Option.Option<
 export const makeMemory = Effect.gen(function* () {
   const table = yield* makeRef(HashMap.empty<UserId, User>())
   const write = (user: User, mustExist: boolean) =>
-    table
-      .modify((t) => {
-        if (HashMap.has(t, user.user_id) !== mustExist) {
-          return [Option.some(mustExist ? conflicts.notFound() : conflicts.idTaken()), t] as const
-        }
-        const problem = clash(t, user)
-        return Option.isSome(problem)
-          ? ([problem, t] as const)
-          : ([Option.none(), HashMap.set(t, user.user_id, user)] as const)
+    table.updateOrFail((t) => {
+      if (HashMap.has(t, user.user_id) !== mustExist) {
+        return Either.left(mustExist ? conflicts.notFound() : conflicts.idTaken())
+      }
+      return Option.match(clash(t, user), {
+        onNone: () => Either.right(HashMap.set(t, user.user_id, user)),
+        onSome: Either.left
       })
-      .pipe(Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: Effect.fail })))
+    })
   return UserRepository.of({
     insert: (user) => write(user, false),
     update: (user) => write(user, true),

@@ -2,7 +2,7 @@
  * Storage of users' API credentials and of access tokens (user and partner). Rows hold only
  * sealed secrets and token hashes.
  */
-import { Context, DateTime, Effect, HashMap, Layer, Option } from "effect"
+import { Context, DateTime, Effect, Either, HashMap, Layer, Option } from "effect"
 import { AccessToken, type UserCredential } from "./Credential.js"
 import { Conflict } from "../Errors.js"
 import type { UserId } from "../Ids.js"
@@ -73,24 +73,15 @@ export const makeMemory = Effect.gen(function* () {
   const findCredential = (user: UserId) => Effect.map(tables.get, (t) => HashMap.get(t.credentials, user))
   return CredentialRepository.of({
     insertCredential: (credential) =>
-      tables
-        .modify((t): readonly [Option.Option<Conflict>, Tables] => {
-          if (HashMap.has(t.credentials, credential.user_id)) {
-            return [Option.some(conflicts.credentialExists()), t]
-          }
-          if (HashMap.has(t.byClientId, credential.client_id)) {
-            return [Option.some(conflicts.clientIdTaken()), t]
-          }
-          return [
-            Option.none(),
-            {
-              ...t,
-              credentials: HashMap.set(t.credentials, credential.user_id, credential),
-              byClientId: HashMap.set(t.byClientId, credential.client_id, credential.user_id)
-            }
-          ]
+      tables.updateOrFail((t) => {
+        if (HashMap.has(t.credentials, credential.user_id)) return Either.left(conflicts.credentialExists())
+        if (HashMap.has(t.byClientId, credential.client_id)) return Either.left(conflicts.clientIdTaken())
+        return Either.right({
+          ...t,
+          credentials: HashMap.set(t.credentials, credential.user_id, credential),
+          byClientId: HashMap.set(t.byClientId, credential.client_id, credential.user_id)
         })
-        .pipe(Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: Effect.fail }))),
+      }),
     updateCredential: (credential) =>
       tables.update((t) =>
         HashMap.has(t.credentials, credential.user_id)

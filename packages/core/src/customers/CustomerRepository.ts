@@ -3,12 +3,12 @@
  * `(user_id, customer_id)`; its CVU and its bank alias are unique across all users (a SQL
  * adapter backs each rule with a unique index).
  */
-import { Context, DateTime, Effect, HashMap, Layer, Option, Order, RedBlackTree } from "effect"
+import { Context, type DateTime, Effect, Either, HashMap, Layer, Option, Order, RedBlackTree } from "effect"
 import type { Alias, Cvu } from "../bank/BankAccount.js"
 import type { Customer, CustomerId, CustomerTransaction, CustomerTransactionId } from "./Customer.js"
 import { Conflict } from "../Errors.js"
 import type { UserId } from "../Ids.js"
-import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
+import { makeRef, type MemoryDb, timeKey } from "../internal/memoryDb.js"
 
 /** Keyset position in a user's customers, ordered by creation time then customer id. */
 export interface CustomerCursor {
@@ -49,10 +49,9 @@ export class CustomerRepository extends Context.Tag("@cobro/core/CustomerReposit
   }
 >() {}
 
-const pad = (n: number) => n.toString().padStart(16, "0")
 const rowKey = (user: string, id: string) => `${user}\u0000${id}`
 const listKey = (user: string, c: CustomerCursor) =>
-  `${user}\u0000${pad(DateTime.toEpochMillis(c.creation_timestamp))}\u0000${c.customer_id}`
+  `${user}\u0000${timeKey(c.creation_timestamp)}\u0000${c.customer_id}`
 
 interface Tables {
   readonly byKey: HashMap.HashMap<string, Customer>
@@ -81,21 +80,17 @@ export const conflicts = {
 }
 
 /** Whether `customer`'s alias or CVU is held by a customer other than the row at `key`. */
-const uniqueness = (t: Tables, key: string, customer: Customer): Option.Option<Conflict> => {
+const uniqueness = (t: Tables, key: string, customer: Customer): Either.Either<void, Conflict> => {
   const aliasOwner = HashMap.get(t.byAlias, customer.bank_info.alias)
   if (Option.isSome(aliasOwner) && aliasOwner.value !== key) {
-    return Option.some(conflicts.aliasTaken(customer.bank_info.alias))
+    return Either.left(conflicts.aliasTaken(customer.bank_info.alias))
   }
   const cvuOwner = HashMap.get(t.byCvu, customer.bank_info.cvu)
   if (Option.isSome(cvuOwner) && cvuOwner.value !== key) {
-    return Option.some(conflicts.cvuTaken(customer.bank_info.cvu))
+    return Either.left(conflicts.cvuTaken(customer.bank_info.cvu))
   }
-  return Option.none()
+  return Either.void
 }
-
-const failWith = Effect.flatMap(
-  Option.match({ onNone: () => Effect.void, onSome: (e: Conflict) => Effect.fail(e) })
-)
 
 export const makeMemory = Effect.gen(function* () {
   const tables = yield* makeRef<Tables>({
@@ -115,47 +110,29 @@ export const makeMemory = Effect.gen(function* () {
 
   return CustomerRepository.of({
     insert: (customer) =>
-      tables
-        .modify((t) => {
-          const key = rowKey(customer.user_id, customer.customer_id)
-          if (HashMap.has(t.byKey, key)) {
-            return [Option.some(conflicts.exists(customer.customer_id)), t] as const
-          }
-          const problem = uniqueness(t, key, customer)
-          if (Option.isSome(problem)) return [problem, t] as const
-          return [
-            Option.none(),
-            {
-              byKey: HashMap.set(t.byKey, key, customer),
-              byCvu: HashMap.set(t.byCvu, customer.bank_info.cvu, key),
-              byAlias: HashMap.set(t.byAlias, customer.bank_info.alias, key),
-              byUser: RedBlackTree.insert(t.byUser, listKey(customer.user_id, customer), key)
-            }
-          ] as const
-        })
-        .pipe(failWith),
+      tables.updateOrFail((t) => {
+        const key = rowKey(customer.user_id, customer.customer_id)
+        if (HashMap.has(t.byKey, key)) return Either.left(conflicts.exists(customer.customer_id))
+        return Either.map(uniqueness(t, key, customer), () => ({
+          byKey: HashMap.set(t.byKey, key, customer),
+          byCvu: HashMap.set(t.byCvu, customer.bank_info.cvu, key),
+          byAlias: HashMap.set(t.byAlias, customer.bank_info.alias, key),
+          byUser: RedBlackTree.insert(t.byUser, listKey(customer.user_id, customer), key)
+        }))
+      }),
     update: (customer) =>
-      tables
-        .modify((t) => {
-          const key = rowKey(customer.user_id, customer.customer_id)
-          const previous = HashMap.get(t.byKey, key)
-          if (Option.isNone(previous)) {
-            return [Option.some(conflicts.notFound(customer.customer_id)), t] as const
-          }
-          const problem = uniqueness(t, key, customer)
-          if (Option.isSome(problem)) return [problem, t] as const
-          const old = previous.value.bank_info
-          return [
-            Option.none(),
-            {
-              ...t,
-              byKey: HashMap.set(t.byKey, key, customer),
-              byCvu: HashMap.set(HashMap.remove(t.byCvu, old.cvu), customer.bank_info.cvu, key),
-              byAlias: HashMap.set(HashMap.remove(t.byAlias, old.alias), customer.bank_info.alias, key)
-            }
-          ] as const
-        })
-        .pipe(failWith),
+      tables.updateOrFail((t) => {
+        const key = rowKey(customer.user_id, customer.customer_id)
+        const previous = HashMap.get(t.byKey, key)
+        if (Option.isNone(previous)) return Either.left(conflicts.notFound(customer.customer_id))
+        const old = previous.value.bank_info
+        return Either.map(uniqueness(t, key, customer), () => ({
+          ...t,
+          byKey: HashMap.set(t.byKey, key, customer),
+          byCvu: HashMap.set(HashMap.remove(t.byCvu, old.cvu), customer.bank_info.cvu, key),
+          byAlias: HashMap.set(HashMap.remove(t.byAlias, old.alias), customer.bank_info.alias, key)
+        }))
+      }),
     findById,
     findByIdForUpdate: findById,
     findByCvu: byIndex((t) => t.byCvu),
@@ -174,24 +151,15 @@ export const makeMemory = Effect.gen(function* () {
         return out
       }),
     insertTransaction: (transaction) =>
-      transactions
-        .modify((t) =>
-          HashMap.has(t.byId, transaction.transaction_id) ||
-          HashMap.has(t.byBankId, transaction.bank_transaction_id)
-            ? ([Option.some(conflicts.transactionExists(transaction.transaction_id)), t] as const)
-            : ([
-                Option.none(),
-                {
-                  byId: HashMap.set(t.byId, transaction.transaction_id, transaction),
-                  byBankId: HashMap.set(
-                    t.byBankId,
-                    transaction.bank_transaction_id,
-                    transaction.transaction_id
-                  )
-                }
-              ] as const)
-        )
-        .pipe(failWith),
+      transactions.updateOrFail((t) =>
+        HashMap.has(t.byId, transaction.transaction_id) ||
+        HashMap.has(t.byBankId, transaction.bank_transaction_id)
+          ? Either.left(conflicts.transactionExists(transaction.transaction_id))
+          : Either.right({
+              byId: HashMap.set(t.byId, transaction.transaction_id, transaction),
+              byBankId: HashMap.set(t.byBankId, transaction.bank_transaction_id, transaction.transaction_id)
+            })
+      ),
     findTransaction: (owner, customer, id) =>
       Effect.map(transactions.get, (t) =>
         Option.filter(HashMap.get(t.byId, id), (tx) => tx.user_id === owner && tx.customer_id === customer)

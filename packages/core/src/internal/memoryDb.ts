@@ -4,7 +4,7 @@
  * it touched, and a failure, defect or interruption restores them: a failed unit of work leaves
  * no trace. Nested transactions behave as savepoints.
  */
-import { Context, Effect, Exit, FiberRef, Layer, Option } from "effect"
+import { Context, DateTime, Effect, Either, Exit, FiberRef, Layer, Option } from "effect"
 import { globalValue } from "effect/GlobalValue"
 
 interface Journal {
@@ -56,6 +56,21 @@ export class TxRef<A> {
     return this.modify((a) => [undefined, f(a)] as const)
   }
 
+  /**
+   * Like `update`, unless `f` refuses the change (`Either.left`): then the ref keeps its value
+   * and the effect fails with the refusal (an insert a unique key refuses).
+   */
+  updateOrFail<E>(f: (a: A) => Either.Either<A, E>): Effect.Effect<void, E> {
+    return Effect.flatten(
+      this.modify((a): readonly [Effect.Effect<void, E>, A] =>
+        Either.match(f(a), {
+          onLeft: (e) => [Effect.fail(e), a] as const,
+          onRight: (next) => [Effect.void, next] as const
+        })
+      )
+    )
+  }
+
   /** Used only by the journal to roll back. */
   restore(value: A): void {
     this.value = value
@@ -105,3 +120,6 @@ export const layer: Layer.Layer<MemoryDb> = Layer.effect(MemoryDb, make)
 
 export const makeRef = <A>(initial: A): Effect.Effect<TxRef<A>, never, MemoryDb> =>
   Effect.map(MemoryDb, (db) => new TxRef(db, initial))
+
+/** A time as a fixed-width string of epoch milliseconds, so index keys sort as the times do. */
+export const timeKey = (t: DateTime.Utc): string => DateTime.toEpochMillis(t).toString().padStart(16, "0")

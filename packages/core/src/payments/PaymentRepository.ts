@@ -1,11 +1,11 @@
 /**
  * Storage of one-off payments.
  */
-import { Context, DateTime, Effect, Layer, Option, Order, RedBlackTree, HashMap } from "effect"
+import { Context, DateTime, Effect, Either, Layer, Option, Order, RedBlackTree, HashMap } from "effect"
 import type { Cvu } from "../bank/BankAccount.js"
 import { Conflict } from "../Errors.js"
 import type { ExternalId, PaymentId, TeamId, UserId } from "../Ids.js"
-import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
+import { makeRef, type MemoryDb, timeKey } from "../internal/memoryDb.js"
 import type { Payment } from "./Payment.js"
 
 /** Keyset position in a user's payments, ordered by creation time then id. */
@@ -63,13 +63,13 @@ export class PaymentRepository extends Context.Tag("@cobro/core/PaymentRepositor
  * The `Conflict` the adapters raise (memory and SQL alike) when an insert's id or external id
  * (`external_id`) or its CVU (`cvu`) is taken.
  */
-export const taken = (what: "external_id" | "cvu") =>
-  new Conflict({ key: `payment.${what}.taken`, message: "a payment with this id or CVU already exists" })
+const takenKey = { external_id: "payment.external_id.taken", cvu: "payment.cvu.taken" } as const
+export const taken = (what: keyof typeof takenKey) =>
+  new Conflict({ key: takenKey[what], message: "a payment with this id or CVU already exists" })
 
-const pad = (n: number) => n.toString().padStart(16, "0")
 const listKey = (p: { user_id: string; creation_timestamp: DateTime.Utc; id: string }) =>
-  `${p.user_id}\u0000${pad(DateTime.toEpochMillis(p.creation_timestamp))}\u0000${p.id}`
-const dueKey = (p: Payment) => `${pad(DateTime.toEpochMillis(p.expiration_timestamp))}\u0000${p.id}`
+  `${p.user_id}\u0000${timeKey(p.creation_timestamp)}\u0000${p.id}`
+const dueKey = (p: Payment) => `${timeKey(p.expiration_timestamp)}\u0000${p.id}`
 
 interface Tables {
   readonly byId: HashMap.HashMap<PaymentId, Payment>
@@ -96,38 +96,20 @@ export const makeMemory = Effect.gen(function* () {
 
   return PaymentRepository.of({
     insert: (payment) =>
-      tables
-        .modify((t) => {
-          if (
-            HashMap.has(t.byId, payment.id) ||
-            HashMap.has(t.byExternal, externalKey(payment.user_id, payment.external_id))
-          ) {
-            return [Option.some(taken("external_id")), t] as const
-          }
-          if (HashMap.has(t.byCvu, payment.cvu)) return [Option.some(taken("cvu")), t] as const
-          return [
-            Option.none(),
-            {
-              byId: HashMap.set(t.byId, payment.id, payment),
-              byExternal: HashMap.set(
-                t.byExternal,
-                externalKey(payment.user_id, payment.external_id),
-                payment.id
-              ),
-              byCvu: HashMap.set(t.byCvu, payment.cvu, payment.id),
-              byUser: RedBlackTree.insert(t.byUser, listKey(payment), payment.id),
-              open: payment.cvu_released ? t.open : RedBlackTree.insert(t.open, dueKey(payment), payment.id)
-            }
-          ] as const
+      tables.updateOrFail((t) => {
+        const ext = externalKey(payment.user_id, payment.external_id)
+        if (HashMap.has(t.byId, payment.id) || HashMap.has(t.byExternal, ext)) {
+          return Either.left(taken("external_id"))
+        }
+        if (HashMap.has(t.byCvu, payment.cvu)) return Either.left(taken("cvu"))
+        return Either.right({
+          byId: HashMap.set(t.byId, payment.id, payment),
+          byExternal: HashMap.set(t.byExternal, ext, payment.id),
+          byCvu: HashMap.set(t.byCvu, payment.cvu, payment.id),
+          byUser: RedBlackTree.insert(t.byUser, listKey(payment), payment.id),
+          open: payment.cvu_released ? t.open : RedBlackTree.insert(t.open, dueKey(payment), payment.id)
         })
-        .pipe(
-          Effect.flatMap(
-            Option.match({
-              onNone: () => Effect.void,
-              onSome: Effect.fail
-            })
-          )
-        ),
+      }),
     update: (payment) =>
       tables.update((t) => {
         const previous = HashMap.get(t.byId, payment.id)
@@ -158,8 +140,7 @@ export const makeMemory = Effect.gen(function* () {
     page: (query, cursor, limit) =>
       Effect.map(tables.get, (t) => {
         const from = Option.match(cursor, {
-          onNone: () =>
-            `${query.user_id}\u0000${query.start_date ? pad(DateTime.toEpochMillis(query.start_date)) : ""}`,
+          onNone: () => `${query.user_id}\u0000${query.start_date ? timeKey(query.start_date) : ""}`,
           onSome: (c) => listKey({ user_id: query.user_id, ...c })
         })
         const endMillis = query.end_date ? DateTime.toEpochMillis(query.end_date) : Infinity

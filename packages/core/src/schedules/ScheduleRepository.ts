@@ -4,7 +4,7 @@
 import { Context, DateTime, Effect, HashMap, Layer, Option, Order, RedBlackTree } from "effect"
 import { Conflict } from "../Errors.js"
 import type { PartnerId, PayoutId, ScheduleId, UserId } from "../Ids.js"
-import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
+import { makeRef, type MemoryDb, timeKey } from "../internal/memoryDb.js"
 import type { Payout, PayoutSchedule } from "./Schedule.js"
 
 export class ScheduleRepository extends Context.Tag("@cobro/core/ScheduleRepository")<
@@ -42,13 +42,11 @@ export class ScheduleRepository extends Context.Tag("@cobro/core/ScheduleReposit
   }
 >() {}
 
-const pad = (n: number) => n.toString().padStart(16, "0")
-const millis = (t: DateTime.Utc) => pad(DateTime.toEpochMillis(t))
 const userKey = (s: PayoutSchedule) =>
-  `${s.user_id}\u0000${millis(s.creation_timestamp)}\u0000${s.schedule_id}`
-const dueKey = (s: PayoutSchedule) => `${millis(s.next_run_date)}\u0000${s.schedule_id}`
-const payoutKey = (p: Payout) => `${p.schedule_id}\u0000${millis(p.creation_timestamp)}\u0000${p.payout_id}`
-const pendingKey = (p: Payout) => `${millis(p.attempted_at)}\u0000${p.payout_id}`
+  `${s.user_id}\u0000${timeKey(s.creation_timestamp)}\u0000${s.schedule_id}`
+const dueKey = (s: PayoutSchedule) => `${timeKey(s.next_run_date)}\u0000${s.schedule_id}`
+const payoutKey = (p: Payout) => `${p.schedule_id}\u0000${timeKey(p.creation_timestamp)}\u0000${p.payout_id}`
+const pendingKey = (p: Payout) => `${timeKey(p.attempted_at)}\u0000${p.payout_id}`
 
 interface Tables {
   readonly schedules: HashMap.HashMap<ScheduleId, PayoutSchedule>

@@ -3,7 +3,18 @@
  * operations only, so a SQL adapter maps each to one statement. Payouts change only while their
  * split's row is locked (`findByIdForUpdate`), and accounts and requests have their own locks.
  */
-import { Chunk, Context, DateTime, Effect, HashMap, Layer, Option, Order, RedBlackTree } from "effect"
+import {
+  Chunk,
+  Context,
+  type DateTime,
+  Effect,
+  Either,
+  HashMap,
+  Layer,
+  Option,
+  Order,
+  RedBlackTree
+} from "effect"
 import type { Cvu } from "../bank/BankAccount.js"
 import { Conflict } from "../Errors.js"
 import type {
@@ -14,7 +25,7 @@ import type {
   UserId,
   VerificationRequestId
 } from "../Ids.js"
-import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
+import { makeRef, type MemoryDb, timeKey } from "../internal/memoryDb.js"
 import {
   dueAt,
   type PayoutAccount,
@@ -69,17 +80,18 @@ export class SplitRepository extends Context.Tag("@cobro/core/SplitRepository")<
  * The `Conflict` the adapters raise (memory and SQL alike) when an insert's id or external id
  * (`external_id`), its CVU or its alias is taken.
  */
-export const taken = (what: "external_id" | "cvu" | "alias") =>
-  new Conflict({ key: `split.${what}.taken`, message: "a split payment with this id or CVU already exists" })
-
-const pad = (n: number) => n.toString().padStart(16, "0")
+const takenKey = {
+  external_id: "split.external_id.taken",
+  cvu: "split.cvu.taken",
+  alias: "split.alias.taken"
+} as const
+export const taken = (what: keyof typeof takenKey) =>
+  new Conflict({ key: takenKey[what], message: "a split payment with this id or CVU already exists" })
 
 /** The due-index key of a split, when it can become due. */
 const dueKey = (s: SplitPayment): Option.Option<string> => {
   const at = dueAt(s)
-  return at === null
-    ? Option.none()
-    : Option.some(`${pad(DateTime.toEpochMillis(at))}\u0000${s.split_payment_id}`)
+  return at === null ? Option.none() : Option.some(`${timeKey(at)}\u0000${s.split_payment_id}`)
 }
 
 const externalKey = (user: string, partner: string | null, ext: string) =>
@@ -120,35 +132,23 @@ export const makeMemory = Effect.gen(function* () {
       onSome: (key) => RedBlackTree.insert(due, key, split.split_payment_id)
     })
   const userKey = (a: PayoutAccount) =>
-    `${a.user_id}\u0000${pad(DateTime.toEpochMillis(a.creation_timestamp))}\u0000${a.account_id}`
+    `${a.user_id}\u0000${timeKey(a.creation_timestamp)}\u0000${a.account_id}`
 
   return SplitRepository.of({
     insert: (split) =>
-      splits
-        .modify((t) => {
-          const ext = externalKey(split.user_id, split.partner_id, split.external_id)
-          if (HashMap.has(t.byId, split.split_payment_id) || HashMap.has(t.byExternal, ext)) {
-            return [Option.some(taken("external_id")), t] as const
-          }
-          if (HashMap.has(t.byCvu, split.cvu)) return [Option.some(taken("cvu")), t] as const
-          return [
-            Option.none(),
-            {
-              byId: HashMap.set(t.byId, split.split_payment_id, split),
-              byExternal: HashMap.set(t.byExternal, ext, split.split_payment_id),
-              byCvu: HashMap.set(t.byCvu, split.cvu, split.split_payment_id),
-              due: withDue(t.due, split)
-            }
-          ] as const
+      splits.updateOrFail((t) => {
+        const ext = externalKey(split.user_id, split.partner_id, split.external_id)
+        if (HashMap.has(t.byId, split.split_payment_id) || HashMap.has(t.byExternal, ext)) {
+          return Either.left(taken("external_id"))
+        }
+        if (HashMap.has(t.byCvu, split.cvu)) return Either.left(taken("cvu"))
+        return Either.right({
+          byId: HashMap.set(t.byId, split.split_payment_id, split),
+          byExternal: HashMap.set(t.byExternal, ext, split.split_payment_id),
+          byCvu: HashMap.set(t.byCvu, split.cvu, split.split_payment_id),
+          due: withDue(t.due, split)
         })
-        .pipe(
-          Effect.flatMap(
-            Option.match({
-              onNone: () => Effect.void,
-              onSome: Effect.fail
-            })
-          )
-        ),
+      }),
     update: (split) =>
       splits.update((t) => {
         const previous = HashMap.get(t.byId, split.split_payment_id)
@@ -173,7 +173,7 @@ export const makeMemory = Effect.gen(function* () {
       ),
     findDue: (now, limit) =>
       Effect.map(splits.get, (t) => {
-        const bound = `${pad(DateTime.toEpochMillis(now))}\u0001`
+        const bound = `${timeKey(now)}\u0001`
         const out: Array<SplitPayment> = []
         for (const [key, id] of t.due) {
           if (out.length >= limit || key > bound) break
