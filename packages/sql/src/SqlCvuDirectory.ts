@@ -6,20 +6,20 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { BankAccount, CvuDirectory as Port } from "@cobro/core"
 import { Effect, Layer, Schema } from "effect"
-import { isUniqueViolation, orDie } from "./internal/sql.js"
+import { forUpdate, isUniqueViolation, orDie } from "./internal/sql.js"
 
 const Cvus = Schema.Array(BankAccount.Cvu)
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const forUpdate = sql.onDialectOrElse({ pg: () => sql` FOR UPDATE`, orElse: () => sql`` })
+  const locking = forUpdate(sql)
   const columns = sql`SELECT cvu, owner, owner_id, user_id FROM cobro_cvu_directory`
 
   const findOne = (locked: boolean) =>
     SqlSchema.findOne({
       Request: BankAccount.Cvu,
       Result: Port.CvuEntry,
-      execute: (cvu) => sql`${columns} WHERE cvu = ${cvu}${locked ? forUpdate : sql``}`
+      execute: (cvu) => sql`${columns} WHERE cvu = ${cvu}${locked ? locking : sql``}`
     })
   const find = findOne(false)
   const findForUpdate = findOne(true)
@@ -28,7 +28,7 @@ export const make = Effect.gen(function* () {
   const findAll = SqlSchema.findAll({
     Request: Cvus,
     Result: Port.CvuEntry,
-    execute: (cvus) => sql`${columns} WHERE ${sql.in("cvu", [...new Set(cvus)])} ORDER BY cvu${forUpdate}`
+    execute: (cvus) => sql`${columns} WHERE ${sql.in("cvu", [...new Set(cvus)])} ORDER BY cvu${locking}`
   })
 
   const insert = SqlSchema.void({

@@ -6,7 +6,7 @@
  * beyond 2^53, and `verify` must never report books broken that are not (or the reverse).
  */
 import { SqlClient } from "@effect/sql"
-import { Errors, Ids, LedgerAccount, LedgerRepository as Port, Money } from "@cobro/core"
+import { Ids, LedgerAccount, LedgerRepository as Port, Money } from "@cobro/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { BigIntText, Millis, findAll, findOne, millis, toBigInt } from "./internal/sql.js"
 
@@ -171,18 +171,13 @@ export const make: Effect.Effect<Port.LedgerRepository["Type"], never, SqlClient
       })
 
     const atomically = (entries: ReadonlyArray<Port.JournalEntry>) =>
-      sql.withTransaction(appendAll(entries)).pipe(
-        Effect.catchTag("SqlError", (e) =>
-          isCheckViolation(e.cause)
-            ? Effect.fail(
-                new Errors.Conflict({
-                  key: "ledger.insufficient.funds",
-                  message: "the balance is not enough for this movement"
-                })
-              )
-            : Effect.die(e)
+      sql
+        .withTransaction(appendAll(entries))
+        .pipe(
+          Effect.catchTag("SqlError", (e) =>
+            isCheckViolation(e.cause) ? Effect.fail(Port.insufficientFunds()) : Effect.die(e)
+          )
         )
-      )
 
     const sumOf = findOne({
       Request: Schema.Tuple(Schema.String, Schema.String),

@@ -4,11 +4,10 @@
  * are checked before the unit of work commits.
  */
 import { DateTime, Effect, Option } from "effect"
-import { Conflict } from "../Errors.js"
 import type { LedgerEntryId } from "../Ids.js"
 import { newId } from "../internal/ids.js"
 import * as Accounts from "./LedgerAccount.js"
-import { JournalEntry, LedgerRepository, Posting } from "./LedgerRepository.js"
+import { insufficientFunds, JournalEntry, LedgerRepository, Posting } from "./LedgerRepository.js"
 import * as Money from "../Money.js"
 
 export interface PostingInput {
@@ -89,10 +88,7 @@ export class Ledger extends Effect.Service<Ledger>()("@cobro/core/Ledger", {
       for (const p of takenFrom.values()) {
         const sum = yield* repo.sumOf(p.account, p.amount.currency)
         if (Accounts.toNormal(p.account, sum) < 0n) {
-          return yield* new Conflict({
-            key: "ledger.insufficient.funds",
-            message: `the balance of ${p.account} is not enough for this movement`
-          })
+          return yield* insufficientFunds(p.account)
         }
       }
       return entries

@@ -2,7 +2,7 @@
  * Append-only storage of journal entries and the running balance of every account.
  */
 import { Chunk, Context, Effect, HashMap, Layer, Option, Schema } from "effect"
-import type { Conflict } from "../Errors.js"
+import { Conflict } from "../Errors.js"
 import { LedgerEntryId } from "../Ids.js"
 import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
 import { LedgerAccount } from "./LedgerAccount.js"
@@ -32,6 +32,19 @@ export interface StoredBalance {
   readonly currency: Currency
   readonly sum: bigint
 }
+
+/**
+ * The refusal of a movement that would take an account owed to someone below zero, whoever
+ * detects it (the ledger's own check, or an adapter's database constraint).
+ */
+export const insufficientFunds = (account?: LedgerAccount): Conflict =>
+  new Conflict({
+    key: "ledger.insufficient.funds",
+    message:
+      account === undefined
+        ? "the balance is not enough for this movement"
+        : `the balance of ${account} is not enough for this movement`
+  })
 
 export class LedgerRepository extends Context.Tag("@cobro/core/LedgerRepository")<
   LedgerRepository,
