@@ -1,38 +1,13 @@
-/**
- * Split payments: the `SplitRepository` contract (uniqueness and its Conflict keys, due splits,
- * payouts in instruction order, payout accounts oldest first, verification requests) and the
- * engine flows over it (create → fund → verified payout accounts → instruct → execution after
- * the 12-hour hold by concurrent job runs).
- */
+/** Split payments: the repository contract. */
 import { expect } from "@effect/vitest"
-import {
-  BankAccount,
-  BankProvider,
-  Faucet,
-  Ids,
-  Jobs,
-  Ledger,
-  LedgerAccount,
-  Money,
-  Outbox,
-  Principal,
-  SandboxBank,
-  SecondFactor,
-  Split,
-  SplitRepository,
-  Splits,
-  Transactor,
-  Transfers
-} from "@cobro/core"
-import { DateTime, Duration, Effect, Option, Schema, TestClock } from "effect"
-import type { EngineContext, Scenario } from "../Scenario.js"
-import { ars, expectLedgerOk, seedUser, u1, u2 } from "./fixtures.js"
+import { BankAccount, BankProvider, Ids, Money, Split, SplitRepository, Transactor } from "@cobro/core"
+import { Duration, Effect, Option } from "effect"
+import type { Scenario } from "../../Scenario.js"
+import { ars, u1, u2 } from "../fixtures.js"
+import { T0, HOLD, at, cbu } from "./helpers.js"
 
-const T0 = Date.UTC(2026, 10, 20, 12, 0, 0)
-export const HOLD = Duration.toMillis(Split.holdDuration)
-const at = (ms: number) => DateTime.unsafeMake(ms)
-const asU1 = Principal.Principal.User({ user_id: u1 })
 const p1 = Ids.PartnerId.make("p1")
+
 const p2 = Ids.PartnerId.make("p2")
 
 // ---------------------------------------------------------------------------------------------
@@ -64,8 +39,6 @@ const splitRecord = (id: string, external_id: string, overrides: Partial<SplitFi
       ...overrides
     })
   })
-
-const cbu = (n: number) => BankAccount.makeCbu("2850590", n.toString().padStart(13, "0"))
 
 const accountRecord = (id: string, user: Ids.UserId, createdMs: number) =>
   new Split.PayoutAccount({
@@ -103,125 +76,7 @@ const payoutRecord = (id: string, split: Split.SplitPayment, position: number, m
 // ---------------------------------------------------------------------------------------------
 // Engine helpers (as packages/core/test/splitFixtures.ts)
 
-const createSplit = (external_id: string, principal: Principal.Principal = asU1) =>
-  Effect.flatMap(Splits.Splits, (s) =>
-    s.create(
-      principal,
-      Schema.decodeUnknownSync(Split.CreateSplitPaymentRequest)({
-        external_id,
-        webhook_url: "https://shop.example/hooks/split"
-      })
-    )
-  )
-
-export const read = (id: Ids.SplitPaymentId): Effect.Effect<Split.SplitPaymentView, unknown, EngineContext> =>
-  Effect.flatMap(Splits.Splits, (s) => s.get(asU1, id))
-const runDue = Effect.flatMap(Jobs.Jobs, (j) => j.runDue())
-const sent = Effect.flatMap(SandboxBank.SandboxBank, (b) => b.sentTransfers)
-const events = Effect.map(
-  Effect.flatMap(Outbox.Outbox, (o) => o.list(0, 100_000)),
-  (rows) => rows.map((r) => r.event)
-)
-const resultEvents = Effect.map(events, (all) => all.filter((e) => e.type === "split.payouts_result"))
-
-/** An external bank account known to the sandbox bank (so its holder can be looked up). */
-const registerPayee = (n: number, name: string) =>
-  Effect.gen(function* () {
-    const account = cbu(n)
-    yield* (yield* SandboxBank.SandboxBank).registerHolder({
-      account,
-      cuit: BankAccount.makeCuit("20", (30000000 + n).toString()),
-      name
-    })
-    return account as string
-  })
-
-const accountInputs = (...addresses: ReadonlyArray<string>) =>
-  Schema.decodeUnknownSync(Split.PayoutAccountList)(addresses.map((address) => ({ address })))
-
-const codeFor = (request_id: Ids.VerificationRequestId) =>
-  Effect.map(
-    Effect.flatMap(SecondFactor.SandboxSecondFactor, (s) => s.codeFor(request_id)),
-    Option.getOrThrow
-  )
-
-const verify = (request_id: Ids.VerificationRequestId, code: string) =>
-  Effect.flatMap(Splits.Splits, (s) =>
-    s.verifyAccounts(asU1, Schema.decodeUnknownSync(Split.VerifyAccountsRequest)({ request_id, code }))
-  )
-
-/** Payout accounts created and verified with the code the sandbox delivered, all ACTIVE. */
-const activeAccounts = (...addresses: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    const request = yield* (yield* Splits.Splits).createAccounts(asU1, accountInputs(...addresses))
-    return (yield* verify(request.request_id, yield* codeFor(request.request_id))).accounts
-  })
-
-const instruct = (id: Ids.SplitPaymentId, payouts: ReadonlyArray<{ account_id: string; amount: number }>) =>
-  Effect.flatMap(Splits.Splits, (s) =>
-    s.instructPayouts(asU1, id, Schema.decodeUnknownSync(Split.InstructPayoutsRequest)({ payouts }))
-  )
-
-/** The split's available and held balances in the ledger, in minor units. */
-const balances = (id: Ids.SplitPaymentId) =>
-  Effect.gen(function* () {
-    const ledger = yield* Ledger.Ledger
-    const available = yield* ledger.balance(LedgerAccount.splitBalance(id))
-    const held = yield* ledger.balance(LedgerAccount.splitHeld(id))
-    return { available: available.minor, held: held.minor }
-  })
-
-/** 1000.00 received (600 by the faucet, 400 by a bank notification) credits 987.90 after fees. */
-const fund = (cvu: BankAccount.Cvu) =>
-  Effect.gen(function* () {
-    const byFaucet = yield* (yield* Faucet.Faucet).send(u1, cvu, new Faucet.FaucetRequest({ amount: 600 }))
-    expect(byFaucet.outcome._tag).toBe("Credited")
-    const transfer = yield* (yield* SandboxBank.SandboxBank).simulateIncoming({ cvu, amount: ars(40000n) })
-    expect((yield* (yield* Transfers.Transfers).ingest(transfer))._tag).toBe("Credited")
-  })
-
-/** A funded split and two ACTIVE payout accounts; the split is instructed 500.00 + 400.00. */
-export const instructedSplit = (
-  failing?: SandboxBank.TransferFailure
-): Effect.Effect<
-  { readonly id: Ids.SplitPaymentId; readonly a: string; readonly b: string },
-  unknown,
-  EngineContext
-> =>
-  Effect.gen(function* () {
-    yield* TestClock.setTime(T0)
-    yield* seedUser()
-    const split = yield* createSplit("order-1")
-    yield* fund(split.cvu)
-    const a = yield* registerPayee(1, "Ana Proveedora")
-    const b = yield* registerPayee(2, "Beto Logistica")
-    if (failing !== undefined) yield* (yield* SandboxBank.SandboxBank).failTransfersTo(b, failing)
-    const [accountA, accountB] = yield* activeAccounts(a, b)
-    const held = yield* instruct(split.split_payment_id, [
-      { account_id: accountA!.account_id, amount: 500 },
-      { account_id: accountB!.account_id, amount: 400 }
-    ])
-    return { id: split.split_payment_id, a, b, held } as const
-  })
-
-const runConcurrently = (n: number) =>
-  Effect.map(
-    Effect.all(
-      Array.from({ length: n }, () => runDue),
-      { concurrency: "unbounded" }
-    ),
-    (reports) => {
-      const total = (k: keyof Split.SplitRunReport) => reports.reduce((acc, r) => acc + r.splits[k], 0)
-      return {
-        finished: total("finished"),
-        sent: total("sent"),
-        payouts_failed: total("payouts_failed"),
-        failed: total("failed")
-      }
-    }
-  )
-
-export const splitScenarios: ReadonlyArray<Scenario> = [
+export const splitStorageScenarios: ReadonlyArray<Scenario> = [
   {
     name: "splits: reads by id, external id (per user and partner) and CVU; Conflict keys; usable after a refusal",
     run: Effect.gen(function* () {
@@ -463,149 +318,6 @@ export const splitScenarios: ReadonlyArray<Scenario> = [
       yield* repo.updateRequest(new Split.VerificationRequest({ ...request, request_id: unknown }))
       expect(yield* repo.findRequest(unknown)).toEqual(Option.none())
       expect(yield* repo.findRequestForUpdate(unknown)).toEqual(Option.none())
-    })
-  },
-  {
-    name: "splits flow: create, fund, verify accounts, instruct; after the 12 h hold concurrent runs pay each payout once",
-    run: Effect.gen(function* () {
-      yield* TestClock.setTime(T0)
-      yield* seedUser()
-      const splits = yield* Splits.Splits
-      const repo = yield* SplitRepository.SplitRepository
-
-      // Concurrent identical creates answer one split; repeating it too.
-      const created = yield* Effect.all(
-        [createSplit("order-1"), createSplit("order-1"), createSplit("order-1")],
-        {
-          concurrency: "unbounded"
-        }
-      )
-      const split = created[0]!
-      const id = split.split_payment_id
-      expect(created.map((s) => s.split_payment_id)).toEqual([id, id, id])
-      expect((yield* createSplit("order-1")).cvu).toBe(split.cvu)
-      expect(yield* (yield* SandboxBank.SandboxBank).isOpen(split.cvu)).toBe(true)
-      expect(Option.getOrThrow(yield* splits.findByCvu(split.cvu)).split_payment_id).toBe(id)
-
-      yield* fund(split.cvu)
-      const funded = yield* read(id)
-      expect(funded.payment_status).toBe("RECEIVED")
-      expect(funded.amount_received).toEqual(ars(100000n))
-      expect(funded.amount_credited).toEqual(ars(98790n))
-      expect(funded.balance).toEqual(ars(98790n))
-
-      // One request, one code for both accounts; a wrong code is counted first.
-      const a = yield* registerPayee(1, "Ana Proveedora")
-      const b = yield* registerPayee(2, "Beto Logistica")
-      const request = yield* splits.createAccounts(asU1, accountInputs(a, b))
-      const right = yield* codeFor(request.request_id)
-      expect(
-        yield* Effect.flip(verify(request.request_id, right === "000000" ? "111111" : "000000"))
-      ).toMatchObject({
-        key: "verification.code.invalid"
-      })
-      expect(Option.getOrThrow(yield* repo.findRequest(request.request_id)).attempts).toBe(1)
-      const verified = yield* verify(request.request_id, right)
-      expect(verified.status).toBe("VERIFIED")
-      expect(verified.attempts_left).toBe(Split.maxVerificationAttempts - 1)
-      const [accountA, accountB] = verified.accounts
-      expect([accountA!.bank_account, accountB!.bank_account]).toEqual([a, b])
-      // Created in the same millisecond: listed by id.
-      const listed = yield* splits.listAccounts(asU1)
-      expect(listed).toEqual([...verified.accounts].sort((x, y) => (x.account_id < y.account_id ? -1 : 1)))
-      expect(listed.map((x) => x.status)).toEqual(["ACTIVE", "ACTIVE"])
-
-      const held = yield* instruct(id, [
-        { account_id: accountA!.account_id, amount: 500 },
-        { account_id: accountB!.account_id, amount: 400 }
-      ])
-      expect(held.payout_status).toBe("ON_HOLD")
-      expect(DateTime.toEpochMillis(held.hold_until!)).toBe(T0 + HOLD)
-      expect(yield* read(id)).toEqual(held)
-      expect(yield* balances(id)).toEqual({ available: 8790n, held: 90000n })
-      // Money arriving after the instruction goes back to its sender.
-      const late = yield* (yield* SandboxBank.SandboxBank).simulateIncoming({
-        cvu: split.cvu,
-        amount: ars(5000n)
-      })
-      expect((yield* (yield* Transfers.Transfers).ingest(late))._tag).toBe("Bounced")
-
-      yield* TestClock.adjust(HOLD - 1)
-      expect(yield* runConcurrently(3)).toEqual({ finished: 0, sent: 0, payouts_failed: 0, failed: 0 })
-      expect(yield* sent).toEqual([])
-      yield* TestClock.adjust(1)
-      expect(yield* runConcurrently(3)).toEqual({ finished: 1, sent: 2, payouts_failed: 0, failed: 0 })
-
-      const out = yield* sent
-      expect(out.map((t) => [t.to, Money.format(t.amount)])).toEqual([
-        [accountA!.bank_account, "500.00"],
-        [accountB!.bank_account, "400.00"]
-      ])
-      const done = yield* read(id)
-      expect(done.payout_status).toBe("SUCCESS")
-      expect(done.payouts.map((p) => p.status)).toEqual(["SUCCESS", "SUCCESS"])
-      expect(done.payouts.map((p) => p.payout_id)).toEqual(out.map((t) => t.reference))
-      expect(done.payouts.map((p) => p.bank_transaction_id)).toEqual(out.map((t) => t.bank_transaction_id))
-      expect(yield* balances(id)).toEqual({ available: 8790n, held: 0n })
-      expect((yield* resultEvents).map((e) => e.payload)).toEqual([
-        {
-          message: "split.payouts_result",
-          split_payment_id: id,
-          external_id: "order-1",
-          payout_status: "SUCCESS"
-        }
-      ])
-      expect(yield* repo.findDue(at(T0 + 2 * HOLD), 10)).toEqual([])
-      expect((yield* runDue).splits.finished).toBe(0)
-      expect(yield* sent).toHaveLength(2)
-      yield* expectLedgerOk
-    })
-  },
-  {
-    name: "splits flow: a rejected payout ends PARTIAL_FAILURE with its amount back in the split's balance",
-    run: Effect.gen(function* () {
-      const { b, id } = yield* instructedSplit("rejected")
-      yield* TestClock.adjust(HOLD)
-      expect(yield* runConcurrently(3)).toEqual({ finished: 1, sent: 1, payouts_failed: 1, failed: 0 })
-      const done = yield* read(id)
-      expect(done.payout_status).toBe("PARTIAL_FAILURE")
-      expect(done.payouts.map((p) => p.status)).toEqual(["SUCCESS", "FAILED"])
-      expect(done.payouts[1]!.failure_reason).not.toBeNull()
-      expect(done.balance).toEqual(ars(48790n))
-      expect(yield* balances(id)).toEqual({ available: 48790n, held: 0n })
-      expect((yield* sent).map((t) => Money.format(t.amount))).toEqual(["500.00"])
-      expect((yield* sent).some((t) => t.to === b)).toBe(false)
-      expect((yield* resultEvents).map((e) => e.payload["payout_status"])).toEqual(["PARTIAL_FAILURE"])
-      expect(
-        yield* Effect.flip(instruct(id, [{ account_id: done.payouts[0]!.account_id, amount: 1 }]))
-      ).toMatchObject({ key: "split.payouts.already_instructed" })
-      yield* expectLedgerOk
-    })
-  },
-  {
-    name: "splits flow: a bank outage leaves the split PROCESSING; concurrent runs resume it once after the lease",
-    run: Effect.gen(function* () {
-      const { b, id } = yield* instructedSplit("unavailable")
-      const repo = yield* SplitRepository.SplitRepository
-      yield* TestClock.adjust(HOLD)
-      expect((yield* runDue).splits).toEqual({ finished: 0, sent: 1, payouts_failed: 0, failed: 1 })
-      const midway = yield* read(id)
-      expect(midway.payout_status).toBe("PROCESSING")
-      expect(midway.payouts.map((p) => p.status)).toEqual(["SUCCESS", "PENDING"])
-      expect(yield* balances(id)).toEqual({ available: 8790n, held: 40000n })
-      const leaseEnd = T0 + HOLD + Duration.toMillis(Split.executionLease)
-      expect(yield* repo.findDue(at(leaseEnd - 1), 10)).toEqual([])
-      expect((yield* repo.findDue(at(leaseEnd), 10)).map((s) => s.split_payment_id)).toEqual([id])
-
-      yield* (yield* SandboxBank.SandboxBank).clearFailures(b)
-      expect((yield* runDue).splits.sent).toBe(0)
-      yield* TestClock.adjust(Split.executionLease)
-      expect(yield* runConcurrently(3)).toEqual({ finished: 1, sent: 1, payouts_failed: 0, failed: 0 })
-      expect((yield* read(id)).payout_status).toBe("SUCCESS")
-      expect(yield* sent).toHaveLength(2)
-      expect(yield* balances(id)).toEqual({ available: 8790n, held: 0n })
-      expect(yield* resultEvents).toHaveLength(1)
-      yield* expectLedgerOk
     })
   }
 ]
