@@ -34,6 +34,27 @@ export const make = Effect.gen(function* () {
         : Effect.fail(NotFound.of("verification_request", id))
     )
 
+  /**
+   * Moves an account to `to` (the account machine refuses a step it does not allow), with the
+   * timestamp of that step and its last change at `now`, and stores it.
+   */
+  const moveAccount = (
+    account: Split.PayoutAccount,
+    to: "ACTIVE" | "DISABLED",
+    stamp: Partial<Pick<Split.PayoutAccount, "activation_timestamp" | "disabled_timestamp">>,
+    now: DateTime.Utc
+  ) =>
+    Effect.gen(function* () {
+      const moved = new Split.PayoutAccount({
+        ...account,
+        ...stamp,
+        status: yield* Split.transition(Split.accountMachine, account.status, to),
+        last_modified_timestamp: now
+      })
+      yield* repo.updateAccount(moved)
+      return moved
+    })
+
   /** Looks up each holder at the bank, stores the accounts and one request, delivers one code. */
   const createAccounts = Effect.fn("Splits.createAccounts")(function* (
     principal: Principal,
@@ -207,16 +228,7 @@ export const make = Effect.gen(function* () {
             const account = yield* ownedAccount(repo, owner, id, true)
             return yield* Match.value(account.status).pipe(
               Match.when("PENDING_VERIFICATION", () =>
-                Effect.gen(function* () {
-                  const activated = new Split.PayoutAccount({
-                    ...account,
-                    status: yield* Split.transition(Split.accountMachine, account.status, "ACTIVE"),
-                    activation_timestamp: now,
-                    last_modified_timestamp: now
-                  })
-                  yield* repo.updateAccount(activated)
-                  return activated
-                })
+                moveAccount(account, "ACTIVE", { activation_timestamp: now }, now)
               ),
               // Disabled while pending: stays disabled. (ACTIVE cannot happen: one request, one code.)
               Match.when("ACTIVE", () => Effect.succeed(account)),
@@ -247,14 +259,7 @@ export const make = Effect.gen(function* () {
         const account = yield* ownedAccount(repo, principal.user_id, id, true)
         if (account.status === "DISABLED") return account
         const now = yield* DateTime.now
-        const disabled = new Split.PayoutAccount({
-          ...account,
-          status: yield* Split.transition(Split.accountMachine, account.status, "DISABLED"),
-          disabled_timestamp: now,
-          last_modified_timestamp: now
-        })
-        yield* repo.updateAccount(disabled)
-        return disabled
+        return yield* moveAccount(account, "DISABLED", { disabled_timestamp: now }, now)
       })
     )
   })
