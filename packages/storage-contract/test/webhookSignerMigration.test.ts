@@ -7,25 +7,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Ids, WebhookDeliveryRepository as W } from "@cobro/core"
 import { Migrations, SqlWebhookDeliveryRepository } from "@cobro/sql"
-import { PgStorage } from "@cobro/sql-pg"
-import { SqliteStorage } from "@cobro/sql-sqlite"
-import { Migrator, SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Redacted } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { freshPgUrl, pgAvailable } from "../src/index.js"
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { barePostgres, bareSqlite, migrateTo, pgAvailable } from "../src/index.js"
 
 const available = await Effect.runPromise(pgAvailable)
 
-const migrateTo0009 = Migrator.make({})({
-  loader: Effect.map(Migrations.loader, (all) => all.filter(([id]) => id <= 9)),
-  table: "cobro_migrations"
-})
-
 const upgrade = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  yield* migrateTo0009
+  yield* migrateTo(9)
   const user = (user_id: string, partner_id: string | null) =>
     sql`INSERT INTO cobro_users ${sql.insert({
       user_id,
@@ -65,21 +55,7 @@ const upgrade = Effect.gen(function* () {
   ])
 }).pipe(Effect.provide(SqlWebhookDeliveryRepository.layer))
 
-const sqliteClient = Layer.unwrapScoped(
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "cobro-0010-"))),
-      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-    ),
-    (dir) => SqliteStorage.client({ filename: path.join(dir, "cobro.db") })
-  )
-)
-
-const pgClient = Layer.unwrapScoped(
-  Effect.map(freshPgUrl, (url) => PgStorage.client({ url: Redacted.make(url), maxConnections: 2 }))
-)
-
 describe("migration 0010: who signs each stored delivery", () => {
-  it.effect("on SQLite", () => Effect.provide(upgrade, sqliteClient), 60_000)
-  it.effect.skipIf(!available)("on Postgres", () => Effect.provide(upgrade, pgClient), 60_000)
+  it.effect("on SQLite", () => Effect.provide(upgrade, bareSqlite), 60_000)
+  it.effect.skipIf(!available)("on Postgres", () => Effect.provide(upgrade, barePostgres), 60_000)
 })
