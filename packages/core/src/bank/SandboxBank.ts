@@ -8,29 +8,8 @@
  * in. It keeps only the payouts it sent (by reference, for their idempotency) and the transfers
  * it returned, so a server running on it for months grows with those, not with its payments.
  */
-import {
-  Chunk,
-  Context,
-  Effect,
-  Hash,
-  HashMap,
-  HashSet,
-  Layer,
-  Option,
-  Random,
-  SynchronizedRef
-} from "effect"
-import {
-  type Alias,
-  Alias as AliasSchema,
-  type Cuit,
-  type Cvu,
-  isValidAlias,
-  isValidCbu,
-  makeCbu,
-  makeCuit,
-  makeCvu
-} from "./BankAccount.js"
+import { Chunk, Context, Effect, Hash, HashMap, HashSet, Layer, Option, SynchronizedRef } from "effect"
+import { type Alias, type Cuit, type Cvu, isValidAlias, isValidCbu } from "./BankAccount.js"
 import {
   AccountHolder,
   BankAccountRef,
@@ -40,12 +19,10 @@ import {
   type OutgoingTransfer
 } from "./BankProvider.js"
 import { BankTransactionId } from "../Ids.js"
-import { ALIAS_WORDS } from "./aliasWords.js"
 import { randomDigits } from "../internal/ids.js"
 import type { Money } from "../Money.js"
+import { randomAlias, randomCbu, randomCuit, randomCvu } from "./sandboxRandom.js"
 
-/** The PSP code (entity 000, PSP 0003) of every CVU the sandbox issues. */
-const PSP_CODE = "0000003"
 const DEFAULT_SENDER_NAME = "Pagador Sandbox"
 /** Attempts at drawing an unused CVU or alias before giving up with `unavailable`. */
 const MAX_ATTEMPTS = 1000
@@ -128,38 +105,6 @@ const emptyState: State = {
 }
 
 const bankError = (reason: BankError["reason"], message: string) => new BankError({ reason, message })
-
-const randomDecimal = (n: number): Effect.Effect<string> => randomDigits(10, n)
-
-const randomCvu: Effect.Effect<Cvu> = Effect.map(randomDecimal(13), (account) => makeCvu(PSP_CODE, account))
-
-/** Three words, in one draw. */
-const randomAlias: Effect.Effect<Alias> = Effect.map(
-  Random.nextIntBetween(0, ALIAS_WORDS.length ** 3),
-  (n) => {
-    const size = ALIAS_WORDS.length
-    return AliasSchema.make(
-      [
-        ALIAS_WORDS[n % size],
-        ALIAS_WORDS[Math.floor(n / size) % size],
-        ALIAS_WORDS[Math.floor(n / size ** 2)]
-      ].join(".")
-    )
-  }
-)
-
-/** A random CBU of a real-looking bank (285) and branch, for senders nobody named. */
-const randomCbu: Effect.Effect<string> = Effect.zipWith(
-  randomDecimal(4),
-  randomDecimal(13),
-  (branch, account) => makeCbu(`285${branch}`, account)
-)
-
-const randomCuit: Effect.Effect<Cuit> = Effect.zipWith(
-  Random.choice(["20", "27"] as const),
-  randomDecimal(8),
-  (prefix, dni) => makeCuit(prefix, dni)
-)
 
 /** Draws from `generate` until the value is not taken. */
 const fresh = <A>(

@@ -1,0 +1,50 @@
+/** The sandbox bank's random draws: the CVUs and aliases it issues, and senders nobody named. */
+import { Effect, Random } from "effect"
+import {
+  type Alias,
+  Alias as AliasSchema,
+  type Cuit,
+  type Cvu,
+  makeCbu,
+  makeCuit,
+  makeCvu
+} from "./BankAccount.js"
+import { ALIAS_WORDS } from "./aliasWords.js"
+import { randomDigits } from "../internal/ids.js"
+
+/** The PSP code (entity 000, PSP 0003) of every CVU the sandbox issues. */
+const PSP_CODE = "0000003"
+
+const randomDecimal = (n: number): Effect.Effect<string> => randomDigits(10, n)
+
+export const randomCvu: Effect.Effect<Cvu> = Effect.map(randomDecimal(13), (account) =>
+  makeCvu(PSP_CODE, account)
+)
+
+/** Three words, in one draw. */
+export const randomAlias: Effect.Effect<Alias> = Effect.map(
+  Random.nextIntBetween(0, ALIAS_WORDS.length ** 3),
+  (n) => {
+    const size = ALIAS_WORDS.length
+    return AliasSchema.make(
+      [
+        ALIAS_WORDS[n % size],
+        ALIAS_WORDS[Math.floor(n / size) % size],
+        ALIAS_WORDS[Math.floor(n / size ** 2)]
+      ].join(".")
+    )
+  }
+)
+
+/** A random CBU of a real-looking bank (285) and branch, for senders nobody named. */
+export const randomCbu: Effect.Effect<string> = Effect.zipWith(
+  randomDecimal(4),
+  randomDecimal(13),
+  (branch, account) => makeCbu(`285${branch}`, account)
+)
+
+export const randomCuit: Effect.Effect<Cuit> = Effect.zipWith(
+  Random.choice(["20", "27"] as const),
+  randomDecimal(8),
+  (prefix, dni) => makeCuit(prefix, dni)
+)
