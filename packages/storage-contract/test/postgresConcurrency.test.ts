@@ -24,7 +24,15 @@ import { PgStorage } from "@cobro/sql-pg"
 import { BigDecimal, type Context, Effect, Layer, Redacted, Schema, TestClock } from "effect"
 import { freshPgUrl, pgAdminUrl, pgAvailable } from "../src/index.js"
 import { createRequest, expectLedgerOk, seedUser, u1, u2 } from "../src/scenarios/fixtures.js"
-import { asPartner, balances, createReq, fund, p1, setup, toNextRun } from "../src/scenarios/schedules/index.js"
+import {
+  asPartner,
+  balances,
+  createReq,
+  fund,
+  p1,
+  setup,
+  toNextRun
+} from "../src/scenarios/schedules/index.js"
 import { HOLD, instructedSplit, read } from "../src/scenarios/splits/index.js"
 
 const available = await Effect.runPromise(pgAvailable)
