@@ -8,7 +8,6 @@ import { Auth } from "./auth/Auth.js"
 import * as CredentialRepository from "./auth/CredentialRepository.js"
 import * as Crypto from "./auth/Crypto.js"
 import * as CustomerRepository from "./customers/CustomerRepository.js"
-import * as CvuDirectory from "./transfers/CvuDirectory.js"
 import { Customers } from "./customers/Customers.js"
 import * as EngineConfig from "./EngineConfig.js"
 import * as ExchangeRates from "./payments/ExchangeRates.js"
@@ -16,6 +15,7 @@ import { Faucet } from "./transfers/Faucet.js"
 import * as FeePolicy from "./transfers/FeePolicy.js"
 import { Idempotency } from "./Idempotency.js"
 import * as IdempotencyRepository from "./IdempotencyRepository.js"
+import * as MemoryCvuTable from "./internal/memoryCvuTable.js"
 import * as MemoryDb from "./internal/memoryDb.js"
 import { Jobs } from "./Jobs.js"
 import { Ledger } from "./ledger/Ledger.js"
@@ -63,10 +63,10 @@ export const layerMemoryStorage = Layer.mergeAll(
   LedgerRepository.layerMemory,
   WebhookDeliveryRepository.layerMemory.pipe(Layer.provideMerge(Outbox.layerMemory)),
   TransferRepository.layerMemory,
-  CvuDirectory.layerMemory,
+  MemoryCvuTable.layerDirectory,
   IdempotencyRepository.layerMemory,
   Transactor.layerMemory
-).pipe(Layer.provide(MemoryDb.layer))
+).pipe(Layer.provide(MemoryCvuTable.layer.pipe(Layer.provideMerge(MemoryDb.layer))))
 
 /** The storage ports the engine needs (in memory, SQLite or Postgres). */
 export type Storage = Layer.Layer.Success<typeof layerMemoryStorage>

@@ -5,7 +5,8 @@
  * alias, then the CVU), by looking at which rows hold the values.
  */
 import { SqlClient } from "@effect/sql"
-import { Customer as C, CustomerRepository as Port, Money } from "@cobro/core"
+import { CvuDirectory, Customer as C, CustomerRepository as Port, Money } from "@cobro/core"
+import { isCvuTaken } from "./SqlCvuDirectory.js"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as Documents from "./internal/documents/customer.js"
 import {
@@ -142,6 +143,10 @@ export const make: Effect.Effect<Port.CustomerRepository["Type"], never, SqlClie
           Effect.flatMap(
             (r) => sql`INSERT INTO cobro_customers ${sql.insert(r)} ON CONFLICT DO NOTHING RETURNING user_id`
           ),
+          Effect.catchIf(
+            (e) => e._tag === "SqlError" && isCvuTaken(e),
+            () => Effect.die(new CvuDirectory.CvuTaken({ cvu: customer.bank_info.cvu }))
+          ),
           orDie,
           Effect.flatMap((rows) => (rows.length === 1 ? Effect.void : conflictOf(customer, true)))
         ),
@@ -154,7 +159,13 @@ export const make: Effect.Effect<Port.CustomerRepository["Type"], never, SqlClie
                 WHERE user_id = ${customer.user_id} AND customer_id = ${customer.customer_id} RETURNING user_id`
             )
           ),
-          Effect.catchTag("SqlError", (e) => (isUnique(e) ? conflictOf(customer, false) : Effect.die(e))),
+          Effect.catchTag("SqlError", (e) =>
+            isCvuTaken(e)
+              ? Effect.die(new CvuDirectory.CvuTaken({ cvu: customer.bank_info.cvu }))
+              : isUnique(e)
+                ? conflictOf(customer, false)
+                : Effect.die(e)
+          ),
           Effect.flatMap((rows) =>
             rows.length === 0 ? Effect.fail(Port.conflicts.notFound(customer.customer_id)) : Effect.void
           )

@@ -1,12 +1,15 @@
 /**
  * `CvuDirectory` over `SqlClient` (table `cobro_cvu_directory`, migration 0009): one row per CVU,
- * its columns the entry's fields, read and written through `SqlSchema` with `CvuEntry` as the
- * row schema. A CVU registered twice dies with `CvuTaken` (the primary key refuses it).
+ * its columns the entry's fields, read through `SqlSchema` with `CvuEntry` as the row schema.
+ * The rows are written by triggers on the owners' tables (migration 0011), in the statement that
+ * stores the owner; a CVU entered twice fails that statement, which the owners' repositories
+ * turn into the `CvuTaken` defect (`dieOnCvuTaken`).
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { BankAccount, CvuDirectory as Port } from "@cobro/core"
 import { Effect, Layer, Schema } from "effect"
-import { forUpdate, isUniqueViolation, orDie } from "./internal/sql.js"
+import type { SqlError } from "@effect/sql/SqlError"
+import { forUpdate, isUniqueViolation, orDie, violationText } from "./internal/sql.js"
 
 const Cvus = Schema.Array(BankAccount.Cvu)
 
@@ -31,26 +34,7 @@ export const make = Effect.gen(function* () {
     execute: (cvus) => sql`${columns} WHERE ${sql.in("cvu", [...new Set(cvus)])} ORDER BY cvu${locking}`
   })
 
-  const insert = SqlSchema.void({
-    Request: Port.CvuEntry,
-    execute: (entry) => sql`INSERT INTO cobro_cvu_directory ${sql.insert(entry)}`
-  })
-
-  const remove = SqlSchema.void({
-    Request: BankAccount.Cvu,
-    execute: (cvu) => sql`DELETE FROM cobro_cvu_directory WHERE cvu = ${cvu}`
-  })
-
   return Port.CvuDirectory.of({
-    register: (entry) =>
-      insert(entry).pipe(
-        Effect.catchAll((e) =>
-          e._tag === "SqlError" && isUniqueViolation(e)
-            ? Effect.die(new Port.CvuTaken({ cvu: entry.cvu }))
-            : Effect.die(e)
-        )
-      ),
-    unregister: (cvu) => orDie(remove(cvu)),
     findForUpdate: (cvu) => orDie(findForUpdate(cvu)),
     findAllForUpdate: (cvus) => (cvus.length === 0 ? Effect.succeed([]) : orDie(findAll(cvus))),
     find: (cvu) => orDie(find(cvu))
@@ -61,3 +45,10 @@ export const layer: Layer.Layer<Port.CvuDirectory, never, SqlClient.SqlClient> =
   Port.CvuDirectory,
   make
 )
+
+/**
+ * Whether a failed write of an owner (payment, customer, split payment) is the directory's
+ * trigger finding its CVU held already: the `CvuTaken` defect, not the owner's own conflict.
+ */
+export const isCvuTaken = (error: SqlError): boolean =>
+  isUniqueViolation(error) && violationText(error).includes("cobro_cvu_directory")

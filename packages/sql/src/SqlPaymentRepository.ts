@@ -3,7 +3,8 @@
  * indexed columns beside the document (`doc`, in the storage shape of `internal/documents`).
  */
 import { SqlClient } from "@effect/sql"
-import { Payment as P, PaymentRepository as Port } from "@cobro/core"
+import { CvuDirectory, Payment as P, PaymentRepository as Port } from "@cobro/core"
+import { isCvuTaken } from "./SqlCvuDirectory.js"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as Documents from "./internal/documents/payment.js"
 import {
@@ -111,7 +112,12 @@ export const make: Effect.Effect<Port.PaymentRepository["Type"], never, SqlClien
     })
 
     return Port.PaymentRepository.of({
-      insert: (payment) => insert(row(payment), () => Effect.fail(Port.taken("external_id"))),
+      insert: (payment) =>
+        insert(row(payment), (e) =>
+          isCvuTaken(e)
+            ? Effect.die(new CvuDirectory.CvuTaken({ cvu: payment.cvu }))
+            : Effect.fail(Port.taken("external_id"))
+        ),
       update: (payment) => update(row(payment)),
       findById: byId(false),
       findByIdForUpdate: byId(true),

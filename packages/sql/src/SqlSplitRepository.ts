@@ -7,7 +7,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Split as S, SplitRepository as Port } from "@cobro/core"
+import { CvuDirectory, Split as S, SplitRepository as Port } from "@cobro/core"
+import { isCvuTaken } from "./SqlCvuDirectory.js"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as Documents from "./internal/documents/split.js"
 import {
@@ -221,9 +222,11 @@ export const make: Effect.Effect<Port.SplitRepository["Type"], never, SqlClient.
     return Port.SplitRepository.of({
       insert: (s) =>
         insertSplit(splitRow(s), (e) =>
-          Effect.flatMap(taken(s), (found) =>
-            Effect.fail(Port.taken(Option.getOrElse(found, () => takenOf(e))))
-          )
+          isCvuTaken(e)
+            ? Effect.die(new CvuDirectory.CvuTaken({ cvu: s.cvu }))
+            : Effect.flatMap(taken(s), (found) =>
+                Effect.fail(Port.taken(Option.getOrElse(found, () => takenOf(e))))
+              )
         ),
       update: (s) => updateSplit({ id: s.split_payment_id, state: splitState(s) }),
       findById: split(false),

@@ -8,7 +8,9 @@ import type { Alias, Cvu } from "../bank/BankAccount.js"
 import type { Customer, CustomerId, CustomerTransaction, CustomerTransactionId } from "./Customer.js"
 import { Conflict } from "../Errors.js"
 import type { UserId } from "../Ids.js"
-import { makeRef, type MemoryDb, timeKey } from "../internal/memoryDb.js"
+import { MemoryCvuTable } from "../internal/memoryCvuTable.js"
+import { makeRef, MemoryDb, timeKey } from "../internal/memoryDb.js"
+import { CvuEntry } from "../transfers/CvuDirectory.js"
 
 /** Keyset position in a user's customers, ordered by creation time then customer id. */
 export interface CustomerCursor {
@@ -93,6 +95,10 @@ const uniqueness = (t: Tables, key: string, customer: Customer): Either.Either<v
 }
 
 export const makeMemory = Effect.gen(function* () {
+  const db = yield* MemoryDb
+  const cvus = yield* MemoryCvuTable
+  const entryOf = (c: Customer) =>
+    new CvuEntry({ cvu: c.bank_info.cvu, owner: "customer", owner_id: c.customer_id, user_id: c.user_id })
   const tables = yield* makeRef<Tables>({
     byKey: HashMap.empty(),
     byCvu: HashMap.empty(),
@@ -108,31 +114,45 @@ export const makeMemory = Effect.gen(function* () {
       Option.flatMap(HashMap.get(pick(t), value), (key) => HashMap.get(t.byKey, key))
     )
 
+  const insertRow = (customer: Customer) =>
+    tables.updateOrFail((t) => {
+      const key = rowKey(customer.user_id, customer.customer_id)
+      if (HashMap.has(t.byKey, key)) return Either.left(conflicts.exists(customer.customer_id))
+      return Either.map(uniqueness(t, key, customer), () => ({
+        byKey: HashMap.set(t.byKey, key, customer),
+        byCvu: HashMap.set(t.byCvu, customer.bank_info.cvu, key),
+        byAlias: HashMap.set(t.byAlias, customer.bank_info.alias, key),
+        byUser: RedBlackTree.insert(t.byUser, listKey(customer.user_id, customer), key)
+      }))
+    })
+  const updateRow = (customer: Customer) =>
+    tables.updateOrFail((t) => {
+      const key = rowKey(customer.user_id, customer.customer_id)
+      const previous = HashMap.get(t.byKey, key)
+      if (Option.isNone(previous)) return Either.left(conflicts.notFound(customer.customer_id))
+      const old = previous.value.bank_info
+      return Either.map(uniqueness(t, key, customer), () => ({
+        ...t,
+        byKey: HashMap.set(t.byKey, key, customer),
+        byCvu: HashMap.set(HashMap.remove(t.byCvu, old.cvu), customer.bank_info.cvu, key),
+        byAlias: HashMap.set(HashMap.remove(t.byAlias, old.alias), customer.bank_info.alias, key)
+      }))
+    })
+
   return CustomerRepository.of({
     insert: (customer) =>
-      tables.updateOrFail((t) => {
-        const key = rowKey(customer.user_id, customer.customer_id)
-        if (HashMap.has(t.byKey, key)) return Either.left(conflicts.exists(customer.customer_id))
-        return Either.map(uniqueness(t, key, customer), () => ({
-          byKey: HashMap.set(t.byKey, key, customer),
-          byCvu: HashMap.set(t.byCvu, customer.bank_info.cvu, key),
-          byAlias: HashMap.set(t.byAlias, customer.bank_info.alias, key),
-          byUser: RedBlackTree.insert(t.byUser, listKey(customer.user_id, customer), key)
-        }))
-      }),
+      db.transaction(Effect.zipRight(insertRow(customer), cvus.register(entryOf(customer)))),
     update: (customer) =>
-      tables.updateOrFail((t) => {
-        const key = rowKey(customer.user_id, customer.customer_id)
-        const previous = HashMap.get(t.byKey, key)
-        if (Option.isNone(previous)) return Either.left(conflicts.notFound(customer.customer_id))
-        const old = previous.value.bank_info
-        return Either.map(uniqueness(t, key, customer), () => ({
-          ...t,
-          byKey: HashMap.set(t.byKey, key, customer),
-          byCvu: HashMap.set(HashMap.remove(t.byCvu, old.cvu), customer.bank_info.cvu, key),
-          byAlias: HashMap.set(HashMap.remove(t.byAlias, old.alias), customer.bank_info.alias, key)
-        }))
-      }),
+      db.transaction(
+        Effect.gen(function* () {
+          const before = yield* findById(customer.user_id, customer.customer_id)
+          yield* updateRow(customer)
+          if (Option.isSome(before) && before.value.bank_info.cvu !== customer.bank_info.cvu) {
+            yield* cvus.unregister(before.value.bank_info.cvu)
+            yield* cvus.register(entryOf(customer))
+          }
+        })
+      ),
     findById,
     findByIdForUpdate: findById,
     findByCvu: byIndex((t) => t.byCvu),
@@ -167,7 +187,7 @@ export const makeMemory = Effect.gen(function* () {
   })
 })
 
-export const layerMemory: Layer.Layer<CustomerRepository, never, MemoryDb> = Layer.effect(
+export const layerMemory: Layer.Layer<CustomerRepository, never, MemoryDb | MemoryCvuTable> = Layer.effect(
   CustomerRepository,
   makeMemory
 )

@@ -11,7 +11,6 @@ import { type CustomerCursor, CustomerRepository } from "./CustomerRepository.js
 import { Conflict, NotPermitted, InvalidInput, NotFound, ProviderFailure } from "../Errors.js"
 import type { UserId } from "../Ids.js"
 import { Transactor } from "../Transactor.js"
-import { CvuDirectory, CvuEntry } from "../transfers/CvuDirectory.js"
 import type { User } from "../accounts/User.js"
 import { UserRepository } from "../accounts/UserRepository.js"
 import * as WebhookDestination from "../webhooks/WebhookDestination.js"
@@ -21,14 +20,6 @@ const PAGE_SIZE = 200
 /** The transfer log's `target_id` of a customer (customer ids are unique per user only). */
 export { targetId as transferTargetId } from "../transfers/receivers/customer.js"
 
-/** The CVU directory's entry of `customer`'s current CVU. */
-const entryOf = (customer: C.Customer) =>
-  new CvuEntry({
-    cvu: customer.bank_info.cvu,
-    owner: "customer",
-    owner_id: customer.customer_id,
-    user_id: customer.user_id
-  })
 
 const aliasTaken = (alias: Alias) =>
   new Conflict({ key: "customer.alias.taken", message: `the alias ${alias} is already in use` })
@@ -39,7 +30,6 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
     const users = yield* UserRepository
     const bank = yield* BankProvider
     const transactor = yield* Transactor
-    const directory = yield* CvuDirectory
     const checkWebhookUrl = yield* WebhookDestination.checker
 
     const bankFailure =
@@ -122,9 +112,8 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
         last_modified_timestamp: now
       })
       // A concurrent create won the id or alias: give the CVU back.
-      yield* transactor
-        .withTransaction(Effect.zipRight(repo.insert(customer), directory.register(entryOf(customer))))
-        .pipe(Effect.tapError(() => release(account.cvu)))
+      // The storage enters the CVU in the directory with the customer (CvuDirectory).
+      yield* repo.insert(customer).pipe(Effect.tapError(() => release(account.cvu)))
       return customer
     })
 
@@ -150,10 +139,6 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
                 : bank.changeAlias(current.bank_info.cvu, current.bank_info.alias).pipe(Effect.ignore)
             )
           )
-        if (replaced) {
-          yield* directory.unregister(current.bank_info.cvu)
-          yield* directory.register(entryOf(updated))
-        }
         return { updated, retired: replaced ? Option.some(current.bank_info.cvu) : Option.none() }
       })
 

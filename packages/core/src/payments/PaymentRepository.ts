@@ -5,7 +5,9 @@ import { Context, DateTime, Effect, Either, Layer, Option, Order, RedBlackTree, 
 import type { Cvu } from "../bank/BankAccount.js"
 import { Conflict } from "../Errors.js"
 import type { ExternalId, PaymentId, TeamId, UserId } from "../Ids.js"
-import { makeRef, type MemoryDb, timeKey } from "../internal/memoryDb.js"
+import { MemoryCvuTable } from "../internal/memoryCvuTable.js"
+import { makeRef, MemoryDb, timeKey } from "../internal/memoryDb.js"
+import { CvuEntry } from "../transfers/CvuDirectory.js"
 import type { Payment } from "./Payment.js"
 
 /** Keyset position in a user's payments, ordered by creation time then id. */
@@ -81,6 +83,8 @@ interface Tables {
 }
 
 export const makeMemory = Effect.gen(function* () {
+  const db = yield* MemoryDb
+  const cvus = yield* MemoryCvuTable
   const tables = yield* makeRef<Tables>({
     byId: HashMap.empty(),
     byExternal: HashMap.empty(),
@@ -94,22 +98,37 @@ export const makeMemory = Effect.gen(function* () {
   const findByCvu = (cvu: Cvu) =>
     Effect.map(tables.get, (t) => Option.flatMap(HashMap.get(t.byCvu, cvu), (id) => HashMap.get(t.byId, id)))
 
+  const insertRow = (payment: Payment) =>
+    tables.updateOrFail((t) => {
+      const ext = externalKey(payment.user_id, payment.external_id)
+      if (HashMap.has(t.byId, payment.id) || HashMap.has(t.byExternal, ext)) {
+        return Either.left(taken("external_id"))
+      }
+      if (HashMap.has(t.byCvu, payment.cvu)) return Either.left(taken("cvu"))
+      return Either.right({
+        byId: HashMap.set(t.byId, payment.id, payment),
+        byExternal: HashMap.set(t.byExternal, ext, payment.id),
+        byCvu: HashMap.set(t.byCvu, payment.cvu, payment.id),
+        byUser: RedBlackTree.insert(t.byUser, listKey(payment), payment.id),
+        open: payment.cvu_released ? t.open : RedBlackTree.insert(t.open, dueKey(payment), payment.id)
+      })
+    })
+
   return PaymentRepository.of({
     insert: (payment) =>
-      tables.updateOrFail((t) => {
-        const ext = externalKey(payment.user_id, payment.external_id)
-        if (HashMap.has(t.byId, payment.id) || HashMap.has(t.byExternal, ext)) {
-          return Either.left(taken("external_id"))
-        }
-        if (HashMap.has(t.byCvu, payment.cvu)) return Either.left(taken("cvu"))
-        return Either.right({
-          byId: HashMap.set(t.byId, payment.id, payment),
-          byExternal: HashMap.set(t.byExternal, ext, payment.id),
-          byCvu: HashMap.set(t.byCvu, payment.cvu, payment.id),
-          byUser: RedBlackTree.insert(t.byUser, listKey(payment), payment.id),
-          open: payment.cvu_released ? t.open : RedBlackTree.insert(t.open, dueKey(payment), payment.id)
-        })
-      }),
+      db.transaction(
+        Effect.zipRight(
+          insertRow(payment),
+          cvus.register(
+            new CvuEntry({
+              cvu: payment.cvu,
+              owner: "payment",
+              owner_id: payment.id,
+              user_id: payment.user_id
+            })
+          )
+        )
+      ),
     update: (payment) =>
       tables.update((t) => {
         const previous = HashMap.get(t.byId, payment.id)
@@ -167,7 +186,7 @@ export const makeMemory = Effect.gen(function* () {
   })
 })
 
-export const layerMemory: Layer.Layer<PaymentRepository, never, MemoryDb> = Layer.effect(
+export const layerMemory: Layer.Layer<PaymentRepository, never, MemoryDb | MemoryCvuTable> = Layer.effect(
   PaymentRepository,
   makeMemory
 )

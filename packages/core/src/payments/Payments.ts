@@ -17,7 +17,6 @@ import { CreatePaymentRequest, type ExtendExpirationRequest, type RepriceRequest
 import { type PaymentCursor, type PaymentQuery, PaymentRepository } from "./PaymentRepository.js"
 import { emitPaymentUpdated, isClosed } from "./paymentEvents.js"
 import { Transactor } from "../Transactor.js"
-import { CvuDirectory, CvuEntry } from "../transfers/CvuDirectory.js"
 import { paymentLifetime } from "../accounts/User.js"
 import { UserRepository } from "../accounts/UserRepository.js"
 import * as WebhookDestination from "../webhooks/WebhookDestination.js"
@@ -50,7 +49,6 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
     const bank = yield* BankProvider
     const rates = yield* ExchangeRates
     const transactor = yield* Transactor
-    const directory = yield* CvuDirectory
     const outbox = yield* Outbox
     const config = yield* EngineConfig
     const checkWebhookUrl = yield* WebhookDestination.checker
@@ -152,13 +150,8 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
         cvu_released: false,
         creation_request: print
       })
-      const stored = Effect.zipRight(
-        repo.insert(payment),
-        directory.register(
-          new CvuEntry({ cvu: account.cvu, owner: "payment", owner_id: id, user_id: user.user_id })
-        )
-      )
-      return yield* transactor.withTransaction(stored).pipe(
+      // One write: the storage enters the CVU in the directory with the payment (CvuDirectory).
+      return yield* repo.insert(payment).pipe(
         Effect.zipRight(Metric.increment(Metrics.paymentsCreated)),
         Effect.as(payment),
         // A concurrent identical request won the race: give the CVU back and answer as it did.

@@ -25,7 +25,9 @@ import type {
   UserId,
   VerificationRequestId
 } from "../Ids.js"
-import { makeRef, type MemoryDb, timeKey } from "../internal/memoryDb.js"
+import { MemoryCvuTable } from "../internal/memoryCvuTable.js"
+import { makeRef, MemoryDb, timeKey } from "../internal/memoryDb.js"
+import { CvuEntry } from "../transfers/CvuDirectory.js"
 import {
   dueAt,
   type PayoutAccount,
@@ -110,6 +112,8 @@ interface AccountTables {
 }
 
 export const makeMemory = Effect.gen(function* () {
+  const db = yield* MemoryDb
+  const cvus = yield* MemoryCvuTable
   const splits = yield* makeRef<SplitTables>({
     byId: HashMap.empty(),
     byExternal: HashMap.empty(),
@@ -134,21 +138,36 @@ export const makeMemory = Effect.gen(function* () {
   const userKey = (a: PayoutAccount) =>
     `${a.user_id}\u0000${timeKey(a.creation_timestamp)}\u0000${a.account_id}`
 
+  const insertRow = (split: SplitPayment) =>
+    splits.updateOrFail((t) => {
+      const ext = externalKey(split.user_id, split.partner_id, split.external_id)
+      if (HashMap.has(t.byId, split.split_payment_id) || HashMap.has(t.byExternal, ext)) {
+        return Either.left(taken("external_id"))
+      }
+      if (HashMap.has(t.byCvu, split.cvu)) return Either.left(taken("cvu"))
+      return Either.right({
+        byId: HashMap.set(t.byId, split.split_payment_id, split),
+        byExternal: HashMap.set(t.byExternal, ext, split.split_payment_id),
+        byCvu: HashMap.set(t.byCvu, split.cvu, split.split_payment_id),
+        due: withDue(t.due, split)
+      })
+    })
+
   return SplitRepository.of({
     insert: (split) =>
-      splits.updateOrFail((t) => {
-        const ext = externalKey(split.user_id, split.partner_id, split.external_id)
-        if (HashMap.has(t.byId, split.split_payment_id) || HashMap.has(t.byExternal, ext)) {
-          return Either.left(taken("external_id"))
-        }
-        if (HashMap.has(t.byCvu, split.cvu)) return Either.left(taken("cvu"))
-        return Either.right({
-          byId: HashMap.set(t.byId, split.split_payment_id, split),
-          byExternal: HashMap.set(t.byExternal, ext, split.split_payment_id),
-          byCvu: HashMap.set(t.byCvu, split.cvu, split.split_payment_id),
-          due: withDue(t.due, split)
-        })
-      }),
+      db.transaction(
+        Effect.zipRight(
+          insertRow(split),
+          cvus.register(
+            new CvuEntry({
+              cvu: split.cvu,
+              owner: "split_payment",
+              owner_id: split.split_payment_id,
+              user_id: split.user_id
+            })
+          )
+        )
+      ),
     update: (split) =>
       splits.update((t) => {
         const previous = HashMap.get(t.byId, split.split_payment_id)
@@ -242,7 +261,7 @@ export const makeMemory = Effect.gen(function* () {
   })
 })
 
-export const layerMemory: Layer.Layer<SplitRepository, never, MemoryDb> = Layer.effect(
+export const layerMemory: Layer.Layer<SplitRepository, never, MemoryDb | MemoryCvuTable> = Layer.effect(
   SplitRepository,
   makeMemory
 )

@@ -19,7 +19,6 @@ import type { Principal } from "../auth/Principal.js"
 import * as Split from "./Split.js"
 import { SplitRepository } from "./SplitRepository.js"
 import { Transactor } from "../Transactor.js"
-import { CvuDirectory, CvuEntry } from "../transfers/CvuDirectory.js"
 import { UserRepository } from "../accounts/UserRepository.js"
 import * as WebhookDestination from "../webhooks/WebhookDestination.js"
 
@@ -30,7 +29,6 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
     const bank = yield* BankProvider
     const ledger = yield* Ledger
     const transactor = yield* Transactor
-    const directory = yield* CvuDirectory
     const checkWebhookUrl = yield* WebhookDestination.checker
     const accounts = yield* PayoutAccounts.make
     const execution = yield* SplitExecution.make
@@ -100,16 +98,8 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
         creation_timestamp: now,
         last_modified_timestamp: now
       })
-      const entry = new CvuEntry({
-        cvu: account.cvu,
-        owner: "split_payment",
-        owner_id: split.split_payment_id,
-        user_id: owner
-      })
-      const stored = transactor.withTransaction(
-        Effect.zipRight(repo.insert(split), directory.register(entry))
-      )
-      return yield* stored.pipe(
+      // One write: the storage enters the CVU in the directory with the split (CvuDirectory).
+      return yield* repo.insert(split).pipe(
         Effect.zipRight(view(split)),
         // A concurrent identical request won the race: give the CVU back and answer as it did.
         Effect.catchTag("Conflict", (conflict) =>

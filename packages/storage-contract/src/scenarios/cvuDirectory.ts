@@ -1,14 +1,15 @@
 /**
- * The CVU directory: the port contract (register, the three reads, a CVU registered twice is a
- * `CvuTaken` defect, unregister) and the engine flows that fill it (payments, customers and split
- * payments register the CVU they open in the unit of work that stores them; a customer's new CVU
- * replaces its old one; a failed unit of work leaves no entry).
+ * The CVU directory: the port's reads, and the storage that fills it (a payment, customer or
+ * split payment stored enters its CVU in the same write; a customer's new CVU replaces its old
+ * one; a failed unit of work leaves no entry; an owner whose CVU the directory holds already is
+ * a `CvuTaken` defect and is not stored).
  */
 import { expect } from "@effect/vitest"
 import {
   BankAccount,
   BankProvider,
   Customer,
+  CustomerRepository,
   Customers,
   CvuDirectory,
   Ids,
@@ -23,12 +24,9 @@ import {
 } from "@cobro/core"
 import { Cause, Effect, Exit, Option, Random, Ref, Schema } from "effect"
 import type { Scenario } from "../Scenario.js"
-import { createRequest, seedUser, u1, u2 } from "./fixtures.js"
+import { createRequest, seedUser, u1 } from "./fixtures.js"
 
 const cvu = (n: number) => BankAccount.makeCvu("0000003", String(n).padStart(13, "0"))
-
-const entry = (n: number, owner: CvuDirectory.CvuOwner, owner_id: string, user_id = u1) =>
-  new CvuDirectory.CvuEntry({ cvu: cvu(n), owner, owner_id, user_id })
 
 const directory = CvuDirectory.CvuDirectory
 
@@ -67,47 +65,48 @@ const seeded = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 
 export const cvuDirectoryScenarios: ReadonlyArray<Scenario> = [
   {
-    name: "cvu directory: register, find, findForUpdate, findAllForUpdate, unregister; a CVU registered twice is a CvuTaken defect",
+    name: "cvu directory: find, findForUpdate and findAllForUpdate answer the entries the owners' storage wrote",
     run: Effect.gen(function* () {
+      yield* seedUser({ alias_prefix: User.AliasPrefix.make("tienda") })
       const dir = yield* directory
-      const payment = entry(1, "payment", "VAR-u1-o-1")
-      const customer = entry(2, "customer", "20123456", u2)
-      const split = entry(3, "split_payment", "split_1")
-      for (const e of [payment, customer, split]) yield* dir.register(e)
+      const payment = yield* (yield* Payments.Payments).create(createRequest({ external_id: "o-1" }))
+      const customer = yield* createCustomer("20123456", ".juan")
+      const split = yield* createSplit("s-1")
+      const entries = {
+        payment: new CvuDirectory.CvuEntry({
+          cvu: payment.cvu,
+          owner: "payment",
+          owner_id: payment.id,
+          user_id: u1
+        }),
+        customer: new CvuDirectory.CvuEntry({
+          cvu: customer.bank_info.cvu,
+          owner: "customer",
+          owner_id: customer.customer_id,
+          user_id: u1
+        }),
+        split: new CvuDirectory.CvuEntry({
+          cvu: split.cvu,
+          owner: "split_payment",
+          owner_id: split.split_payment_id,
+          user_id: u1
+        })
+      }
+      const unknown = cvu(9)
 
-      expect(yield* dir.find(cvu(1))).toEqual(Option.some(payment))
-      expect(yield* dir.find(cvu(9))).toEqual(Option.none())
+      expect(yield* dir.find(payment.cvu)).toEqual(Option.some(entries.payment))
+      expect(yield* dir.find(unknown)).toEqual(Option.none())
       const locked = yield* Transactor.transactionally(
-        Effect.all([dir.findForUpdate(cvu(2)), dir.findForUpdate(cvu(9))])
+        Effect.all([dir.findForUpdate(customer.bank_info.cvu), dir.findForUpdate(unknown)])
       )
-      expect(locked).toEqual([Option.some(customer), Option.none()])
-      const many = yield* Transactor.transactionally(dir.findAllForUpdate([cvu(3), cvu(9), cvu(1), cvu(3)]))
-      expect([...many].sort((a, b) => a.cvu.localeCompare(b.cvu))).toEqual([payment, split])
+      expect(locked).toEqual([Option.some(entries.customer), Option.none()])
+      const many = yield* Transactor.transactionally(
+        dir.findAllForUpdate([split.cvu, unknown, payment.cvu, split.cvu])
+      )
+      expect([...many].sort((a, b) => a.cvu.localeCompare(b.cvu))).toEqual(
+        [entries.payment, entries.split].sort((a, b) => a.cvu.localeCompare(b.cvu))
+      )
       expect(yield* dir.findAllForUpdate([])).toEqual([])
-
-      const taken = yield* defectOf(dir.register(entry(1, "split_payment", "split_2")))
-      expect(taken).toBeInstanceOf(CvuDirectory.CvuTaken)
-      expect((taken as CvuDirectory.CvuTaken).cvu).toBe(cvu(1))
-      expect(yield* dir.find(cvu(1))).toEqual(Option.some(payment))
-
-      yield* dir.unregister(cvu(2))
-      yield* dir.unregister(cvu(9))
-      expect(yield* dir.find(cvu(2))).toEqual(Option.none())
-      yield* dir.register(entry(2, "payment", "VAR-u1-o-2"))
-      expect(Option.map(yield* dir.find(cvu(2)), (e) => e.owner)).toEqual(Option.some("payment"))
-
-      // Inside a unit of work that fails, neither a registration nor an unregistration stays.
-      const failed = yield* Effect.exit(
-        Transactor.transactionally(
-          Effect.zipRight(
-            Effect.zipRight(dir.register(entry(4, "payment", "VAR-u1-o-4")), dir.unregister(cvu(3))),
-            Effect.fail("boom" as const)
-          )
-        )
-      )
-      expect(Exit.isFailure(failed)).toBe(true)
-      expect(yield* dir.find(cvu(4))).toEqual(Option.none())
-      expect(yield* dir.find(cvu(3))).toEqual(Option.some(split))
     })
   },
   {
@@ -168,35 +167,70 @@ export const cvuDirectoryScenarios: ReadonlyArray<Scenario> = [
     })
   },
   {
-    name: "cvu directory: a create whose CVU the directory already holds dies and stores nothing",
+    name: "cvu directory: an owner whose CVU the directory already holds dies with CvuTaken and stores nothing",
     run: Effect.gen(function* () {
       yield* seedUser({ alias_prefix: User.AliasPrefix.make("tienda") })
       const dir = yield* directory
       const bank = yield* BankProvider.BankProvider
-      // The CVU the seeded bank draws first, closed again, then held by someone in the directory.
+      const customers = yield* CustomerRepository.CustomerRepository
+      const payments = yield* PaymentRepository.PaymentRepository
+      const splits = yield* SplitRepository.SplitRepository
+      // The CVU the seeded bank draws first, closed again, then held by a customer stored with it.
       const next = yield* seeded(bank.openAccount({}))
       yield* bank.releaseAccount(next.cvu)
-      const holder = new CvuDirectory.CvuEntry({
-        cvu: next.cvu,
-        owner: "payment",
-        owner_id: "VAR-u2-x",
-        user_id: u2
+      const juan = yield* createCustomer("20123456", ".juan")
+      const holder = new Customer.Customer({
+        ...juan,
+        customer_id: Customer.CustomerId.make("20999999"),
+        alias: Customer.AliasSuffix.make(".otro"),
+        bank_info: new Customer.BankInfo({ cvu: next.cvu, alias: BankAccount.Alias.make("tienda.otro") })
       })
-      yield* dir.register(holder)
+      yield* customers.insert(holder)
+      const held = Option.some(
+        new CvuDirectory.CvuEntry({
+          cvu: next.cvu,
+          owner: "customer",
+          owner_id: holder.customer_id,
+          user_id: u1
+        })
+      )
+      expect(yield* dir.find(next.cvu)).toEqual(held)
 
       const taken = yield* defectOf(
         seeded((yield* Payments.Payments).create(createRequest({ external_id: "o-1" })))
       )
       expect(taken).toBeInstanceOf(CvuDirectory.CvuTaken)
-      expect(yield* (yield* PaymentRepository.PaymentRepository).findByCvu(next.cvu)).toEqual(Option.none())
-      expect(
-        yield* (yield* PaymentRepository.PaymentRepository).findByExternalId(u1, Ids.ExternalId.make("o-1"))
-      ).toEqual(Option.none())
+      expect((taken as CvuDirectory.CvuTaken).cvu).toBe(next.cvu)
+      expect(yield* payments.findByCvu(next.cvu)).toEqual(Option.none())
+      expect(yield* payments.findByExternalId(u1, Ids.ExternalId.make("o-1"))).toEqual(Option.none())
       yield* bank.releaseAccount(next.cvu)
 
       expect(yield* defectOf(seeded(createSplit("s-1")))).toBeInstanceOf(CvuDirectory.CvuTaken)
-      expect(yield* (yield* SplitRepository.SplitRepository).findByCvu(next.cvu)).toEqual(Option.none())
-      expect(yield* dir.find(next.cvu)).toEqual(Option.some(holder))
+      expect(yield* splits.findByCvu(next.cvu)).toEqual(Option.none())
+      expect(yield* dir.find(next.cvu)).toEqual(held)
+
+      // A customer stored, or moved, onto a CVU a payment holds: the same defect, nothing written.
+      const payment = yield* (yield* Payments.Payments).create(createRequest({ external_id: "o-2" }))
+      const onPayment = new Customer.BankInfo({
+        cvu: payment.cvu,
+        alias: BankAccount.Alias.make("tienda.ana")
+      })
+      const ana = new Customer.Customer({
+        ...juan,
+        customer_id: Customer.CustomerId.make("27111111"),
+        alias: Customer.AliasSuffix.make(".ana"),
+        bank_info: onPayment
+      })
+      expect(yield* defectOf(customers.insert(ana))).toBeInstanceOf(CvuDirectory.CvuTaken)
+      expect(yield* customers.findById(u1, ana.customer_id)).toEqual(Option.none())
+      expect(
+        yield* defectOf(customers.update(new Customer.Customer({ ...juan, bank_info: onPayment })))
+      ).toBeInstanceOf(CvuDirectory.CvuTaken)
+      expect(yield* customers.findById(u1, juan.customer_id)).toEqual(Option.some(juan))
+      expect(Option.map(yield* dir.find(juan.bank_info.cvu), (e) => e.owner_id)).toEqual(
+        Option.some("20123456")
+      )
+      expect(Option.map(yield* dir.find(payment.cvu), (e) => e.owner)).toEqual(Option.some("payment"))
     })
   },
   {
