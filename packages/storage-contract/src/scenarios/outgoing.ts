@@ -8,6 +8,7 @@ import { expect } from "@effect/vitest"
 import {
   EngineConfig,
   Jobs,
+  Ledger,
   LedgerAccount,
   Money,
   Outbox,
@@ -30,6 +31,7 @@ import {
   setup,
   toNextRun
 } from "./schedules/helpers.js"
+import { HOLD, instructedSplit, read } from "./splits/helpers.js"
 
 const runDue = Effect.flatMap(Jobs.Jobs, (jobs) => jobs.runDue())
 const books = Effect.flatMap(SandboxBank.SandboxBank, (bank) => bank.sentTransfers)
@@ -199,6 +201,43 @@ export const outgoingScenarios: ReadonlyArray<Scenario> = [
       })
       expect(yield* books).toHaveLength(1)
       expect(yield* balances).toEqual({ available: 0n, inTransit: 0n })
+      yield* expectLedgerOk
+    })
+  },
+  {
+    name: "outgoing transfers: split payouts pending at the bank, one failing late, end PARTIAL_FAILURE once",
+    run: Effect.gen(function* () {
+      const bank = yield* SandboxBank.SandboxBank
+      yield* bank.holdTransfers(1)
+      const { id, b } = yield* instructedSplit()
+      yield* bank.failTransfersLate(b, "cuenta destino inhabilitada")
+      const ledger = yield* Ledger.Ledger
+      const split = Effect.all({
+        available: Effect.map(ledger.balance(LedgerAccount.splitBalance(id)), (m) => m.minor),
+        held: Effect.map(ledger.balance(LedgerAccount.splitHeld(id)), (m) => m.minor)
+      })
+      const before = yield* split
+      yield* TestClock.adjust(HOLD)
+      expect((yield* runDue).splits).toEqual({ finished: 0, sent: 0, payouts_failed: 0, failed: 0 })
+      const midway = yield* read(id)
+      expect(midway.payout_status).toBe("PROCESSING")
+      expect(midway.payouts.map((p) => p.status)).toEqual(["PENDING", "PENDING"])
+      expect(yield* split).toEqual(before)
+      // Asked once: still pending; asked again: one completes, the other fails late.
+      yield* checkLater
+      expect((yield* runDue).splits).toEqual({ finished: 0, sent: 0, payouts_failed: 0, failed: 0 })
+      yield* checkLater
+      const reports = yield* Effect.all([runDue, runDue], { concurrency: "unbounded" })
+      expect(reports.map((r) => r.splits).reduce((n, r) => n + r.finished, 0)).toBe(1)
+      const done = yield* read(id)
+      expect(done.payout_status).toBe("PARTIAL_FAILURE")
+      expect(done.payouts.map((p) => p.status)).toEqual(["SUCCESS", "FAILED"])
+      expect(done.payouts[1]!.failure_reason).toContain("cuenta destino inhabilitada")
+      expect(yield* split).toEqual({ available: before.available + done.payouts[1]!.amount.minor, held: 0n })
+      const outbox = yield* Outbox.Outbox
+      const results = (yield* outbox.list(0, 100)).filter((e) => e.event.type === "split.payouts_result")
+      expect(results).toHaveLength(1)
+      expect((yield* books).map((t) => t.status)).toEqual(["completed", "failed"])
       yield* expectLedgerOk
     })
   }
