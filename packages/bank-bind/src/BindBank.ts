@@ -197,7 +197,10 @@ const makeWith = (client: Client) => {
           bankError("rejected", `BIND failed the transfer ${response.id} (${status.status})`)
         )
       }
-      return { bank_transaction_id: status.bank_transaction_id }
+      return {
+        status: status._tag === "Sent" ? "completed" : "pending",
+        bank_transaction_id: status.bank_transaction_id
+      } satisfies BankProvider.TransferAcceptance
     })
 
   const statusByOriginId = (originId: string) =>
@@ -217,6 +220,24 @@ const makeWith = (client: Client) => {
       )
     )
 
+  /** The port's view of a transfer's status: BIND's codes kept in a failure's reason. */
+  const portStatus = (status: TransferStatus): BankProvider.TransferStatus => {
+    switch (status._tag) {
+      case "Sent":
+        return { _tag: "Completed", bank_transaction_id: status.bank_transaction_id }
+      case "Pending":
+        return { _tag: "Pending", bank_transaction_id: status.bank_transaction_id }
+      case "Failed":
+        return {
+          _tag: "Failed",
+          bank_transaction_id: status.bank_transaction_id,
+          reason: `BIND reports the transfer ${status.bank_transaction_id} ${status.status}`
+        }
+      case "Unknown":
+        return { _tag: "NotFound" }
+    }
+  }
+
   const provider: BankProvider.BankProvider["Type"] = {
     openAccount,
     changeAlias,
@@ -224,6 +245,7 @@ const makeWith = (client: Client) => {
     lookupHolder,
     sendTransfer: ({ to, amount, reference }) =>
       transfer(to, amount, OriginId.forReference(reference), `cobro ${reference}`.slice(0, 100)),
+    transferStatus: (reference) => Effect.map(statusByOriginId(OriginId.forReference(reference)), portStatus),
     returnTransfer: (incoming) =>
       incoming.sender_account === ""
         ? Effect.fail(

@@ -170,6 +170,67 @@ describe("BindBank over the simulator", () => {
     )
   )
 
+  it.live(
+    "the port's transfer in flight: acceptance, status by reference, late failure, timeout, duplicate",
+    () =>
+      withBank(
+        (bank, _, sim) =>
+          Effect.gen(function* () {
+            // Completed at once.
+            const done = yield* bank.sendTransfer({
+              to: seller.cbu,
+              amount: ars(1_000n),
+              reference: "po_now"
+            })
+            expect(done.status).toBe("completed")
+            expect(yield* bank.transferStatus("po_now")).toEqual({
+              _tag: "Completed",
+              bank_transaction_id: done.bank_transaction_id
+            })
+            // Accepted and pending, then failed late: the status query says so, with BIND's code.
+            sim.faults.holdTransfers = true
+            const held = yield* bank.sendTransfer({
+              to: seller.cbu,
+              amount: ars(2_000n),
+              reference: "po_held"
+            })
+            expect(held.status).toBe("pending")
+            expect(yield* bank.transferStatus("po_held")).toEqual({
+              _tag: "Pending",
+              bank_transaction_id: held.bank_transaction_id
+            })
+            sim.settle(OriginId.forReference("po_held"), "FAILED")
+            const failed = yield* bank.transferStatus("po_held")
+            expect(failed._tag).toBe("Failed")
+            expect(failed._tag === "Failed" && failed.reason).toContain("FAILED")
+            // A reference BIND never received: NotFound, so resending is safe.
+            expect(yield* bank.transferStatus("po_never")).toEqual({ _tag: "NotFound" })
+            // Applied, then every answer lost: the outcome is unknown, never a refusal...
+            sim.faults.holdTransfers = false
+            sim.faults.dropTransferAnswers = 10
+            const lost = yield* Effect.flip(
+              bank.sendTransfer({ to: seller.cbu, amount: ars(3_000n), reference: "po_lost" })
+            )
+            expect(lost.reason).toBe("unavailable")
+            sim.faults.dropTransferAnswers = 0
+            // ...and the status query finds it applied; a duplicate send answers the same transfer.
+            const found = yield* bank.transferStatus("po_lost")
+            expect(found._tag).toBe("Completed")
+            const again = yield* bank.sendTransfer({
+              to: seller.cbu,
+              amount: ars(3_000n),
+              reference: "po_lost"
+            })
+            expect(found._tag === "Completed" && found.bank_transaction_id).toBe(again.bank_transaction_id)
+            expect(
+              [...sim.transfers.values()].filter((t) => t.origin_id === OriginId.forReference("po_lost"))
+            ).toHaveLength(1)
+            expect(sim.transfers.size).toBe(3)
+          }),
+        { timeout: Duration.millis(200), retries: 1 }
+      )
+  )
+
   it.live("returns a received transfer to its sender, once per transfer id", () =>
     withBank((bank, bind, sim) =>
       Effect.gen(function* () {

@@ -22,6 +22,8 @@ import { Ledger } from "./ledger/Ledger.js"
 import { Onboarding } from "./accounts/Onboarding.js"
 import * as LedgerRepository from "./ledger/LedgerRepository.js"
 import * as Outbox from "./webhooks/Outbox.js"
+import * as OutgoingTransferRepository from "./outgoing/OutgoingTransferRepository.js"
+import { OutgoingTransfers } from "./outgoing/OutgoingTransfers.js"
 import * as PartnerRepository from "./accounts/PartnerRepository.js"
 import * as PaymentRepository from "./payments/PaymentRepository.js"
 import { Payments } from "./payments/Payments.js"
@@ -45,6 +47,7 @@ export const services = Layer.mergeAll(Payments.Default, Jobs.Default, Idempoten
   Layer.provideMerge(Layer.mergeAll(Accounts.Default, Auth.Default)),
   Layer.provideMerge(Schedules.Default),
   Layer.provideMerge(Customers.Default),
+  Layer.provideMerge(OutgoingTransfers.Default),
   Layer.provideMerge(Ledger.Default)
 )
 
@@ -60,6 +63,7 @@ export const layerMemoryStorage = Layer.mergeAll(
   PartnerRepository.layerMemory,
   ScheduleRepository.layerMemory,
   SplitRepository.layerMemory,
+  OutgoingTransferRepository.layerMemory,
   LedgerRepository.layerMemory,
   WebhookDeliveryRepository.layerMemory.pipe(Layer.provideMerge(Outbox.layerMemory)),
   TransferRepository.layerMemory,

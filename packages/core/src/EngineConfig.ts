@@ -36,6 +36,12 @@ export interface EngineSettings {
    * webhook transport, so that no URL is accepted that the transport will never contact.
    */
   readonly webhookDestinations: WebhookDestinationMode
+  /**
+   * Outgoing transfers in flight (`OutgoingTransfers`): how long a send owns a transfer before
+   * the settle job may ask the bank about it, and how often a pending one is asked again.
+   * Longer than a bank call can take (1 minute by default).
+   */
+  readonly transferCheckInterval: Duration.Duration
 }
 
 export const defaults: EngineSettings = {
@@ -45,7 +51,8 @@ export const defaults: EngineSettings = {
   userTokenLifetime: Duration.hours(1),
   partnerTokenLifetime: Duration.infinity,
   idempotencyLock: Duration.minutes(1),
-  webhookDestinations: "sandbox"
+  webhookDestinations: "sandbox",
+  transferCheckInterval: Duration.minutes(1)
 }
 
 export class EngineConfig extends Context.Tag("@cobro/core/EngineConfig")<EngineConfig, EngineSettings>() {}

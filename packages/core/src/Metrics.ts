@@ -75,3 +75,26 @@ const lag = Metric.histogram(
 export const jobLag: Record<Job, Metric.Metric.Histogram<number>> = byJob((job) =>
   Metric.tagged(lag, "job", job)
 )
+
+const outgoingSettled = counter(
+  "cobro_outgoing_transfers_settled",
+  "Outgoing transfers (payouts, refunds) settled, by outcome: completed at the bank, or failed and their money returned"
+)
+
+/** Outgoing transfers settled by this process, by outcome. */
+export const outgoingTransfersSettled: Record<"completed" | "failed", Metric.Metric.Counter<number>> = {
+  completed: Metric.tagged(outgoingSettled, "outcome", "completed"),
+  failed: Metric.tagged(outgoingSettled, "outcome", "failed")
+}
+
+/** Outgoing transfers sent again (same reference) because the bank had no record of them. */
+export const outgoingTransfersResent = counter(
+  "cobro_outgoing_transfers_resent",
+  "Outgoing transfers sent again with the same reference because the bank reported no record of them"
+)
+
+/** Status queries of outgoing transfers whose answer left the outcome unknown (bank unavailable). */
+export const outgoingTransfersUnknown = counter(
+  "cobro_outgoing_transfers_unknown",
+  "Sends and status queries of outgoing transfers that left the outcome unknown (timeout, bank unavailable)"
+)

@@ -16,7 +16,8 @@ import {
   Schedules,
   Transfers,
   User,
-  UserRepository
+  UserRepository,
+  OutgoingTransferRepository
 } from "../src/index.js"
 import { ars, createRequest, expectLedgerOk, merchantCuit, seedUser } from "./fixtures.js"
 
@@ -444,7 +445,7 @@ describe("Schedules.runDue", () => {
   )
 
   it.effect(
-    "an unknown outcome keeps the payout PENDING in transit and resends it with the same reference",
+    "an unknown outcome keeps the payout PENDING in transit; the bank's status settles it, without a resend",
     () =>
       provideEngine(
         Effect.gen(function* () {
@@ -460,7 +461,12 @@ describe("Schedules.runDue", () => {
           expect((yield* runDue).payouts).toMatchObject({ runs: 1, retrying: 1 })
           const [pending] = yield* payoutsOf(s.schedule_id)
           expect(pending).toMatchObject({ payout_status: "PENDING", attempts: 1 })
-          expect(pending!.error).toContain("unavailable")
+          // The unknown outcome is on the transfer in flight, not the payout (never a failure).
+          const inFlight =
+            yield* (yield* OutgoingTransferRepository.OutgoingTransferRepository).findByReference(
+              pending!.payout_id
+            )
+          expect(Option.getOrThrow(inFlight).last_error).toContain("unavailable")
           expect(yield* balances).toEqual({ available: 0n, inTransit: available })
           yield* expectLedgerOk
 
@@ -474,13 +480,38 @@ describe("Schedules.runDue", () => {
           yield* TestClock.adjust(Schedules.payoutRetryAfter)
           expect((yield* runDue).payouts).toMatchObject({ runs: 0, sent: 1 })
           const [done] = yield* payoutsOf(s.schedule_id)
-          expect(done).toMatchObject({ payout_id: pending!.payout_id, payout_status: "SUCCESS", attempts: 2 })
-          // Sent once: the bank deduplicated the resend on the reference.
+          expect(done).toMatchObject({ payout_id: pending!.payout_id, payout_status: "SUCCESS", attempts: 1 })
+          // Sent once: the status query found it done, so nothing was sent again.
           expect(yield* sent).toHaveLength(1)
           expect(yield* balances).toEqual({ available: 0n, inTransit: 0n })
           yield* expectLedgerOk
         })
       )
+  )
+
+  it.effect("a transfer the bank never received is sent again, with the same reference, once", () =>
+    provideEngine(
+      Effect.gen(function* () {
+        yield* setup
+        yield* fund("1000")
+        const bank = yield* SandboxBank.SandboxBank
+        const schedules = yield* Schedules.Schedules
+        const s = yield* schedules.create(asPartner(p1), createReq("daily"))
+        yield* bank.failTransfersTo(ownCbu, "unavailable")
+        yield* toNextRun(s.schedule_id)
+        expect((yield* runDue).payouts).toMatchObject({ runs: 1, retrying: 1 })
+        expect(yield* sent).toEqual([])
+        yield* bank.clearFailures(ownCbu)
+        yield* TestClock.adjust(Schedules.payoutRetryAfter)
+        const reports = yield* Effect.all([runDue, runDue, runDue], { concurrency: "unbounded" })
+        expect(reports.reduce((n, r) => n + r.payouts.sent, 0)).toBe(1)
+        const [done] = yield* payoutsOf(s.schedule_id)
+        expect(done).toMatchObject({ payout_status: "SUCCESS", attempts: 2 })
+        expect((yield* sent).map((t) => t.reference)).toEqual([done!.payout_id])
+        expect(yield* balances).toEqual({ available: 0n, inTransit: 0n })
+        yield* expectLedgerOk
+      })
+    )
   )
 
   it.effect("inactive schedules do not run", () =>

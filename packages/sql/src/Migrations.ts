@@ -15,6 +15,7 @@ import m0008 from "./migrations/0008_sandbox_clock.js"
 import m0009 from "./migrations/0009_cvu_directory.js"
 import m0010 from "./migrations/0010_webhook_signer.js"
 import m0011 from "./migrations/0011_cvu_directory_triggers.js"
+import m0012 from "./migrations/0012_outgoing_transfers.js"
 
 export const loader = Migrator.fromRecord({
   "0001_payments": m0001,
@@ -27,7 +28,8 @@ export const loader = Migrator.fromRecord({
   "0008_sandbox_clock": m0008,
   "0009_cvu_directory": m0009,
   "0010_webhook_signer": m0010,
-  "0011_cvu_directory_triggers": m0011
+  "0011_cvu_directory_triggers": m0011,
+  "0012_outgoing_transfers": m0012
 })
 
 const migrate = Migrator.make({})({ loader, table: "cobro_migrations" })

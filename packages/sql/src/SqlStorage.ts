@@ -12,6 +12,7 @@ import type {
   IdempotencyRepository,
   LedgerRepository,
   Outbox,
+  OutgoingTransferRepository,
   PartnerRepository,
   PaymentRepository,
   ScheduleRepository,
@@ -29,6 +30,7 @@ import * as SqlCvuDirectory from "./SqlCvuDirectory.js"
 import * as SqlIdempotencyRepository from "./SqlIdempotencyRepository.js"
 import * as SqlLedgerRepository from "./SqlLedgerRepository.js"
 import * as SqlOutbox from "./SqlOutbox.js"
+import * as SqlOutgoingTransferRepository from "./SqlOutgoingTransferRepository.js"
 import * as SqlPartnerRepository from "./SqlPartnerRepository.js"
 import * as SqlPaymentRepository from "./SqlPaymentRepository.js"
 import * as SqlScheduleRepository from "./SqlScheduleRepository.js"
@@ -51,6 +53,7 @@ export type Storage =
   | CustomerRepository.CustomerRepository
   | ScheduleRepository.ScheduleRepository
   | SplitRepository.SplitRepository
+  | OutgoingTransferRepository.OutgoingTransferRepository
   | IdempotencyRepository.IdempotencyRepository
   | WebhookDeliveryRepository.WebhookDeliveryRepository
 
@@ -68,6 +71,7 @@ export const repositories: Layer.Layer<Storage, never, SqlClient.SqlClient> = La
   SqlCustomerRepository.layer,
   SqlScheduleRepository.layer,
   SqlSplitRepository.layer,
+  SqlOutgoingTransferRepository.layer,
   SqlIdempotencyRepository.layer,
   SqlWebhookDeliveryRepository.layer
 )

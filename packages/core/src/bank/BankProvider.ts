@@ -51,9 +51,31 @@ export interface OutgoingTransfer {
   /** Destination CVU, CBU or alias. */
   readonly to: string
   readonly amount: Money
-  /** Our own reference, unique per payout; the bank deduplicates on it. */
+  /** Our own reference, unique per payout or refund (its id); the bank deduplicates on it. */
   readonly reference: string
 }
+
+/**
+ * The bank took an outgoing transfer: still `pending` (it may yet fail) or already `completed`.
+ * A repeated send with the same reference answers the transfer the bank already holds.
+ */
+export interface TransferAcceptance {
+  readonly status: "pending" | "completed"
+  readonly bank_transaction_id: BankTransactionId
+}
+
+/** Where an outgoing transfer stands at the bank, found by our reference. */
+export type TransferStatus =
+  | { readonly _tag: "Pending"; readonly bank_transaction_id: BankTransactionId }
+  | { readonly _tag: "Completed"; readonly bank_transaction_id: BankTransactionId }
+  /** Failed after it was accepted (or refused): the money never left. */
+  | {
+      readonly _tag: "Failed"
+      readonly bank_transaction_id: BankTransactionId | null
+      readonly reason: string
+    }
+  /** The bank holds no transfer with that reference: it never arrived, resending it is safe. */
+  | { readonly _tag: "NotFound" }
 
 export class BankProvider extends Context.Tag("@cobro/core/BankProvider")<
   BankProvider,
@@ -68,10 +90,14 @@ export class BankProvider extends Context.Tag("@cobro/core/BankProvider")<
     readonly releaseAccount: (cvu: Cvu) => Effect.Effect<void, BankError>
     /** Looks up who holds a CVU, CBU or alias. */
     readonly lookupHolder: (address: string) => Effect.Effect<AccountHolder, BankError>
-    /** Sends money out; idempotent on `reference`. */
-    readonly sendTransfer: (
-      transfer: OutgoingTransfer
-    ) => Effect.Effect<{ readonly bank_transaction_id: BankTransactionId }, BankError>
+    /**
+     * Sends money out; idempotent on `reference`. Answers the bank's acceptance; `unavailable`
+     * means the outcome is unknown (the bank may hold the transfer): ask `transferStatus`, never
+     * count it as failed. Any other `BankError` is a definitive refusal: nothing was sent.
+     */
+    readonly sendTransfer: (transfer: OutgoingTransfer) => Effect.Effect<TransferAcceptance, BankError>
+    /** Where the transfer sent with `reference` stands; `unavailable` when the bank cannot say. */
+    readonly transferStatus: (reference: string) => Effect.Effect<TransferStatus, BankError>
     /** Returns a received transfer to its sender (a bounce); idempotent on the transfer id. */
     readonly returnTransfer: (transfer: IncomingTransfer) => Effect.Effect<void, BankError>
   }

@@ -8,20 +8,25 @@
  * in. It keeps only the payouts it sent (by reference, for their idempotency) and the transfers
  * it returned, so a server running on it for months grows with those, not with its payments.
  */
-import { Chunk, Context, Effect, Hash, HashMap, HashSet, Layer, Option, SynchronizedRef } from "effect"
-import { type Alias, type Cuit, type Cvu, isValidAlias, isValidCbu } from "./BankAccount.js"
 import {
-  AccountHolder,
-  BankAccountRef,
-  BankError,
-  BankProvider,
-  IncomingTransfer,
-  type OutgoingTransfer
-} from "./BankProvider.js"
+  Chunk,
+  Context,
+  Effect,
+  Either,
+  Hash,
+  HashMap,
+  HashSet,
+  Layer,
+  Option,
+  SynchronizedRef
+} from "effect"
+import { type Alias, type Cuit, type Cvu, isValidAlias, isValidCbu } from "./BankAccount.js"
+import { AccountHolder, BankAccountRef, BankError, BankProvider, IncomingTransfer } from "./BankProvider.js"
 import { BankTransactionId } from "../Ids.js"
 import { randomDigits } from "../internal/ids.js"
 import type { Money } from "../Money.js"
 import { randomAlias, randomCbu, randomCuit, randomCvu } from "./sandboxRandom.js"
+import * as Outgoing from "./sandboxOutgoing.js"
 
 const DEFAULT_SENDER_NAME = "Pagador Sandbox"
 /** Attempts at drawing an unused CVU or alias before giving up with `unavailable`. */
@@ -29,7 +34,7 @@ const MAX_ATTEMPTS = 1000
 
 export type TransferFailure = "rejected" | "unavailable"
 
-export type SentTransfer = OutgoingTransfer & { readonly bank_transaction_id: BankTransactionId }
+export type SentTransfer = Outgoing.SentTransfer
 
 export interface SimulateIncoming {
   readonly cvu: Cvu
@@ -61,9 +66,24 @@ export class SandboxBank extends Context.Tag("@cobro/core/SandboxBank")<
     readonly allowAliasChange: (cvu: Cvu) => Effect.Effect<void>
     /** `sendTransfer` to this address (or an alias resolving to it) fails with `reason`. */
     readonly failTransfersTo: (address: string, reason: TransferFailure) => Effect.Effect<void>
+    /** Undoes `failTransfersTo` and `failTransfersLate` for this address. */
     readonly clearFailures: (address: string) => Effect.Effect<void>
-    /** Transfers sent out, in order, each once. */
+    /** Transfers sent out, in order, each once, with their current status. */
     readonly sentTransfers: Effect.Effect<ReadonlyArray<SentTransfer>>
+    /**
+     * From now on new transfers are accepted `pending` and answer `Pending` to this many status
+     * queries, then complete; 0 (the default) completes them at once.
+     */
+    readonly holdTransfers: (statusQueries: number) => Effect.Effect<void>
+    /** The next `count` transfers are applied, then answered with `unavailable` (a timeout). */
+    readonly timeOutTransfers: (count: number) => Effect.Effect<void>
+    /** Transfers to this address (as given) are accepted `pending`, then fail with `reason`. */
+    readonly failTransfersLate: (address: string, reason: string) => Effect.Effect<void>
+    /** Settles a pending transfer now, as the bank would. */
+    readonly settleTransfer: (
+      reference: string,
+      outcome: { readonly status: "completed" } | { readonly status: "failed"; readonly reason: string }
+    ) => Effect.Effect<void>
     /** Transfers returned to their senders, in order, each once. */
     readonly returnedTransfers: Effect.Effect<ReadonlyArray<IncomingTransfer>>
     readonly isOpen: (cvu: Cvu) => Effect.Effect<boolean>
@@ -82,9 +102,8 @@ interface State {
   readonly holders: HashMap.HashMap<string, AccountHolder>
   readonly refused: HashSet.HashSet<Cvu>
   readonly failures: HashMap.HashMap<string, TransferFailure>
-  /** Outgoing transfers by our reference (the bank's idempotency key). */
-  readonly sentByReference: HashMap.HashMap<string, SentTransfer>
-  readonly sent: Chunk.Chunk<SentTransfer>
+  /** Outgoing transfers by our reference (the bank's idempotency key), and their faults. */
+  readonly outgoing: Outgoing.OutgoingState
   readonly returnedIds: HashSet.HashSet<string>
   readonly returned: Chunk.Chunk<IncomingTransfer>
   /** Transfer ids issued so far: the first part of the next id, unique in this bank. */
@@ -97,8 +116,7 @@ const emptyState: State = {
   holders: HashMap.empty(),
   refused: HashSet.empty(),
   failures: HashMap.empty(),
-  sentByReference: HashMap.empty(),
-  sent: Chunk.empty(),
+  outgoing: Outgoing.emptyOutgoing,
   returnedIds: HashSet.empty(),
   returned: Chunk.empty(),
   sequence: 0
@@ -236,10 +254,8 @@ export const make = Effect.gen(function* () {
     sendTransfer: Effect.fn("SandboxBank.sendTransfer")(function* (transfer) {
       return yield* modify((state) =>
         Effect.gen(function* () {
-          const previous = HashMap.get(state.sentByReference, transfer.reference)
-          if (Option.isSome(previous)) {
-            return [{ bank_transaction_id: previous.value.bank_transaction_id }, state] as const
-          }
+          const previous = Outgoing.previous(state.outgoing, transfer.reference)
+          if (Option.isSome(previous)) return [Either.right(previous.value), state] as const
           if (!isValidCbu(transfer.to) && !isValidAlias(transfer.to)) {
             return yield* bankError("rejected", `${transfer.to} is not a CVU, CBU or alias`)
           }
@@ -253,22 +269,29 @@ export const make = Effect.gen(function* () {
             return yield* bankError(failure.value, `sandbox set transfers to ${transfer.to} to fail`)
           }
           const [id, numbered] = yield* nextTransactionId(state)
-          const bank_transaction_id = BankTransactionId.make(id)
-          const sent: SentTransfer = {
-            to: transfer.to,
-            amount: transfer.amount,
-            reference: transfer.reference,
-            bank_transaction_id
-          }
-          const next: State = {
-            ...numbered,
-            sentByReference: HashMap.set(state.sentByReference, transfer.reference, sent),
-            sent: Chunk.append(state.sent, sent)
-          }
-          return [{ bank_transaction_id }, next] as const
+          const booked = Outgoing.book(
+            state.outgoing,
+            transfer,
+            BankTransactionId.make(id),
+            resolve(state, transfer.to)
+          )
+          const next: State = { ...numbered, outgoing: booked.next }
+          // A timeout after applying: the transfer is booked (kept by the state), the answer lost.
+          return [
+            booked.timedOut
+              ? Either.left(bankError("unavailable", "sandbox timed out after applying the transfer"))
+              : Either.right(booked.answer),
+            next
+          ] as const
         })
-      )
+      ).pipe(Effect.flatMap((answer) => answer))
     }),
+
+    transferStatus: (reference) =>
+      SynchronizedRef.modify(ref, (state) => {
+        const [status, outgoing] = Outgoing.query(state.outgoing, reference)
+        return [status, { ...state, outgoing }] as const
+      }).pipe(Effect.withSpan("SandboxBank.transferStatus")),
 
     returnTransfer: Effect.fn("SandboxBank.returnTransfer")(function* (transfer) {
       const id = transfer.bank_transaction_id
@@ -329,9 +352,30 @@ export const make = Effect.gen(function* () {
     failTransfersTo: (address, reason) =>
       update((state) => ({ ...state, failures: HashMap.set(state.failures, address, reason) })),
     clearFailures: (address) =>
-      update((state) => ({ ...state, failures: HashMap.remove(state.failures, address) })),
+      update((state) => ({
+        ...state,
+        failures: HashMap.remove(state.failures, address),
+        outgoing: { ...state.outgoing, lateFailures: HashMap.remove(state.outgoing.lateFailures, address) }
+      })),
 
-    sentTransfers: Effect.map(SynchronizedRef.get(ref), (state) => Chunk.toReadonlyArray(state.sent)),
+    sentTransfers: Effect.map(SynchronizedRef.get(ref), (state) => Outgoing.books(state.outgoing)),
+    holdTransfers: (statusQueries) =>
+      update((state) => ({
+        ...state,
+        outgoing: { ...state.outgoing, holdQueries: Math.max(0, statusQueries) }
+      })),
+    timeOutTransfers: (count) =>
+      update((state) => ({ ...state, outgoing: { ...state.outgoing, timeouts: Math.max(0, count) } })),
+    failTransfersLate: (address, reason) =>
+      update((state) => ({
+        ...state,
+        outgoing: {
+          ...state.outgoing,
+          lateFailures: HashMap.set(state.outgoing.lateFailures, address, reason)
+        }
+      })),
+    settleTransfer: (reference, outcome) =>
+      update((state) => ({ ...state, outgoing: Outgoing.settle(state.outgoing, reference, outcome) })),
     returnedTransfers: Effect.map(SynchronizedRef.get(ref), (state) => Chunk.toReadonlyArray(state.returned)),
     isOpen: (cvu) => Effect.map(SynchronizedRef.get(ref), (state) => HashMap.has(state.open, cvu))
   }

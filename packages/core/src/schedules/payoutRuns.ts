@@ -4,31 +4,35 @@
  * A run executes exactly once and loses no money although the bank call cannot sit inside a
  * database transaction:
  * 1. one unit of work claims the due schedule under lock, advances `next_run_date`, creates a
- *    PENDING payout and moves the whole available balance to in transit;
- * 2. the transfer is sent with the payout id as reference (the bank deduplicates on it);
- * 3. a second unit of work records the outcome: SUCCESS (in transit → out of the bank) or,
- *    when the bank refused, FAILED (in transit → back to available, swept again next run).
- * When the outcome is unknown (bank unavailable, a crash between the steps) the payout stays
- * PENDING with its money in transit, and a later run resends it with the same reference once
- * `payoutRetryAfter` has passed since the last attempt.
+ *    PENDING payout, moves the whole available balance to in transit and records the transfer
+ *    in flight (`OutgoingTransfers`, reference the payout id);
+ * 2. the transfer is sent (the bank deduplicates on the reference) and its answer recorded;
+ * 3. the settle step, now or in a later run, records the outcome once: SUCCESS (in transit →
+ *    out of the bank) or, when the bank refused or failed it, FAILED (in transit → back to
+ *    available, swept again next run, and a "payout.failed" event).
+ * While the outcome is unknown (a timeout, the bank unavailable, a crash between the steps) the
+ * payout stays PENDING with its money in transit; the settle job asks the bank for the
+ * transfer's status after `payoutRetryAfter` and sends it again (same reference) only when the
+ * bank has no record of it.
  */
-import { DateTime, Duration, Effect, Either, Metric, Option } from "effect"
-import { type BankError, BankProvider } from "../bank/BankProvider.js"
+import { DateTime, Duration, Effect, Metric, Option } from "effect"
 import { EngineConfig } from "../EngineConfig.js"
 import { PayoutId, type ScheduleId } from "../Ids.js"
 import { credit, debit, Ledger } from "../ledger/Ledger.js"
 import * as Accounts from "../ledger/LedgerAccount.js"
 import * as Metrics from "../Metrics.js"
+import { OutgoingTransfers, type StepResult } from "../outgoing/OutgoingTransfers.js"
 import * as S from "./Schedule.js"
 import { ScheduleRepository } from "./ScheduleRepository.js"
 import { Transactor } from "../Transactor.js"
 import type { AccountStatus } from "../accounts/User.js"
 import { UserRepository } from "../accounts/UserRepository.js"
+import type { OutgoingTransfer } from "../outgoing/OutgoingTransfer.js"
 import { newId } from "../internal/ids.js"
 
 /**
- * How long a PENDING payout's attempt is left alone before another run resends it. Longer than
- * a bank call can take, so concurrent runs do not both call the bank for one payout.
+ * How long a PENDING payout's transfer is left alone before the settle job asks the bank about
+ * it: `EngineConfig.transferCheckInterval`'s default.
  */
 export const payoutRetryAfter = Duration.minutes(1)
 
@@ -39,11 +43,11 @@ const heldAccounts: ReadonlyArray<AccountStatus> = ["SUSPENDED", "REJECTED"]
 export interface PayoutRunReport {
   /** Due schedules this call ran (each run happens once, whoever calls). */
   readonly runs: number
-  /** Payouts the bank accepted, new or resent. */
+  /** Payouts the bank confirmed (SUCCESS), new or in flight from earlier calls. */
   readonly sent: number
-  /** Payouts the bank refused; their money is back in available and goes with the next run. */
+  /** Payouts the bank refused or failed; their money is back in available for the next run. */
   readonly failed: number
-  /** Payouts whose outcome is unknown (bank unavailable); resent by a later call. */
+  /** Payouts still in flight: accepted and pending at the bank, or outcome unknown. */
   readonly retrying: number
   /** Runs with nothing to send: zero available balance or a held account. */
   readonly skipped: number
@@ -51,22 +55,18 @@ export interface PayoutRunReport {
   readonly errors: number
 }
 
-type SendOutcome = "sent" | "failed" | "retrying" | "stale"
-
-/** Whether the bank's answer settles the transfer as not done; `unavailable` may hide a success. */
-const isDefinitive = (e: BankError): boolean => e.reason !== "unavailable"
-
 export const makePayoutRuns = Effect.gen(function* () {
   const repo = yield* ScheduleRepository
   const users = yield* UserRepository
-  const bank = yield* BankProvider
+  const outgoing = yield* OutgoingTransfers
   const ledger = yield* Ledger
   const transactor = yield* Transactor
   const config = yield* EngineConfig
 
   /** A run taken: `due` is when it became due (the schedule's `next_run_date` before the claim). */
   type Claim = { readonly due: DateTime.Utc } & (
-    { readonly _tag: "Skipped" } | { readonly _tag: "Claimed"; readonly payout: S.Payout }
+    | { readonly _tag: "Skipped" }
+    | { readonly _tag: "Claimed"; readonly transfer: Option.Option<OutgoingTransfer> }
   )
 
   /** Takes a due run of one schedule; `none` when it is not due (any more) or inactive. */
@@ -104,135 +104,47 @@ export const makePayoutRuns = Effect.gen(function* () {
           last_modified_timestamp: now
         })
         yield* repo.insertPayout(payout)
+        const inTransit = Accounts.merchantInTransit(schedule.user_id)
         yield* ledger.post({
           kind: "payout.initiated",
           reference: payout.payout_id,
-          postings: [debit(available, amount), credit(Accounts.merchantInTransit(schedule.user_id), amount)]
+          postings: [debit(available, amount), credit(inTransit, amount)]
         })
-        return Option.some<Claim>({ _tag: "Claimed", payout, due: schedule.next_run_date })
+        const transfer = yield* outgoing.record({
+          reference: payout.reference,
+          purpose: "schedule_payout",
+          owner_id: payout.payout_id,
+          destination: payout.address,
+          amount,
+          in_transit: inTransit,
+          return_to: available
+        })
+        return Option.some<Claim>({ _tag: "Claimed", transfer, due: schedule.next_run_date })
       })
     )
 
-  /** Takes a new attempt of a PENDING payout whose last attempt is older than `cutoff`. */
-  const claimRetry = (id: PayoutId, cutoff: DateTime.Utc, now: DateTime.Utc) =>
-    transactor.withTransaction(
-      Effect.gen(function* () {
-        const found = yield* repo.findPayoutByIdForUpdate(id)
-        if (Option.isNone(found)) return Option.none<S.Payout>()
-        const payout = found.value
-        if (payout.payout_status !== "PENDING" || DateTime.greaterThan(payout.attempted_at, cutoff)) {
-          return Option.none<S.Payout>()
-        }
-        const retried = new S.Payout({
-          ...payout,
-          attempts: payout.attempts + 1,
-          attempted_at: now,
-          last_modified_timestamp: now
-        })
-        yield* repo.updatePayout(retried)
-        return Option.some(retried)
-      })
-    )
-
-  /** Records the bank's answer; `stale` when another run already recorded one. */
-  const complete = (
-    id: PayoutId,
-    result: Either.Either<{ readonly bank_transaction_id: S.Payout["bank_transaction_id"] }, BankError>
-  ) =>
-    transactor.withTransaction(
-      Effect.gen(function* () {
-        const found = yield* repo.findPayoutByIdForUpdate(id)
-        if (Option.isNone(found) || found.value.payout_status !== "PENDING") return "stale" as SendOutcome
-        const payout = found.value
-        const now = yield* DateTime.now
-        const inTransit = Accounts.merchantInTransit(payout.user_id)
-        if (Either.isRight(result)) {
-          yield* S.guardPayout(payout, "SUCCESS")
-          yield* repo.updatePayout(
-            new S.Payout({
-              ...payout,
-              payout_status: "SUCCESS",
-              bank_transaction_id: result.right.bank_transaction_id,
-              last_modified_timestamp: now
-            })
-          )
-          yield* ledger.post({
-            kind: "payout.sent",
-            reference: payout.payout_id,
-            postings: [debit(inTransit, payout.amount), credit(Accounts.bankClearing, payout.amount)]
-          })
-          return "sent" as SendOutcome
-        }
-        const error = result.left
-        const status = isDefinitive(error) ? "FAILED" : "PENDING"
-        yield* S.guardPayout(payout, status)
-        yield* repo.updatePayout(
-          new S.Payout({
-            ...payout,
-            payout_status: status,
-            error: `${error.reason}: ${error.message}`,
-            last_modified_timestamp: now
-          })
-        )
-        if (status === "PENDING") return "retrying" as SendOutcome
-        yield* ledger.post({
-          kind: "payout.failed",
-          reference: payout.payout_id,
-          postings: [
-            debit(inTransit, payout.amount),
-            credit(Accounts.merchantAvailable(payout.user_id), payout.amount)
-          ]
-        })
-        return "failed" as SendOutcome
-      })
-    )
-
-  const send = (payout: S.Payout) =>
-    Effect.gen(function* () {
-      const result = yield* Effect.either(
-        bank.sendTransfer({ to: payout.address, amount: payout.amount, reference: payout.reference })
-      )
-      if (Either.isLeft(result)) {
-        yield* Effect.logWarning(
-          "payout transfer failed",
-          payout.payout_id,
-          result.left.reason,
-          result.left.message
-        )
-      }
-      return yield* complete(payout.payout_id, result)
-    })
+  const tallyInto = (counts: { sent: number; failed: number; retrying: number }) => (r: StepResult) => {
+    if (r.step === "completed") counts.sent++
+    else if (r.step === "failed") counts.failed++
+    else if (r.step !== "stale") counts.retrying++
+  }
 
   const runDue = Effect.fn("Schedules.runDue")(function* () {
     const now = yield* DateTime.now
     const counts = { runs: 0, sent: 0, failed: 0, retrying: 0, skipped: 0, errors: 0 }
-    const tally = (outcome: SendOutcome) => {
-      if (outcome !== "stale") counts[outcome]++
-    }
+    const tally = tallyInto(counts)
     const onError = (what: string, id: string) => (e: unknown) =>
       Effect.zipRight(
         Effect.logWarning(`${what} failed; retried next run`, id, e),
         Effect.sync(() => counts.errors++)
       )
 
-    // Payouts left PENDING by an earlier run (bank unavailable, crash): resend, same reference.
-    const cutoff = DateTime.subtractDuration(now, payoutRetryAfter)
-    const seenPayouts = new Set<string>()
-    while (true) {
-      const pending = (yield* repo.findPendingPayouts(cutoff, config.jobBatchSize + seenPayouts.size)).filter(
-        (p) => !seenPayouts.has(p.payout_id)
-      )
-      if (pending.length === 0) break
-      for (const p of pending) {
-        seenPayouts.add(p.payout_id)
-        yield* claimRetry(p.payout_id, cutoff, now).pipe(
-          Effect.flatMap(
-            Option.match({ onNone: () => Effect.void, onSome: (r) => Effect.map(send(r), tally) })
-          ),
-          Effect.catchAll(onError("resending a payout", p.payout_id))
-        )
-      }
-    }
+    // Payouts in flight from earlier runs (pending at the bank, outcome unknown, a crash).
+    const settled = yield* outgoing.settleDue("schedule_payout")
+    counts.sent += settled.completed
+    counts.failed += settled.failed
+    counts.retrying += settled.pending + settled.unknown
+    counts.errors += settled.errors
 
     // Schedules whose run has come.
     const seenSchedules = new Set<string>()
@@ -258,7 +170,13 @@ export const makePayoutRuns = Effect.gen(function* () {
                   counts.skipped++
                   return lag
                 }
-                return Effect.zipRight(lag, Effect.map(send(c.payout), tally))
+                return Effect.zipRight(
+                  lag,
+                  Option.match(c.transfer, {
+                    onNone: () => Effect.void,
+                    onSome: (t) => Effect.map(outgoing.dispatch(t), tally)
+                  })
+                )
               }
             })
           ),

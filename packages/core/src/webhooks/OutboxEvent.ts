@@ -13,7 +13,8 @@ export const EventType = Schema.Literal(
   "customer.payment_received",
   "account.activated",
   "split.funds_received",
-  "split.payouts_result"
+  "split.payouts_result",
+  "payout.failed"
 )
 export type EventType = typeof EventType.Type
 

@@ -4,6 +4,7 @@ import { customerScenarios } from "./customers/index.js"
 import { cvuDirectoryScenarios } from "./cvuDirectory.js"
 import { idempotencyScenarios } from "./idempotency.js"
 import { moneyScenarios } from "./money.js"
+import { outgoingScenarios } from "./outgoing.js"
 import { paymentScenarios } from "./payments.js"
 import { scheduleScenarios } from "./schedules/index.js"
 import { splitScenarios } from "./splits/index.js"
@@ -19,6 +20,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
   ...cvuDirectoryScenarios,
   ...scheduleScenarios,
   ...splitScenarios,
+  ...outgoingScenarios,
   ...idempotencyScenarios,
   ...webhookScenarios,
   ...moneyScenarios

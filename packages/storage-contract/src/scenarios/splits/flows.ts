@@ -1,6 +1,7 @@
 /** Split payments: the engine flows over the repository. */
 import { expect } from "@effect/vitest"
 import {
+  OutgoingTransferRepository,
   Ids,
   Jobs,
   Ledger,
@@ -188,19 +189,24 @@ export const splitFlowScenarios: ReadonlyArray<Scenario> = [
     })
   },
   {
-    name: "splits flow: a bank outage leaves the split PROCESSING; concurrent runs resume it once after the lease",
+    name: "splits flow: a bank outage leaves the split PROCESSING; concurrent runs settle the transfer in flight once",
     run: Effect.gen(function* () {
       const { b, id } = yield* instructedSplit("unavailable")
       const repo = yield* SplitRepository.SplitRepository
+      const transfers = yield* OutgoingTransferRepository.OutgoingTransferRepository
       yield* TestClock.adjust(HOLD)
       expect((yield* runDue).splits).toEqual({ finished: 0, sent: 1, payouts_failed: 0, failed: 1 })
       const midway = yield* read(id)
       expect(midway.payout_status).toBe("PROCESSING")
       expect(midway.payouts.map((p) => p.status)).toEqual(["SUCCESS", "PENDING"])
       expect(yield* balances(id)).toEqual({ available: 8790n, held: 40000n })
-      const leaseEnd = T0 + HOLD + Duration.toMillis(Split.executionLease)
-      expect(yield* repo.findDue(at(leaseEnd - 1), 10)).toEqual([])
-      expect((yield* repo.findDue(at(leaseEnd), 10)).map((s) => s.split_payment_id)).toEqual([id])
+      // The split is not claimed again: its payout is a transfer in flight, checked after the interval.
+      const checkAt = T0 + HOLD + Duration.toMillis(Split.executionLease)
+      expect(yield* repo.findDue(at(checkAt + 86_400_000), 10)).toEqual([])
+      const inFlight = yield* transfers.findDue("split_payout", at(checkAt), 10)
+      expect(inFlight.map((t) => [t.reference, t.status, t.owner_id])).toEqual([
+        [midway.payouts[1]!.payout_id, "SENDING", id]
+      ])
 
       yield* (yield* SandboxBank.SandboxBank).clearFailures(b)
       expect((yield* runDue).splits.sent).toBe(0)

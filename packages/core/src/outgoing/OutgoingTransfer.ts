@@ -1,0 +1,81 @@
+/**
+ * An outgoing transfer in flight: money that left a balance for the bank and whose fate the
+ * bank has not confirmed yet. One record per transfer, keyed by our reference (the payout's or
+ * refund's id, the bank's idempotency key), whatever the transfer is for; the owner (a schedule
+ * payout, a split payout, a refund) keeps its own record and is told the outcome once.
+ *
+ * Its money waits in `in_transit`; when the bank confirms, it goes to the bank
+ * (`bank:clearing`); when the bank fails it, it goes back to `return_to`. Both moves are written
+ * in the same unit of work as the settlement, so each transfer is settled exactly once.
+ */
+import { type Effect, Schema } from "effect"
+import { BankTransactionId } from "../Ids.js"
+import { LedgerAccount } from "../ledger/LedgerAccount.js"
+import { Money } from "../Money.js"
+import { Class } from "../internal/schemaClass.js"
+import { Timestamp } from "../Wire.js"
+
+/** What a transfer is for: which owner hears of its outcome (refunds join with issue 20). */
+export const TransferPurpose = Schema.Literal("schedule_payout", "split_payout")
+export type TransferPurpose = typeof TransferPurpose.Type
+
+/**
+ * - `SENDING`: recorded; the bank may or may not hold it (never sent, or the answer was lost).
+ * - `PENDING`: the bank accepted it; it may still complete or fail.
+ * - `COMPLETED` / `FAILED`: settled, final.
+ */
+export const TransferState = Schema.Literal("SENDING", "PENDING", "COMPLETED", "FAILED")
+export type TransferState = typeof TransferState.Type
+
+export const inFlightStates: ReadonlyArray<TransferState> = ["SENDING", "PENDING"]
+
+export class OutgoingTransfer extends Class<OutgoingTransfer>("OutgoingTransfer")({
+  /** Our reference: the owner's payout or refund id; the bank deduplicates on it. */
+  reference: Schema.String,
+  purpose: TransferPurpose,
+  /** The owner's record the outcome goes to (a split payment for a split payout). */
+  owner_id: Schema.String,
+  /** Destination CVU, CBU or alias. */
+  destination: Schema.String,
+  amount: Money,
+  /** Where the money waits while the transfer is in flight. */
+  in_transit: LedgerAccount,
+  /** Where the money goes back to if the bank fails the transfer. */
+  return_to: LedgerAccount,
+  status: TransferState,
+  bank_transaction_id: Schema.NullOr(BankTransactionId),
+  /** Why the bank failed it (FAILED only). */
+  failure_reason: Schema.NullOr(Schema.String),
+  /** The last answer that left the outcome unknown (a timeout, a 5xx), for operators. */
+  last_error: Schema.NullOr(Schema.String),
+  /** How many times it was sent to the bank (each with the same reference). */
+  sends: Schema.Int,
+  /** How many times the bank was asked for its status. */
+  checks: Schema.Int,
+  /** When the settle job looks at it next; until then a send or check in progress owns it. */
+  next_check_at: Timestamp,
+  creation_timestamp: Timestamp,
+  last_modified_timestamp: Timestamp
+}) {}
+
+export const isInFlight = (t: OutgoingTransfer): boolean => inFlightStates.includes(t.status)
+
+/** How a transfer in flight ended. */
+export type Outcome =
+  | { readonly _tag: "Completed"; readonly bank_transaction_id: BankTransactionId }
+  | {
+      readonly _tag: "Failed"
+      readonly bank_transaction_id: BankTransactionId | null
+      readonly reason: string
+    }
+
+/**
+ * What an owner (schedule payouts, split payouts, refunds) plugs into the settle step: the kinds
+ * of its two ledger entries, and `settled`, which records the outcome on its own record (and
+ * writes its events) inside the settlement's unit of work, after the ledger move.
+ */
+export interface Settlement {
+  readonly completedKind: string
+  readonly failedKind: string
+  readonly settled: (transfer: OutgoingTransfer, outcome: Outcome) => Effect.Effect<boolean>
+}

@@ -1,0 +1,316 @@
+/**
+ * Outgoing transfers in flight, for every owner (schedule payouts, split payouts; refunds plug
+ * in the same way): one way to record a transfer, send it, ask the bank about it and settle it.
+ *
+ * 1. `record`, inside the owner's unit of work that moved the money to in transit: the transfer
+ *    is SENDING, owned by the caller until `next_check_at` (now + `transferCheckInterval`).
+ * 2. `dispatch`, after that unit of work: sends it with our reference (the bank deduplicates on
+ *    it) and records the answer: accepted → PENDING, completed → settled, refused → settled as
+ *    failed, unknown (timeout, 5xx) → left SENDING for the job.
+ * 3. `settleDue`, the job: for each transfer whose `next_check_at` has passed it first takes it
+ *    (moving `next_check_at` on, so concurrent runs do not both ask), then asks the bank for its
+ *    status: completed or failed → settled; pending → asked again later; not found (the send
+ *    never arrived) → sent again with the same reference; unknown → asked again later.
+ *
+ * Settling is one unit of work: the transfer becomes COMPLETED or FAILED, its money moves out of
+ * in transit (to the bank, or back where it came from) and the owner records the outcome and its
+ * events; a transfer no longer in flight is left alone, so each is settled exactly once. An
+ * unknown outcome never fails a transfer: only the bank's refusal or its status does.
+ */
+import { Cause, DateTime, Effect, Either, Metric, Option } from "effect"
+import { type BankError, BankProvider, type TransferAcceptance } from "../bank/BankProvider.js"
+import { EngineConfig } from "../EngineConfig.js"
+import { credit, debit, Ledger } from "../ledger/Ledger.js"
+import * as Accounts from "../ledger/LedgerAccount.js"
+import type { LedgerAccount } from "../ledger/LedgerAccount.js"
+import * as Metrics from "../Metrics.js"
+import type { Money } from "../Money.js"
+import { Transactor } from "../Transactor.js"
+import * as SchedulePayouts from "../schedules/payoutSettlement.js"
+import * as SplitPayouts from "../splits/payoutSettlement.js"
+import {
+  isInFlight,
+  type Outcome,
+  OutgoingTransfer,
+  type Settlement,
+  type TransferPurpose
+} from "./OutgoingTransfer.js"
+import { OutgoingTransferRepository } from "./OutgoingTransferRepository.js"
+
+/** What the caller asks to send, in the unit of work that moved `amount` into `in_transit`. */
+export interface NewTransfer {
+  readonly reference: string
+  readonly purpose: TransferPurpose
+  readonly owner_id: string
+  readonly destination: string
+  readonly amount: Money
+  readonly in_transit: LedgerAccount
+  readonly return_to: LedgerAccount
+}
+
+/** Where one send or check left a transfer. */
+export type Step = "completed" | "failed" | "pending" | "unknown" | "stale"
+
+/** A step, and whether settling the transfer finished its owner's work (a split's last payout). */
+export interface StepResult {
+  readonly step: Step
+  readonly finished: boolean
+}
+
+const only = (step: Step): StepResult => ({ step, finished: false })
+
+/** What one `settleDue` call did. */
+export interface SettleReport {
+  /** Transfers the bank confirmed (their money left in transit for the bank). */
+  readonly completed: number
+  /** Transfers the bank failed (their money went back where it came from). */
+  readonly failed: number
+  /** Transfers the bank still has pending; asked again later. */
+  readonly pending: number
+  /** Transfers the bank had no record of, sent again with the same reference. */
+  readonly resent: number
+  /** Checks whose answer was unknown (bank unavailable); asked again later. */
+  readonly unknown: number
+  /** Items that failed unexpectedly; they stay due. */
+  readonly errors: number
+  /** Owners whose work a settlement finished (a split's last payout). */
+  readonly finished: number
+}
+
+const describe = (e: BankError) => `${e.reason}: ${e.message}`
+
+export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cobro/core/OutgoingTransfers", {
+  effect: Effect.gen(function* () {
+    const repo = yield* OutgoingTransferRepository
+    const bank = yield* BankProvider
+    const ledger = yield* Ledger
+    const transactor = yield* Transactor
+    const config = yield* EngineConfig
+    const settlements: Record<TransferPurpose, Settlement> = {
+      schedule_payout: yield* SchedulePayouts.make,
+      split_payout: yield* SplitPayouts.make
+    }
+    const interval = config.transferCheckInterval
+
+    /**
+     * Records a transfer in the caller's unit of work, for `dispatch` after it commits; `none`
+     * when one with that reference exists already (the settle job owns it).
+     */
+    const record = Effect.fn("OutgoingTransfers.record")(function* (input: NewTransfer) {
+      const existing = yield* repo.findByReferenceForUpdate(input.reference)
+      if (Option.isSome(existing)) return Option.none<OutgoingTransfer>()
+      const now = yield* DateTime.now
+      const transfer = new OutgoingTransfer({
+        ...input,
+        status: "SENDING",
+        bank_transaction_id: null,
+        failure_reason: null,
+        last_error: null,
+        sends: 1,
+        checks: 0,
+        next_check_at: DateTime.addDuration(now, interval),
+        creation_timestamp: now,
+        last_modified_timestamp: now
+      })
+      yield* Effect.orDie(repo.insert(transfer))
+      return Option.some(transfer)
+    })
+
+    /** Runs `f` on the transfer locked, if still in flight; `stale` otherwise. */
+    const withInFlight = <A>(
+      reference: string,
+      f: (t: OutgoingTransfer, now: DateTime.Utc) => Effect.Effect<A>
+    ) =>
+      transactor.withTransaction(
+        Effect.gen(function* () {
+          const found = yield* repo.findByReferenceForUpdate(reference)
+          if (Option.isNone(found) || !isInFlight(found.value)) return Option.none<A>()
+          return Option.some(yield* f(found.value, yield* DateTime.now))
+        })
+      )
+
+    /** Settles a transfer in flight exactly once: state, ledger move and the owner's record. */
+    const settle = (reference: string, outcome: Outcome) =>
+      withInFlight(reference, (transfer, now) =>
+        Effect.gen(function* () {
+          const completed = outcome._tag === "Completed"
+          const settled = new OutgoingTransfer({
+            ...transfer,
+            status: completed ? "COMPLETED" : "FAILED",
+            bank_transaction_id: outcome.bank_transaction_id ?? transfer.bank_transaction_id,
+            failure_reason: completed ? null : outcome.reason,
+            last_modified_timestamp: now
+          })
+          yield* repo.update(settled)
+          const owner = settlements[transfer.purpose]
+          // A balanced two-line entry of a positive amount: refused only by a broken invariant.
+          yield* Effect.orDie(
+            ledger.post({
+              kind: completed ? owner.completedKind : owner.failedKind,
+              reference: transfer.reference,
+              postings: [
+                debit(transfer.in_transit, transfer.amount),
+                credit(completed ? Accounts.bankClearing : transfer.return_to, transfer.amount)
+              ]
+            })
+          )
+          const finished = yield* owner.settled(settled, outcome)
+          yield* Metric.increment(Metrics.outgoingTransfersSettled[completed ? "completed" : "failed"])
+          return { step: completed ? "completed" : "failed", finished } satisfies StepResult
+        })
+      ).pipe(Effect.map(Option.getOrElse(() => only("stale"))))
+
+    /** Notes the bank's acceptance: PENDING, with the bank's id. */
+    const accepted = (reference: string, acceptance: TransferAcceptance) =>
+      withInFlight(reference, (transfer, now) =>
+        Effect.as(
+          repo.update(
+            new OutgoingTransfer({
+              ...transfer,
+              status: "PENDING",
+              bank_transaction_id: acceptance.bank_transaction_id,
+              last_modified_timestamp: now
+            })
+          ),
+          only("pending")
+        )
+      ).pipe(Effect.map(Option.getOrElse(() => only("stale"))))
+
+    /** Notes an answer that left the outcome unknown; the job asks again after `next_check_at`. */
+    const unknown = (reference: string, error: BankError) =>
+      Effect.zipRight(
+        Effect.logWarning(
+          "outgoing transfer outcome unknown; the bank is asked again later",
+          reference,
+          describe(error)
+        ),
+        withInFlight(reference, (transfer, now) =>
+          repo.update(
+            new OutgoingTransfer({ ...transfer, last_error: describe(error), last_modified_timestamp: now })
+          )
+        )
+      ).pipe(Effect.zipRight(Metric.increment(Metrics.outgoingTransfersUnknown)), Effect.as(only("unknown")))
+
+    /** Records the answer to a send. */
+    const afterSend = (reference: string, result: Either.Either<TransferAcceptance, BankError>) =>
+      Either.match(result, {
+        onRight: (acceptance) =>
+          acceptance.status === "completed"
+            ? settle(reference, { _tag: "Completed", bank_transaction_id: acceptance.bank_transaction_id })
+            : accepted(reference, acceptance),
+        onLeft: (error) =>
+          error.reason === "unavailable"
+            ? unknown(reference, error)
+            : settle(reference, { _tag: "Failed", bank_transaction_id: null, reason: describe(error) })
+      })
+
+    const send = (transfer: OutgoingTransfer) =>
+      Effect.either(
+        bank.sendTransfer({
+          to: transfer.destination,
+          amount: transfer.amount,
+          reference: transfer.reference
+        })
+      ).pipe(Effect.flatMap((result) => afterSend(transfer.reference, result)))
+
+    /** Sends a transfer just recorded (outside any unit of work) and records the answer. */
+    const dispatch = Effect.fn("OutgoingTransfers.dispatch")(function* (transfer: OutgoingTransfer) {
+      if (transfer.status !== "SENDING") return only("stale")
+      return yield* send(transfer)
+    })
+
+    /** Takes a due transfer for one check: `next_check_at` moves on, so no other run asks now. */
+    const claim = (reference: string, now: DateTime.Utc) =>
+      withInFlight(reference, (transfer) =>
+        Effect.gen(function* () {
+          if (DateTime.greaterThan(transfer.next_check_at, now)) return Option.none<OutgoingTransfer>()
+          const claimed = new OutgoingTransfer({
+            ...transfer,
+            checks: transfer.checks + 1,
+            next_check_at: DateTime.addDuration(now, interval),
+            last_modified_timestamp: now
+          })
+          yield* repo.update(claimed)
+          return Option.some(claimed)
+        })
+      ).pipe(Effect.map(Option.flatten))
+
+    /** The bank has no record of it: counts a new send, then sends it again, same reference. */
+    const resend = (reference: string) =>
+      Effect.gen(function* () {
+        const counted = yield* withInFlight(reference, (transfer, now) => {
+          const next = new OutgoingTransfer({
+            ...transfer,
+            sends: transfer.sends + 1,
+            last_modified_timestamp: now
+          })
+          return Effect.as(repo.update(next), next)
+        })
+        if (Option.isNone(counted)) return only("stale")
+        yield* Metric.increment(Metrics.outgoingTransfersResent)
+        return yield* send(counted.value)
+      })
+
+    /** One check of a claimed transfer: the bank's status decides. */
+    const check = (transfer: OutgoingTransfer) =>
+      Effect.gen(function* () {
+        const status = yield* Effect.either(bank.transferStatus(transfer.reference))
+        if (Either.isLeft(status))
+          return { ...(yield* unknown(transfer.reference, status.left)), resent: false }
+        const s = status.right
+        switch (s._tag) {
+          case "NotFound":
+            return { ...(yield* resend(transfer.reference)), resent: true }
+          case "Pending":
+            return { ...(yield* accepted(transfer.reference, { status: "pending", ...s })), resent: false }
+          case "Completed":
+          case "Failed":
+            return { ...(yield* settle(transfer.reference, s)), resent: false }
+        }
+      })
+
+    /** Checks every due transfer of `purpose` once. */
+    const settleDue = Effect.fn("OutgoingTransfers.settleDue")(function* (purpose: TransferPurpose) {
+      const now = yield* DateTime.now
+      const report = { completed: 0, failed: 0, pending: 0, resent: 0, unknown: 0, errors: 0, finished: 0 }
+      const seen = new Set<string>()
+      while (true) {
+        const due = (yield* repo.findDue(purpose, now, config.jobBatchSize + seen.size)).filter(
+          (t) => !seen.has(t.reference)
+        )
+        if (due.length === 0) break
+        for (const candidate of due) {
+          seen.add(candidate.reference)
+          yield* claim(candidate.reference, now).pipe(
+            Effect.flatMap(
+              Option.match({
+                onNone: () => Effect.void,
+                onSome: (claimed) =>
+                  Effect.map(check(claimed), ({ step, resent, finished }) => {
+                    if (resent) report.resent++
+                    if (step !== "stale") report[step]++
+                    if (finished) report.finished++
+                  })
+              })
+            ),
+            Effect.catchAllCause((cause) =>
+              Cause.isInterruptedOnly(cause)
+                ? Effect.failCause(cause)
+                : Effect.zipRight(
+                    Effect.logWarning(
+                      "checking an outgoing transfer failed; checked again later",
+                      candidate.reference,
+                      cause
+                    ),
+                    Effect.sync(() => report.errors++)
+                  )
+            )
+          )
+        }
+      }
+      return report satisfies SettleReport
+    })
+
+    return { record, dispatch, settleDue } as const
+  })
+}) {}

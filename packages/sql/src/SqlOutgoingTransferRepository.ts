@@ -1,0 +1,105 @@
+/**
+ * `OutgoingTransferRepository` over `SqlClient` (Postgres and SQLite): one row per transfer in
+ * plain columns (the amount in its own, selected as text), read in the memory adapter's order.
+ */
+import { SqlClient } from "@effect/sql"
+import {
+  Ids,
+  LedgerAccount,
+  Money,
+  OutgoingTransfer as T,
+  OutgoingTransferRepository as Port
+} from "@cobro/core"
+import { Effect, Layer, Schema } from "effect"
+import { BigIntText, findAll, findByKey, Millis, orDie } from "./internal/sql.js"
+
+/** A row as written and read (the amount read as text). */
+const Row = Schema.Struct({
+  reference: Schema.String,
+  purpose: T.TransferPurpose,
+  owner_id: Schema.String,
+  destination: Schema.String,
+  amount_minor: BigIntText,
+  currency: Money.Currency,
+  in_transit: LedgerAccount.LedgerAccount,
+  return_to: LedgerAccount.LedgerAccount,
+  status: T.TransferState,
+  bank_transaction_id: Schema.NullOr(Ids.BankTransactionId),
+  failure_reason: Schema.NullOr(Schema.String),
+  last_error: Schema.NullOr(Schema.String),
+  sends: Schema.Union(Schema.Number, Schema.NumberFromString),
+  checks: Schema.Union(Schema.Number, Schema.NumberFromString),
+  next_check_ms: Millis,
+  created_ms: Millis,
+  updated_ms: Millis
+})
+
+const Stored = Schema.transform(Row, Schema.typeSchema(T.OutgoingTransfer), {
+  strict: true,
+  decode: ({ amount_minor, currency, next_check_ms, created_ms, updated_ms, ...r }) =>
+    new T.OutgoingTransfer({
+      ...r,
+      amount: Money.make(amount_minor, currency),
+      next_check_at: next_check_ms,
+      creation_timestamp: created_ms,
+      last_modified_timestamp: updated_ms
+    }),
+  encode: ({ amount, next_check_at, creation_timestamp, last_modified_timestamp, ...t }) => ({
+    ...t,
+    amount_minor: amount.minor,
+    currency: amount.currency,
+    next_check_ms: next_check_at,
+    created_ms: creation_timestamp,
+    updated_ms: last_modified_timestamp
+  })
+})
+const encode = Schema.encode(Stored)
+
+const columns = `reference, purpose, owner_id, destination, CAST(amount_minor AS TEXT) AS amount_minor,
+  currency, in_transit, return_to, status, bank_transaction_id, failure_reason, last_error, sends, checks,
+  next_check_ms, created_ms, updated_ms`
+
+export const make: Effect.Effect<Port.OutgoingTransferRepository["Type"], never, SqlClient.SqlClient> =
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const byReference = findByKey(sql, "cobro_outgoing_transfers", "reference", Stored, columns)
+    const due = findAll({
+      Request: Schema.Tuple(Schema.String, Millis, Schema.Number),
+      Result: Stored,
+      execute: ([purpose, now, limit]) => sql`SELECT ${sql.literal(columns)} FROM cobro_outgoing_transfers
+        WHERE purpose = ${purpose} AND status IN ('SENDING', 'PENDING') AND next_check_ms <= ${now}
+        ORDER BY next_check_ms, reference LIMIT ${limit}`
+    })
+
+    return Port.OutgoingTransferRepository.of({
+      insert: (transfer) =>
+        encode(transfer).pipe(
+          Effect.flatMap(
+            (
+              row
+            ) => sql`INSERT INTO cobro_outgoing_transfers ${sql.insert(row as unknown as Record<string, unknown>)}
+              ON CONFLICT (reference) DO NOTHING RETURNING reference`
+          ),
+          orDie,
+          Effect.flatMap((rows) => (rows.length === 1 ? Effect.void : Effect.fail(Port.referenceTaken())))
+        ),
+      update: (transfer) =>
+        encode(transfer).pipe(
+          Effect.flatMap(
+            ({ reference, ...fields }) =>
+              sql`UPDATE cobro_outgoing_transfers SET ${sql.update(fields as unknown as Record<string, unknown>)}
+                WHERE reference = ${reference}`
+          ),
+          orDie,
+          Effect.asVoid
+        ),
+      findByReference: byReference(false),
+      findByReferenceForUpdate: byReference(true),
+      findDue: (purpose, now, limit) => due([purpose, now, limit])
+    })
+  })
+
+export const layer: Layer.Layer<Port.OutgoingTransferRepository, never, SqlClient.SqlClient> = Layer.effect(
+  Port.OutgoingTransferRepository,
+  make
+)
