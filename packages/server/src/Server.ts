@@ -10,9 +10,10 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { BindConfig } from "@cobro/bank-bind"
 import { CobroHttp, type HttpConfig } from "@cobro/http"
 import { NodeHttp } from "@cobro/http/node"
-import { Console, Context, Duration, Effect, Layer, Logger, Option, Redacted } from "effect"
+import { Config, Console, Context, Duration, Effect, Layer, Logger, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
 import * as Http from "node:http"
 import * as Admin from "./Admin.js"
@@ -24,7 +25,7 @@ import * as RequestLog from "./RequestLog.js"
 import * as SandboxClock from "./SandboxClock.js"
 import * as SandboxRoutes from "./SandboxRoutes.js"
 import type { ServerConfig } from "./ServerConfig.js"
-import { describeDatabase, ServerConfigError, startProblem } from "./ServerConfig.js"
+import { describeDatabase, problemsOf, ServerConfigError, startProblem } from "./ServerConfig.js"
 import * as Services from "./Services.js"
 import * as Tracing from "./Tracing.js"
 
@@ -251,6 +252,11 @@ export const run = (config: ServerConfig) =>
     Effect.gen(function* () {
       const refused = startProblem(config)
       if (Option.isSome(refused)) return yield* new ServerConfigError({ problems: [refused.value] })
+      if (config.bank === "bind")
+        yield* Effect.mapError(
+          Config.all([BindConfig.config, BindConfig.ingressConfig]),
+          (error) => new ServerConfigError({ problems: [...new Set(problemsOf(error))] })
+        )
       const context = yield* Layer.build(layer(config))
       const { address } = Context.get(context, HttpServer.HttpServer)
       const demo = config.mode === "sandbox" ? yield* Effect.provide(Admin.ensureDemo(), context) : undefined
