@@ -4,8 +4,8 @@
  * it issues passes the real check-digit rules, and all randomness comes from `Random`, so a
  * seeded `Random` replays the same CVUs, aliases and transaction ids.
  *
- * Its memory follows what is open, not what happened: it forgets a closed account and a transfer
- * in. It keeps only the payouts it sent (by reference, for their idempotency) and the transfers
+ * Its memory follows what is open, not what happened: it forgets a closed account, and keeps a
+ * transfer in only in its statement (the newest `statementSize`, for `statementRetention`). It keeps only the payouts it sent (by reference, for their idempotency) and the transfers
  * it returned, so a server running on it for months grows with those, not with its payments.
  */
 import {
@@ -36,8 +36,12 @@ import type { Money } from "../Money.js"
 import { randomAlias, randomCbu, randomCuit, randomCvu } from "./sandboxRandom.js"
 
 const DEFAULT_SENDER_NAME = "Pagador Sandbox"
-/** How long the statement of transfers in (`incomingTransfers`) remembers one. */
+/**
+ * How long the statement of transfers in (`incomingTransfers`) remembers one, and how many at most
+ * (the newest): the sandbox's memory stays bounded however long it runs.
+ */
 export const statementRetention = Duration.days(7)
+export const statementSize = 1000
 /** Attempts at drawing an unused CVU or alias before giving up with `unavailable`. */
 const MAX_ATTEMPTS = 1000
 
@@ -330,8 +334,9 @@ export const make = Effect.gen(function* () {
             sender_name: input.senderName ?? DEFAULT_SENDER_NAME,
             sender_account
           })
+          const kept = Chunk.dropWhile(numbered.received, ([at]) => DateTime.lessThan(at, oldest))
           const received = Chunk.append(
-            Chunk.dropWhile(numbered.received, ([at]) => DateTime.lessThan(at, oldest)),
+            Chunk.size(kept) >= statementSize ? Chunk.drop(kept, Chunk.size(kept) - statementSize + 1) : kept,
             [now, transfer] as const
           )
           return [transfer, { ...numbered, received }] as const
