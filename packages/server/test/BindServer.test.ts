@@ -329,8 +329,15 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
           header: "x-bind-webhook-secret",
           secret: SECRET
         })
-        const answer = yield* Effect.promise(() => sim.receive({ cvu, amount: 1500, sender: payer }))
+        // Through the simulator's developer switch (what `cobro bank simulator` prints).
+        const answer = yield* Effect.promise(() =>
+          fetch(`${sim.url}${BindSimulator.controlPath}`, {
+            method: "POST",
+            body: JSON.stringify({ cvu, amount: 1500 })
+          }).then((r) => r.json() as Promise<{ status: number }>)
+        )
         expect(answer.status).toBe(403)
+        expect(sim.incoming.map((e) => e.data.to.cvu)).toEqual([cvu])
         expect(yield* statusOf(payment.id)).toBe("PENDING")
       }).pipe(Effect.provide(serverLayer(config)), Effect.withConfigProvider(provider(env)))
     })

@@ -16,16 +16,19 @@ import type { AddressInfo } from "node:net"
 import * as Api from "../internal/api.js"
 import { type Faults, makeFaults } from "./faults.js"
 import {
+  controlPath,
   deliver,
   type IncomingEntry,
   type Notice,
   noticeData,
   post,
+  readBody,
   sleep,
   type WebhookTarget
 } from "./notices.js"
 
 export type { Faults } from "./faults.js"
+export { controlPath } from "./notices.js"
 export type { IncomingEntry, Notice, WebhookTarget } from "./notices.js"
 
 export interface Holder {
@@ -96,14 +99,6 @@ const json = (res: http.ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { "content-type": "application/json" })
   res.end(JSON.stringify(body))
 }
-
-const readBody = (req: http.IncomingMessage): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
 
 export interface Options {
   readonly clientId?: string
@@ -274,6 +269,7 @@ export const start = (options: Options): Promise<Simulator> => {
     void readBody(req).then(async (body) => {
       const url = new URL(req.url ?? "/", "http://simulator")
       if (req.method === "POST" && url.pathname === "/oauth2/token") return token(body, res)
+      if (req.method === "POST" && url.pathname === controlPath) return control(body, res)
       const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1]
       const expiry = bearer === undefined ? undefined : tokens.get(bearer)
       if (expiry === undefined || expiry <= now()) {
@@ -330,6 +326,25 @@ export const start = (options: Options): Promise<Simulator> => {
     let status = await deliver(target, body, 5)
     if (twice) status = await deliver(target, { ...body, id: randomBytes(16).toString("hex") }, 5)
     return { id, status }
+  }
+
+  /** The developer's switch (not BIND's API): `{cvu, amount, sender?}` books a transfer in and notifies it. */
+  const control = (body: string, res: http.ServerResponse) => {
+    const input = (() => {
+      try {
+        return JSON.parse(body) as { cvu?: unknown; amount?: unknown; sender?: Notice["sender"] }
+      } catch {
+        return {}
+      }
+    })()
+    if (typeof input.cvu !== "string" || typeof input.amount !== "number" || !(input.amount > 0))
+      return json(res, 400, { mensaje: "se espera {cvu, amount}" })
+    const sender = input.sender ?? {
+      cuit: "20123456786",
+      name: "Pagador Simulado",
+      cbu: "0170099222000001234561"
+    }
+    void receive({ cvu: input.cvu, amount: input.amount, sender }).then((sent) => json(res, 200, sent))
   }
 
   const sendIncomingTransfer: Simulator["sendIncomingTransfer"] = (url, notice, auth) =>

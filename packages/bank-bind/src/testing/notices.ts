@@ -2,6 +2,7 @@
  * The simulator's side of "Aviso de transferencia entrante": the body of a transfer in, and its
  * delivery to the receiver BIND is configured with (retried until it answers 200).
  */
+import type * as http from "node:http"
 import * as Api from "../internal/api.js"
 
 /** A transfer in the simulator notifies. */
@@ -69,3 +70,14 @@ export const deliver = async (target: WebhookTarget, body: unknown, attempts: nu
   }
   return status
 }
+
+/** POST `{cvu, amount}` here to make money arrive (a developer's switch, not part of BIND's API). */
+export const controlPath = "/_simulator/incoming"
+
+export const readBody = (req: http.IncomingMessage): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("error", reject)
+  })

@@ -101,9 +101,28 @@ const port = Options.integer("port").pipe(
   Options.withDefault(8099)
 )
 
-const simulator = Command.make("simulator", { port }, (o) =>
+const notify = Options.text("notify").pipe(
+  Options.withDescription(
+    "the server's notification URL, e.g. http://localhost:3000/bank/bind/notifications"
+  ),
+  Options.optional
+)
+
+const secret = Options.text("secret").pipe(
+  Options.withDescription(
+    "the shared secret the notifications carry (the server's COBRO_BIND_WEBHOOK_SECRET)"
+  ),
+  Options.withDefault("sim-webhook-secret")
+)
+
+const simulator = Command.make("simulator", { port, notify, secret }, (o) =>
   Effect.gen(function* () {
-    const sim = yield* BindSimulator.scoped({ port: o.port })
+    const sim = yield* BindSimulator.scoped({
+      port: o.port,
+      ...(Option.isSome(o.notify)
+        ? { webhook: { url: o.notify.value, header: "x-bind-webhook-secret", secret: o.secret } }
+        : {})
+    })
     yield* Console.log(
       [
         `BIND simulator listening on ${sim.url}`,
@@ -113,9 +132,12 @@ const simulator = Command.make("simulator", { port }, (o) =>
         `  COBRO_BIND_TOKEN_URL=${sim.tokenUrl} \\`,
         `  COBRO_BIND_CLIENT_ID=${sim.clientId} \\`,
         `  COBRO_BIND_CLIENT_SECRET=${sim.clientSecret} \\`,
-        "  COBRO_BIND_WEBHOOK_SECRET=<a secret> npx cobro serve",
-        `Notifications of transfers in go to the server's ${BindIngress.path}; this simulator posts them`,
-        "when a test or a script calls receive() on it (embed @cobro/bank-bind/testing). Ctrl-C stops it."
+        `  COBRO_BIND_WEBHOOK_SECRET=${o.secret} npx cobro serve`,
+        Option.isSome(o.notify)
+          ? `Transfers in are notified to ${o.notify.value}. Pay a CVU:`
+          : `Transfers in are not notified (start with --notify http://localhost:3000${BindIngress.path}); pay a CVU:`,
+        `  curl -s -X POST ${sim.url}${BindSimulator.controlPath} -d '{"cvu":"<CVU>","amount":1500}'`,
+        "Ctrl-C stops it."
       ].join("\n")
     )
     return yield* Effect.never
