@@ -9,7 +9,7 @@
  */
 import type { HttpClient } from "@effect/platform"
 import { BankAccount, BankProvider, Ids, Money } from "@cobro/core"
-import { type ConfigError, Context, Effect, Either, Layer, Schema } from "effect"
+import { type ConfigError, Context, DateTime, Effect, Either, Layer, Schema } from "effect"
 import { type BindSettings, config } from "./BindConfig.js"
 import * as Api from "./internal/api.js"
 import {
@@ -20,6 +20,7 @@ import {
   make as makeClient,
   statusError
 } from "./internal/client.js"
+import { fromData } from "./BindWebhook.js"
 import * as OriginId from "./OriginId.js"
 
 type BankError = BankProvider.BankError
@@ -237,8 +238,45 @@ const makeWith = (client: Client) => {
         return { _tag: "NotFound" }
     }
   }
+  /**
+   * The statement's transfers in for the window, page by page. A transfer in that does not map
+   * (a field we cannot read) is logged with its raw movement and skipped, never guessed at.
+   */
+  const incomingTransfers = ({ from, to }: BankProvider.IncomingWindow) =>
+    Effect.gen(function* () {
+      const found: Array<BankProvider.IncomingTransfer> = []
+      for (let offset = 0; ; offset += Api.MOVEMENTS_PAGE) {
+        const answer = yield* request({
+          method: "GET",
+          path: Api.paths.movements,
+          urlParams: {
+            obp_from_date: DateTime.formatIso(from),
+            obp_to_date: DateTime.formatIso(to),
+            obp_limit: String(Api.MOVEMENTS_PAGE),
+            obp_offset: String(offset)
+          },
+          idempotent: true,
+          what: "statement"
+        })
+        if (!ok(answer)) return yield* Effect.fail(statusError("statement", answer))
+        const page = yield* decode(Api.MovementsPage, "statement")(answer)
+        for (const raw of page.transactions) {
+          const movement = Schema.decodeUnknownEither(Api.Movement)(raw)
+          if (Either.isRight(movement) && movement.right.direction === "DEBIT") continue
+          if (Either.isRight(movement) && movement.right.type !== "TRANSFER") continue
+          const mapped = fromData(raw)
+          if (Either.isRight(mapped)) found.push(mapped.right)
+          else
+            yield* Effect.logError("BIND's statement holds a transfer in that cannot be read; skipped").pipe(
+              Effect.annotateLogs({ reason: mapped.left.message, movement: JSON.stringify(raw) })
+            )
+        }
+        if (page.transactions.length < Api.MOVEMENTS_PAGE) return found
+      }
+    }).pipe(Effect.withSpan("BindBank.incomingTransfers"))
 
   const provider: BankProvider.BankProvider["Type"] = {
+    incomingTransfers,
     openAccount,
     changeAlias,
     releaseAccount,

@@ -3,7 +3,8 @@
  * client secret and the webhook secret are `Redacted`: they print as `<redacted>` and are never
  * logged.
  */
-import { Config, Duration, type Option, type Redacted } from "effect"
+import { Config, ConfigError, Duration, Either, type Option, type Redacted } from "effect"
+import { parseAllowList } from "./internal/allowList.js"
 
 export interface BindSettings {
   /** BIND's API gateway, e.g. `https://gw-staging-qrbind.epays.services` for staging. */
@@ -48,5 +49,28 @@ export const config: Config.Config<BindSettings> = Config.all({
   webhookSecretHeader: Config.withDefault(
     Config.string("COBRO_BIND_WEBHOOK_SECRET_HEADER").pipe(Config.map((h) => h.toLowerCase())),
     "x-bind-webhook-secret"
+  )
+})
+
+/** What the incoming-transfer route checks: the shared secret, and where requests may come from. */
+export interface IngressSettings extends Pick<BindSettings, "webhookSecret" | "webhookSecretHeader"> {
+  /** Addresses and CIDR blocks BIND notifies from; empty: any source (the secret still applies). */
+  readonly allow: ReadonlyArray<string>
+}
+
+/** `COBRO_BIND_WEBHOOK_SECRET`, `…_SECRET_HEADER` and `COBRO_BIND_WEBHOOK_ALLOW` (comma-separated). */
+export const ingressConfig: Config.Config<IngressSettings> = Config.all({
+  webhookSecret: Config.option(Config.redacted("COBRO_BIND_WEBHOOK_SECRET")),
+  webhookSecretHeader: Config.withDefault(
+    Config.string("COBRO_BIND_WEBHOOK_SECRET_HEADER").pipe(Config.map((h) => h.toLowerCase())),
+    "x-bind-webhook-secret"
+  ),
+  allow: Config.withDefault(
+    Config.string("COBRO_BIND_WEBHOOK_ALLOW").pipe(
+      Config.mapOrFail((text) =>
+        Either.mapLeft(parseAllowList(text), (message) => ConfigError.InvalidData([], message))
+      )
+    ),
+    []
   )
 })

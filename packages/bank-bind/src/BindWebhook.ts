@@ -10,7 +10,7 @@ import { BankAccount, BankProvider, Ids, Money } from "@cobro/core"
 import { Either, Option, Redacted, Schema } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { BindSettings } from "./BindConfig.js"
-import { IncomingTransferNotice } from "./internal/api.js"
+import { IncomingTransferData, IncomingTransferNotice } from "./internal/api.js"
 
 export class WebhookRejected extends Schema.TaggedError<WebhookRejected>()("BindWebhookRejected", {
   /** `unauthenticated`: answer 401 and keep nothing; `malformed`: answer 400 and log the raw body. */
@@ -52,17 +52,12 @@ const field = <A, I>(schema: Schema.Schema<A, I>, value: unknown, what: string) 
     malformed(`${what} is not valid: ${String(value)}`)
   )
 
-/** Maps a notification's raw body to an `IncomingTransfer`; anything else is `malformed`. */
-export const parse = (body: string): Either.Either<BankProvider.IncomingTransfer, WebhookRejected> =>
+/** Maps a transfer in as BIND describes it (the webhook's `data`, a statement's movement). */
+export const fromData = (value: unknown): Either.Either<BankProvider.IncomingTransfer, WebhookRejected> =>
   Either.gen(function* () {
-    const json = yield* Either.try({
-      try: () => JSON.parse(body) as unknown,
-      catch: () => malformed("body is not JSON")
-    })
-    const notice = yield* Either.mapLeft(Schema.decodeUnknownEither(IncomingTransferNotice)(json), (e) =>
-      malformed(`not an incoming-transfer notification: ${e.message}`)
+    const data = yield* Either.mapLeft(Schema.decodeUnknownEither(IncomingTransferData)(value), (e) =>
+      malformed(`not an incoming transfer: ${e.message}`)
     )
-    const { data } = notice
     const amount = yield* Either.mapLeft(Money.fromNumber(data.value.amount, "ARS"), (e) =>
       malformed(e.message)
     )
@@ -78,6 +73,19 @@ export const parse = (body: string): Either.Either<BankProvider.IncomingTransfer
           ? ""
           : data.counterparty.account_routing.address
     })
+  })
+
+/** Maps a notification's raw body to an `IncomingTransfer`; anything else is `malformed`. */
+export const parse = (body: string): Either.Either<BankProvider.IncomingTransfer, WebhookRejected> =>
+  Either.gen(function* () {
+    const json = yield* Either.try({
+      try: () => JSON.parse(body) as unknown,
+      catch: () => malformed("body is not JSON")
+    })
+    const notice = yield* Either.mapLeft(Schema.decodeUnknownEither(IncomingTransferNotice)(json), (e) =>
+      malformed(`not an incoming-transfer notification: ${e.message}`)
+    )
+    return yield* fromData(notice.data)
   })
 
 /** `authenticate`, then `parse`. */

@@ -1,4 +1,5 @@
 export * as BindBank from "./BindBank.js"
 export * as BindConfig from "./BindConfig.js"
+export * as BindIngress from "./BindIngress.js"
 export * as BindWebhook from "./BindWebhook.js"
 export * as OriginId from "./OriginId.js"

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FetchHttpClient } from "@effect/platform"
 import { BankAccount, BankProvider, Ids, Money } from "@cobro/core"
-import { Duration, Effect, Layer, Option, Redacted } from "effect"
+import { DateTime, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { BindBank, OriginId } from "../src/index.js"
 import type { BindSettings } from "../src/BindConfig.js"
 import { BindSimulator } from "../src/testing.js"
@@ -324,5 +324,47 @@ describe("BindBank over the simulator", () => {
       expect(Duration.toMillis(settings.timeout)).toBe(10_000)
       expect(settings.retries).toBe(3)
     })
+  )
+
+  it.live("reads the statement of transfers in for a window, page by page, over the simulator", () =>
+    withBank(
+      (bank, _, sim) =>
+        Effect.gen(function* () {
+          const cvu = BankAccount.makeCvu("0000322", "0000000000001")
+          const before = yield* DateTime.now
+          yield* Effect.sleep("5 millis")
+          // 150 transfers in (two pages of 100), none notified (no webhook set).
+          for (let n = 1; n <= 150; n++) {
+            const sent = yield* Effect.promise(() =>
+              sim.receive({
+                cvu,
+                amount: n,
+                sender: { cuit: seller.cuit, name: seller.name, cbu: seller.cbu }
+              })
+            )
+            expect(sent.status).toBe("none")
+          }
+          yield* Effect.sleep("5 millis")
+          const after = yield* DateTime.now
+          const listed = yield* bank.incomingTransfers({ from: before, to: after })
+          expect(listed).toHaveLength(150)
+          expect(listed.map((t) => Number(t.amount.minor / 100n))).toEqual(
+            Array.from({ length: 150 }, (_, i) => i + 1)
+          )
+          expect(listed[0]).toMatchObject({ cvu, sender_cuit: seller.cuit, sender_account: seller.cbu })
+          // Half-open: nothing before `from` or from `to` on.
+          expect(
+            yield* bank.incomingTransfers({
+              from: after,
+              to: DateTime.addDuration(after, Duration.seconds(1))
+            })
+          ).toEqual([])
+          // A statement answered too slowly is `unavailable` (the caller retries the window later).
+          sim.faults.slowAnswersMillis = 700
+          const slow = yield* Effect.flip(bank.incomingTransfers({ from: before, to: after }))
+          expect(slow.reason).toBe("unavailable")
+        }),
+      { retries: 0 }
+    )
   )
 })

@@ -8,9 +8,9 @@
  * interrupted, so a webhook attempt under way is recorded rather than left to its lease; an
  * interrupted run is safe too (its unit of work rolls back and the item stays due).
  */
-import { Idempotency, Jobs } from "@cobro/core"
+import { Idempotency, Jobs, Reconciliation } from "@cobro/core"
 import { Webhooks, WebhooksConfig } from "@cobro/webhooks"
-import { Duration, Effect, Fiber, Layer, Schedule } from "effect"
+import { DateTime, Duration, Effect, Fiber, Layer, Schedule } from "effect"
 
 /** How long a run in progress may take to finish once the server is stopping. */
 export const shutdownGrace = Duration.seconds(10)
@@ -116,6 +116,31 @@ export const idempotencyPurge: Layer.Layer<never, never, Idempotency.Idempotency
     yield* every("Idempotency.purge", purgeInterval, idempotency.purge())
   })
 )
+
+/**
+ * The bank's statement reconciled every `interval` (`Reconciliation.run`): one instance at a time
+ * reads a window (a lease in storage); a run that finds transfers no notification brought logs
+ * them (the reconciliation itself warns, with their ids).
+ */
+export const reconciliation = (
+  interval: Duration.DurationInput
+): Layer.Layer<never, never, Reconciliation.Reconciliation> =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const reconciliation = yield* Reconciliation.Reconciliation
+      yield* every(
+        "Reconciliation.run",
+        interval,
+        Effect.tap(reconciliation.run(), (report) =>
+          report._tag === "Reconciled" && (report.found.length > 0 || report.failed.length > 0)
+            ? Effect.logInfo(
+                `reconciliation ${DateTime.formatIso(report.from)}..${DateTime.formatIso(report.to)}: listed=${report.listed} known=${report.known} found=${report.found.length} failed=${report.failed.length}`
+              )
+            : Effect.void
+        )
+      )
+    })
+  )
 
 /** All the background work of one server instance. */
 export const layer = (

@@ -18,6 +18,8 @@
  *   cobro webhooks list [--status S] [--user-id U] [--after EVENT_ID] [--limit N] [--json]
  *   cobro webhooks replay EVENT_ID [--json]
  *   cobro sandbox codes [--user-id U] [--json]
+ *   cobro bank reconcile [--since T] [--json]
+ *   cobro bank simulator [--port N]
  *
  * The commands live in `internal/cli/` (merchants and partners; what an operator inspects and
  * repairs; what they share); this module is the tree, its help and how a failure is told.
@@ -32,6 +34,7 @@ import * as Storage from "./Storage.js"
 import { CommandFailed, describe, isDomainError, loadFor } from "./internal/cli/shared.js"
 import { partners, users } from "./internal/cli/merchants.js"
 import { accounts, ledger, payments, sandbox, webhooks } from "./internal/cli/operations.js"
+import { bank } from "./internal/cli/bank.js"
 
 export { CommandFailed, Stdin, table } from "./internal/cli/shared.js"
 
@@ -56,7 +59,18 @@ const migrate = Command.make("migrate", {}, () =>
 
 export const command = Command.make("cobro").pipe(
   Command.withDescription("the cobro reference server and its operator commands"),
-  Command.withSubcommands([serve, migrate, users, partners, payments, accounts, ledger, webhooks, sandbox])
+  Command.withSubcommands([
+    serve,
+    migrate,
+    users,
+    partners,
+    payments,
+    accounts,
+    ledger,
+    webhooks,
+    sandbox,
+    bank
+  ])
 )
 
 /** Runs the command line `argv` (as `process.argv`: the first two entries are skipped). */

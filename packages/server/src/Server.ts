@@ -10,20 +10,22 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { BindConfig } from "@cobro/bank-bind"
 import { CobroHttp, type HttpConfig } from "@cobro/http"
 import { NodeHttp } from "@cobro/http/node"
-import { Console, Context, Duration, Effect, Layer, Logger, Option, Redacted } from "effect"
+import { Config, Console, Context, Duration, Effect, Layer, Logger, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
 import * as Http from "node:http"
 import * as Admin from "./Admin.js"
 import * as Background from "./Background.js"
+import * as BankRoutes from "./BankRoutes.js"
 import * as Health from "./Health.js"
 import * as Metrics from "./Metrics.js"
 import * as RequestLog from "./RequestLog.js"
 import * as SandboxClock from "./SandboxClock.js"
 import * as SandboxRoutes from "./SandboxRoutes.js"
 import type { ServerConfig } from "./ServerConfig.js"
-import { describeDatabase } from "./ServerConfig.js"
+import { describeDatabase, problemsOf, ServerConfigError, startProblem } from "./ServerConfig.js"
 import * as Services from "./Services.js"
 import * as Tracing from "./Tracing.js"
 
@@ -39,6 +41,18 @@ export const forwardedAddress = (request: HttpServerRequest.HttpServerRequest): 
     .at(-1)
   return last ?? Option.getOrElse(request.remoteAddress, () => "unknown")
 }
+
+/** The client address of a request without a proxy in front: the peer's. */
+const clientAddress = (request: HttpServerRequest.HttpServerRequest): string =>
+  Option.getOrElse(request.remoteAddress, () => "unknown")
+
+/** What the start banner says of the bank. */
+export const bankLine = (config: ServerConfig): string =>
+  config.bank === "bind"
+    ? `  Bank:       BIND PSP (COBRO_BANK=bind); notifications in at ${config.publicUrl}/bank/bind/notifications`
+    : config.mode === "sandbox"
+      ? "  Bank:       sandbox bank (simulated; no money moves; send test transfers with the faucet)"
+      : "  Bank:       sandbox bank (no money moves)"
 
 /**
  * The key of the onboarding form's CSRF tokens, derived from the secret key: every instance with
@@ -91,14 +105,18 @@ const serving = <HttpError>(
   config: ServerConfig,
   http: Layer.Layer<NodeServer, HttpError>
 ): Layer.Layer<Services.Services | NodeServer | Health.Lifecycle, Services.LayerError | HttpError> => {
-  const background = Background.layer(config.jobInterval)
+  const background = Layer.merge(
+    Background.layer(config.jobInterval),
+    config.bank === "sandbox" ? Layer.empty : Background.reconciliation(config.reconcileInterval)
+  )
+  const bankRoutes = BankRoutes.layer(config, config.trustProxy ? forwardedAddress : clientAddress)
   const server =
     config.mode === "sandbox"
-      ? Layer.provide(api(config), SandboxRoutes.layer).pipe(
+      ? Layer.provide(api(config), Layer.merge(SandboxRoutes.layer, bankRoutes)).pipe(
           Layer.provideMerge(http),
           Layer.provideMerge(Layer.provideMerge(background, Services.layerSandbox(config)))
         )
-      : api(config).pipe(
+      : Layer.provide(api(config), bankRoutes).pipe(
           Layer.provideMerge(http),
           Layer.provideMerge(Layer.provideMerge(background, Services.layerProduction(config)))
         )
@@ -178,9 +196,7 @@ export const banner = (
   const lines = [
     `cobro ${version} (${config.mode} mode)`,
     `  Database:   ${describeDatabase(config.database)}`,
-    config.mode === "sandbox"
-      ? "  Bank:       sandbox bank (simulated; no money moves; send test transfers with the faucet)"
-      : "  Bank:       sandbox bank: cobro ships no real bank integration; embed @cobro/core with your BankProvider to move real money",
+    bankLine(config),
     `  Listening on ${url}`,
     `  Docs:       ${url}/docs  (OpenAPI: ${url}/openapi.json)`
   ]
@@ -234,6 +250,13 @@ export const banner = (
 export const run = (config: ServerConfig) =>
   Effect.scoped(
     Effect.gen(function* () {
+      const refused = startProblem(config)
+      if (Option.isSome(refused)) return yield* new ServerConfigError({ problems: [refused.value] })
+      if (config.bank === "bind")
+        yield* Effect.mapError(
+          Config.all([BindConfig.config, BindConfig.ingressConfig]),
+          (error) => new ServerConfigError({ problems: [...new Set(problemsOf(error))] })
+        )
       const context = yield* Layer.build(layer(config))
       const { address } = Context.get(context, HttpServer.HttpServer)
       const demo = config.mode === "sandbox" ? yield* Effect.provide(Admin.ensureDemo(), context) : undefined
@@ -246,9 +269,7 @@ export const run = (config: ServerConfig) =>
           )
         }
       } else {
-        yield* Effect.logWarning(
-          "production mode runs on the sandbox bank: no real money moves and 2FA codes are the sandbox's"
-        )
+        yield* Effect.logWarning("production mode: 2FA codes are the sandbox's (no second-factor provider)")
       }
       yield* Console.log(banner(config, address, demo).join("\n"))
       yield* Effect.addFinalizer(() =>

@@ -28,9 +28,18 @@ export type Tracing = OtelConfig.Tracing
 
 export type Mode = "sandbox" | "production"
 
+/** The banks the server can run on: the simulated sandbox bank, or BIND PSP (`COBRO_BIND_*`). */
+export const banks = ["sandbox", "bind"] as const
+
+export type Bank = (typeof banks)[number]
+
 export interface ServerConfig {
   /** `sandbox`: faucet, test clock, loopback webhooks, demo merchant. `production`: none of them. */
   readonly mode: Mode
+  /** The bank behind the engine; production mode refuses to start on the sandbox bank. */
+  readonly bank: Bank
+  /** How often the bank's statement is reconciled (`Reconciliation.run`) on a real bank. */
+  readonly reconcileInterval: Duration.Duration
   /** TCP port of the HTTP server; 0 picks a free one. */
   readonly port: number
   readonly database: Database
@@ -72,6 +81,8 @@ export interface ServerConfig {
 export const variables = {
   port: "PORT",
   mode: "COBRO_MODE",
+  bank: "COBRO_BANK",
+  reconcileInterval: "COBRO_RECONCILE_INTERVAL",
   database: "COBRO_DATABASE_URL",
   secretKey: "COBRO_SECRET_KEY",
   publicUrl: "COBRO_PUBLIC_URL",
@@ -91,6 +102,8 @@ export const variableHelp: {
 } = {
   port: ["3000", "TCP port of the HTTP server; 0 picks a free one"],
   mode: ["sandbox", "sandbox or production"],
+  bank: ["sandbox", "sandbox or bind (BIND PSP, settings COBRO_BIND_*); production needs bind"],
+  reconcileInterval: ["5 minutes", "how often the bank's statement is read for transfers not notified"],
   database: [
     DEFAULT_DATABASE_URL,
     "postgres://… or a SQLite file; unset: the first .cobro/cobro.db from the working directory up"
@@ -127,6 +140,23 @@ const mode = explained(
   Config.literal("sandbox", "production")(variables.mode),
   (value) => `must be "sandbox" or "production", got "${value}"`
 ).pipe(Config.withDefault("sandbox" as const))
+
+const bank = explained(
+  variables.bank,
+  Config.literal(...banks)(variables.bank),
+  (value) => `must be ${banks.map((b) => `"${b}"`).join(" or ")}, got "${value}"`
+).pipe(Config.withDefault("sandbox" as const))
+
+const reconcileInterval = explained(
+  variables.reconcileInterval,
+  Config.duration(variables.reconcileInterval).pipe(
+    Config.validate({
+      message: "",
+      validation: (d) => Duration.isFinite(d) && Duration.greaterThanOrEqualTo(d, Duration.seconds(1))
+    })
+  ),
+  (value) => `must be a duration of at least 1 second such as "5 minutes", got "${value}"`
+).pipe(Config.withDefault(Duration.minutes(5)))
 
 /** Effect's `Config.port` (1 to 65535), and 0: a free port. */
 const port = explained(
@@ -251,6 +281,8 @@ const metricsToken = Config.option(Config.redacted(variables.metricsToken)).pipe
 /** The whole configuration. */
 export const config: Config.Config<ServerConfig> = Config.all({
   mode,
+  bank,
+  reconcileInterval,
   port,
   database,
   secretKey,
@@ -303,6 +335,17 @@ const resolveKey = (
     }
   })
 }
+
+/**
+ * Why the server must not start with `config`: production mode on the sandbox bank, which moves
+ * no money (a payment would be "paid" by nothing). None when it may.
+ */
+export const startProblem = (config: ServerConfig): Option.Option<string> =>
+  config.mode === "production" && config.bank === "sandbox"
+    ? Option.some(
+        `${variables.bank} must name a real bank in production mode: the sandbox bank moves no money. Set ${variables.bank}=bind and the COBRO_BIND_* settings (docs/operations.md, "Going live with BIND")`
+      )
+    : Option.none()
 
 /** A configuration that cannot be used, with one line per problem (`VARIABLE: what is wrong`). */
 export class ServerConfigError extends Schema.TaggedError<ServerConfigError>()("ServerConfigError", {

@@ -3,24 +3,29 @@
  * services over it, the bank, the webhook delivery service and, in sandbox mode, the faucet and
  * the shared test clock. No background work and no HTTP here (see `Server`).
  *
- * The bank is the sandbox bank in both modes: cobro ships no integration with a real bank (a host
- * provides its `BankProvider` through the library). Production mode differs in what it exposes
- * (no faucet, no test clock, webhooks only to public addresses, a secret key of its own), not in
- * the bank it talks to; the server says so when it starts.
+ * The bank is `COBRO_BANK`'s: the sandbox bank, or BIND PSP (`@cobro/bank-bind`, settings
+ * `COBRO_BIND_*`) with the reconciliation of its statement under the key `bind:<client id>`. The
+ * sandbox bank's controls (`SandboxBank`: the faucet's transfers) stay in both cases; on BIND they
+ * credit the ledger without money at the bank, which is why the server refuses production mode on
+ * anything but a real bank and the faucet exists only in sandbox mode.
  */
+import { FetchHttpClient } from "@effect/platform"
+import { BindBank, BindConfig } from "@cobro/bank-bind"
 import {
+  BankProvider,
   Crypto,
   Engine,
   EngineConfig,
   ExchangeRates,
   FeePolicy,
+  Reconciliation,
   SandboxBank,
   SecondFactor
 } from "@cobro/core"
 import type { CobroHttp } from "@cobro/http"
 import { NodeTransport, Webhooks, type WebhooksConfig } from "@cobro/webhooks"
 import type { ConfigError } from "effect"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import * as SandboxClock from "./SandboxClock.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import * as Storage from "./Storage.js"
@@ -31,6 +36,7 @@ export type Services =
   | Layer.Layer.Success<typeof Engine.services>
   | CobroHttp.EngineServices
   | SandboxBank.SandboxBank
+  | Reconciliation.Reconciliation
   | Webhooks.Webhooks
   | WebhooksConfig.WebhooksConfig
 
@@ -66,6 +72,24 @@ export const sandboxSecondFactor = (mode: ServerConfig["mode"]): Layer.Layer<Sec
     })
   )
 
+/**
+ * The bank of `config.bank` as `BankProvider`, with the sandbox's controls, and the key of its
+ * collecting account's reconciliation cursor.
+ */
+const bank = (config: ServerConfig) => {
+  if (config.bank === "sandbox") return SandboxBank.layer
+  const controls = Layer.map(SandboxBank.layer, Context.omit(BankProvider.BankProvider))
+  return Layer.merge(controls, BindBank.layerConfig.pipe(Layer.provide(FetchHttpClient.layer)))
+}
+
+/** The reconciliation of the bank's statement, one cursor per collecting account. */
+const reconciliation = (config: ServerConfig) =>
+  config.bank === "sandbox"
+    ? Reconciliation.layer({ account: "sandbox" })
+    : Layer.unwrapEffect(
+        Effect.map(BindConfig.config, (bind) => Reconciliation.layer({ account: `bind:${bind.clientId}` }))
+      )
+
 /** Everything but storage that the engine's services need. */
 const ports = (config: ServerConfig) =>
   Layer.mergeAll(
@@ -73,7 +97,7 @@ const ports = (config: ServerConfig) =>
     ExchangeRates.layerFixed(),
     Crypto.layerWebCrypto(config.secretKey),
     EngineConfig.layer(engineSettings(config)),
-    SandboxBank.layer,
+    bank(config),
     sandboxSecondFactor(config.mode)
   )
 
@@ -88,7 +112,7 @@ const webhooks = (config: ServerConfig) =>
 
 /** Production: the engine without the faucet, on real time. */
 export const layerProduction = (config: ServerConfig): Layer.Layer<Services, LayerError> =>
-  webhooks(config).pipe(
+  Layer.merge(webhooks(config), reconciliation(config)).pipe(
     Layer.provideMerge(Engine.services),
     Layer.provideMerge(ports(config)),
     Layer.provideMerge(Storage.layer(config.database))
@@ -101,7 +125,7 @@ export const layerSandbox = (
   Services | SandboxClock.SandboxClock | Layer.Layer.Success<typeof Engine.sandboxServices>,
   LayerError
 > =>
-  webhooks(config).pipe(
+  Layer.merge(webhooks(config), reconciliation(config)).pipe(
     Layer.provideMerge(Engine.sandboxServices),
     Layer.provideMerge(ports(config)),
     Layer.provideMerge(SandboxClock.layer),

@@ -1,11 +1,11 @@
 /**
  * The storage the configuration names: a SQLite file (its directory created first) or a Postgres
  * database, migrated when the layer starts, with the sandbox clock's offset beside the engine's
- * repositories. A failure to open or migrate it is a `StorageError` with a sentence an operator
+ * repositories (and the reconciliation's cursors). A failure to open or migrate it is a `StorageError` with a sentence an operator
  * can act on.
  */
-import type { ClockOffsetRepository, Engine, StorageHealth } from "@cobro/core"
-import { Migrations, SqlClockOffsetRepository, SqlStorageHealth } from "@cobro/sql"
+import type { ClockOffsetRepository, Engine, ReconciliationCursor, StorageHealth } from "@cobro/core"
+import { Migrations, SqlClockOffsetRepository, SqlReconciliationCursor, SqlStorageHealth } from "@cobro/sql"
 import type { SqlClient } from "@effect/sql"
 import * as SqlClientTag from "@effect/sql/SqlClient"
 import { Effect, Layer, Schema } from "effect"
@@ -23,6 +23,7 @@ export class StorageError extends Schema.TaggedError<StorageError>()("StorageErr
 export type Services =
   | Engine.Storage
   | ClockOffsetRepository.ClockOffsetRepository
+  | ReconciliationCursor.ReconciliationCursor
   | StorageHealth.StorageHealth
   | SqlClient.SqlClient
 
@@ -85,7 +86,10 @@ export const layer = (database: Database): Layer.Layer<Services, StorageError> =
       Layer.fail(cause instanceof StorageError ? cause : failure(database, "open or migrate")(cause))
     ),
     (storage) =>
-      Layer.provideMerge(Layer.merge(SqlClockOffsetRepository.layer, SqlStorageHealth.layer), storage)
+      Layer.provideMerge(
+        Layer.mergeAll(SqlClockOffsetRepository.layer, SqlReconciliationCursor.layer, SqlStorageHealth.layer),
+        storage
+      )
   )
 
 /** Runs the migrations that are not applied yet; the ids and names of those it applied. */

@@ -16,6 +16,7 @@ import m0009 from "./migrations/0009_cvu_directory.js"
 import m0010 from "./migrations/0010_webhook_signer.js"
 import m0011 from "./migrations/0011_cvu_directory_triggers.js"
 import m0012 from "./migrations/0012_outgoing_transfers.js"
+import m0013 from "./migrations/0013_bank_reconciliation.js"
 
 export const loader = Migrator.fromRecord({
   "0001_payments": m0001,
@@ -29,7 +30,8 @@ export const loader = Migrator.fromRecord({
   "0009_cvu_directory": m0009,
   "0010_webhook_signer": m0010,
   "0011_cvu_directory_triggers": m0011,
-  "0012_outgoing_transfers": m0012
+  "0012_outgoing_transfers": m0012,
+  "0013_bank_reconciliation": m0013
 })
 
 const migrate = Migrator.make({})({ loader, table: "cobro_migrations" })

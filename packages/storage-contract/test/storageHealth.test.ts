@@ -55,7 +55,9 @@ describe("StorageHealth", () => {
           const sql = yield* SqlClient.SqlClient
           yield* sql`DELETE FROM cobro_migrations WHERE migration_id = ${latest}`
           const behind = yield* check
-          expect(behind).toEqual({ applied: latest - 1, required: latest })
+          // The one before the newest (ids may skip numbers: each line of work numbers its own).
+          const ids = (yield* Effect.orDie(Migrations.loader)).map(([id]) => id).sort((a, b) => a - b)
+          expect(behind).toEqual({ applied: ids.at(-2), required: latest })
           expect(StorageHealth.isCurrent(behind)).toBe(false)
 
           yield* sql`ALTER TABLE cobro_migrations RENAME TO cobro_migrations_gone`

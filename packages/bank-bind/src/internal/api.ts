@@ -18,6 +18,11 @@ export const paths = {
   /** Assumed: open (POST), read and close (GET/DELETE `/{cvu}`) a CVU of the collecting account. */
   cvus: `${owner}/wallet/cvu`,
   cvu: (cvu: string) => `${owner}/wallet/cvu/${encodeURIComponent(cvu)}`,
+  /**
+   * Assumed: the collecting account's statement (Open Bank Project style, like the documented
+   * paths), paged with `obp_from_date`, `obp_to_date` (ISO 8601, UTC), `obp_limit`, `obp_offset`.
+   */
+  movements: `${owner}/transactions`,
   /** Assumed: who holds a CBU, CVU or alias. */
   counterparty: (address: string) => `${owner}/counterparties/${encodeURIComponent(address)}`
 } as const
@@ -100,3 +105,26 @@ export const IncomingTransferNotice = Schema.Struct({
   })
 })
 export type IncomingTransferNotice = typeof IncomingTransferNotice.Type
+
+/** The page size the adapter asks the statement for. */
+export const MOVEMENTS_PAGE = 100
+
+/** What a transfer in is, in the webhook's `data` and in the statement. */
+export const IncomingTransferData = IncomingTransferNotice.fields.data
+export type IncomingTransferData = typeof IncomingTransferData.Type
+
+/**
+ * Assumed: a movement of the statement. Transfers in carry the webhook's `data` fields, with
+ * `direction` "CREDIT" and the booking time `created`; other movements are skipped unread.
+ */
+export const Movement = Schema.Struct({
+  id: Schema.String,
+  type: Schema.String,
+  direction: Schema.Literal("CREDIT", "DEBIT"),
+  created: Schema.String
+})
+
+/** Assumed answer of the statement: one page of movements, oldest first. */
+export const MovementsPage = Schema.Struct({
+  transactions: Schema.Array(Schema.Unknown)
+})

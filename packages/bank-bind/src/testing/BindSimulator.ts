@@ -4,7 +4,9 @@
  * holder lookup, transfers deduplicated on `origin_id` with their status, and the
  * incoming-transfer webhook. Its fault switches (`faults`) make the cases a real bank has: a
  * transfer applied whose answer never arrives, 5xx, malformed answers, tokens that expire or are
- * revoked, transfers that stay pending and fail late, refused alias changes.
+ * revoked, transfers that stay pending and fail late, refused alias changes, slow answers, and
+ * notifications of transfers in that never come, come twice or come late (the statement,
+ * `GET …/transactions`, lists every transfer in all the same).
  */
 import { BankAccount } from "@cobro/core"
 import { DateTime, Effect, type Scope } from "effect"
@@ -12,21 +14,22 @@ import { randomBytes } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Api from "../internal/api.js"
+import { type Faults, makeFaults } from "./faults.js"
+import {
+  controlPath,
+  deliver,
+  type IncomingEntry,
+  type Notice,
+  noticeData,
+  post,
+  readBody,
+  sleep,
+  type WebhookTarget
+} from "./notices.js"
 
-export interface Faults {
-  /** The next N transfer requests are applied, then never answered (the client times out). */
-  dropTransferAnswers: number
-  /** The next N authenticated calls answer 500 without acting. */
-  serverErrors: number
-  /** The next N authenticated calls answer 200 with a body that is not JSON, without acting. */
-  malformedAnswers: number
-  /** Lifetime of the tokens issued from now on. */
-  tokenLifetimeSeconds: number
-  /** New transfers stay `PENDING` until `settle`. */
-  holdTransfers: boolean
-  /** CVUs whose alias BIND refuses to change. */
-  readonly refuseAliasChange: Set<string>
-}
+export type { Faults } from "./faults.js"
+export { controlPath } from "./notices.js"
+export type { IncomingEntry, Notice, WebhookTarget } from "./notices.js"
 
 export interface Holder {
   readonly cuit: string
@@ -51,16 +54,6 @@ export interface TransferEntry {
   status: Api.TransferStatusCode
 }
 
-export interface Notice {
-  /** Our CVU credited. */
-  readonly cvu: string
-  /** Major units, e.g. 1500.5. */
-  readonly amount: number
-  readonly sender: Holder
-  /** The transfer's Coelsa id; a new one by default. Reuse it to send a duplicate. */
-  readonly id?: string
-}
-
 export interface Simulator {
   /** The API's base URL (`COBRO_BIND_BASE_URL`). */
   readonly url: string
@@ -78,7 +71,19 @@ export interface Simulator {
   readonly revokeTokens: () => void
   /** Finishes a transfer that `holdTransfers` kept pending. */
   readonly settle: (originId: string, status: "COMPLETED" | "FAILED") => void
-  /** POSTs "Aviso de transferencia entrante" to `url`; resolves to the receiver's status. */
+  /** Transfers in, as booked (the statement). */
+  readonly incoming: ReadonlyArray<IncomingEntry>
+  /** Sets where `receive` notifies. */
+  readonly setWebhook: (target: WebhookTarget) => void
+  /**
+   * Money reaches `notice.cvu`: booked in the statement, then notified to the webhook (as the
+   * faults say; retried up to 5 times until it answers 200). Resolves to the transfer's id and
+   * the last status the receiver answered ("dropped": never sent; "none": no webhook set).
+   */
+  readonly receive: (
+    notice: Notice
+  ) => Promise<{ readonly id: string; readonly status: number | "dropped" | "none" }>
+  /** POSTs "Aviso de transferencia entrante" to `url` (booking the transfer); the receiver's status. */
   readonly sendIncomingTransfer: (
     url: string,
     notice: Notice,
@@ -95,17 +100,13 @@ const json = (res: http.ServerResponse, status: number, body: unknown) => {
   res.end(JSON.stringify(body))
 }
 
-const readBody = (req: http.IncomingMessage): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
-
 export interface Options {
   readonly clientId?: string
   readonly clientSecret?: string
+  /** The port to listen on (0, the default: a free one) and the host (default 127.0.0.1). */
+  readonly port?: number
+  readonly host?: string
+  readonly webhook?: WebhookTarget
   /** The simulator's clock (token expiry, notification dates), epoch millis. */
   readonly now: () => number
 }
@@ -114,14 +115,10 @@ export const start = (options: Options): Promise<Simulator> => {
   const now = options.now
   const clientId = options.clientId ?? "cobro-sim"
   const clientSecret = options.clientSecret ?? "sim-secret"
-  const faults: Faults = {
-    dropTransferAnswers: 0,
-    serverErrors: 0,
-    malformedAnswers: 0,
-    tokenLifetimeSeconds: 3900,
-    holdTransfers: false,
-    refuseAliasChange: new Set()
-  }
+  const faults = makeFaults()
+
+  let webhook = options.webhook
+  const incoming: Array<IncomingEntry> = []
   const stats = { logins: 0, unauthorized: 0, transferRequests: 0 }
   const tokens = new Map<string, number>()
   const cvus = new Map<string, CvuEntry>()
@@ -209,6 +206,21 @@ export const start = (options: Options): Promise<Simulator> => {
     json(res, 200, transferAnswer(entry))
   }
 
+  /** The statement: transfers in booked in [obp_from_date, obp_to_date), oldest first, paged. */
+  const movements = (url: URL, res: http.ServerResponse) => {
+    const from = Date.parse(url.searchParams.get("obp_from_date") ?? "")
+    const to = Date.parse(url.searchParams.get("obp_to_date") ?? "")
+    const limit = Number(url.searchParams.get("obp_limit") ?? "50")
+    const offset = Number(url.searchParams.get("obp_offset") ?? "0")
+    if (Number.isNaN(from) || Number.isNaN(to) || !(limit > 0) || !(offset >= 0))
+      return json(res, 400, { mensaje: "parametros invalidos" })
+    const page = incoming
+      .filter((e) => e.booked >= from && e.booked < to)
+      .slice(offset, offset + limit)
+      .map((e) => ({ ...e.data, direction: "CREDIT", created: new Date(e.booked).toISOString() }))
+    json(res, 200, { transactions: page })
+  }
+
   const api = (
     method: string,
     url: URL,
@@ -242,6 +254,7 @@ export const start = (options: Options): Promise<Simulator> => {
         account_routing: { scheme: "CBU", address: holder.cbu }
       })
     }
+    if (path === Api.paths.movements && method === "GET") return movements(url, res)
     if (path === Api.paths.transfers && method === "POST") return transfer(body, req, res)
     if (path === Api.paths.transfers && method === "GET") {
       const entry = transfers.get(url.searchParams.get("origin_id") ?? "")
@@ -253,15 +266,17 @@ export const start = (options: Options): Promise<Simulator> => {
   }
 
   const server = http.createServer((req, res) => {
-    void readBody(req).then((body) => {
+    void readBody(req).then(async (body) => {
       const url = new URL(req.url ?? "/", "http://simulator")
       if (req.method === "POST" && url.pathname === "/oauth2/token") return token(body, res)
+      if (req.method === "POST" && url.pathname === controlPath) return control(body, res)
       const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1]
       const expiry = bearer === undefined ? undefined : tokens.get(bearer)
       if (expiry === undefined || expiry <= now()) {
         stats.unauthorized++
         return json(res, 401, { mensaje: "token invalido o vencido" })
       }
+      if (faults.slowAnswersMillis > 0) await sleep(faults.slowAnswersMillis)
       if (faults.serverErrors > 0) {
         faults.serverErrors--
         return json(res, 500, { mensaje: "error interno" })
@@ -279,38 +294,67 @@ export const start = (options: Options): Promise<Simulator> => {
     })
   })
 
-  const sendIncomingTransfer: Simulator["sendIncomingTransfer"] = async (url, notice, auth) => {
+  /** Books a transfer in (once per id) and answers its notification's body. */
+  const book = (notice: Notice) => {
     serial++
-    const body = {
+    const id = notice.id ?? `coelsa-${serial}`
+    let entry = incoming.find((e) => e.data.id === id)
+    if (entry === undefined) {
+      entry = { booked: now(), data: noticeData(id, notice) }
+      incoming.push(entry)
+    }
+    return {
       id: randomBytes(16).toString("hex"),
       object: "transfer",
       created: DateTime.formatIso(DateTime.unsafeMake(now())),
-      data: {
-        id: notice.id ?? `coelsa-${serial}`,
-        type: "TRANSFER",
-        from: { bank_id: Api.BANK_ID, account_id: "owner" },
-        counterparty: {
-          id: notice.sender.cuit,
-          name: notice.sender.name,
-          id_type: "CUIT_CUIL",
-          bank_routing: { scheme: "UNAVAILABLE", address: "", code: "" },
-          account_routing: { scheme: "CBU", address: notice.sender.cbu }
-        },
-        value: { currency: "ARS", amount: notice.amount },
-        to: { cvu: notice.cvu }
-      }
+      data: entry.data
     }
-    const headers: Record<string, string> = { "content-type": "application/json" }
-    if (auth !== undefined) headers[auth.header] = auth.secret
-    const response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) })
-    await response.arrayBuffer()
-    return response.status
   }
 
+  const receive: Simulator["receive"] = async (notice) => {
+    const body = book(notice)
+    const id = body.data.id
+    if (faults.dropNotifications > 0) {
+      faults.dropNotifications--
+      return { id, status: "dropped" }
+    }
+    if (webhook === undefined) return { id, status: "none" }
+    const target = webhook
+    const twice = faults.duplicateNotifications > 0
+    if (twice) faults.duplicateNotifications--
+    if (faults.notificationDelayMillis > 0) await sleep(faults.notificationDelayMillis)
+    let status = await deliver(target, body, 5)
+    if (twice) status = await deliver(target, { ...body, id: randomBytes(16).toString("hex") }, 5)
+    return { id, status }
+  }
+
+  /** The developer's switch (not BIND's API): `{cvu, amount, sender?}` books a transfer in and notifies it. */
+  const control = (body: string, res: http.ServerResponse) => {
+    const input = (() => {
+      try {
+        return JSON.parse(body) as { cvu?: unknown; amount?: unknown; sender?: Notice["sender"] }
+      } catch {
+        return {}
+      }
+    })()
+    if (typeof input.cvu !== "string" || typeof input.amount !== "number" || !(input.amount > 0))
+      return json(res, 400, { mensaje: "se espera {cvu, amount}" })
+    const sender = input.sender ?? {
+      cuit: "20123456786",
+      name: "Pagador Simulado",
+      cbu: "0170099222000001234561"
+    }
+    void receive({ cvu: input.cvu, amount: input.amount, sender }).then((sent) => json(res, 200, sent))
+  }
+
+  const sendIncomingTransfer: Simulator["sendIncomingTransfer"] = (url, notice, auth) =>
+    post(url, book(notice), auth)
+
   return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
       const { port } = server.address() as AddressInfo
-      const url = `http://127.0.0.1:${port}`
+      const host = options.host === undefined || options.host === "0.0.0.0" ? "127.0.0.1" : options.host
+      const url = `http://${host}:${port}`
       resolve({
         url,
         tokenUrl: `${url}/oauth2/token`,
@@ -320,6 +364,11 @@ export const start = (options: Options): Promise<Simulator> => {
         stats,
         cvus,
         transfers,
+        incoming,
+        setWebhook: (target) => {
+          webhook = target
+        },
+        receive,
         addHolder: (holder) => void holders.push(holder),
         revokeTokens: () => tokens.clear(),
         settle: (originId, status) => {

@@ -3,7 +3,7 @@
  * money or names an account goes through here. The sandbox implementation lives in
  * `SandboxBank.ts`.
  */
-import { Context, type Effect, Schema } from "effect"
+import { Context, type DateTime, type Effect, Schema } from "effect"
 import { Alias, Cuit, Cvu } from "./BankAccount.js"
 import { BankTransactionId } from "../Ids.js"
 import { Money } from "../Money.js"
@@ -77,6 +77,12 @@ export type TransferStatus =
   /** The bank holds no transfer with that reference: it never arrived, resending it is safe. */
   | { readonly _tag: "NotFound" }
 
+/** A window of the collecting account's statement: from `from` (included) to `to` (excluded). */
+export interface IncomingWindow {
+  readonly from: DateTime.Utc
+  readonly to: DateTime.Utc
+}
+
 export class BankProvider extends Context.Tag("@cobro/core/BankProvider")<
   BankProvider,
   {
@@ -100,5 +106,12 @@ export class BankProvider extends Context.Tag("@cobro/core/BankProvider")<
     readonly transferStatus: (reference: string) => Effect.Effect<TransferStatus, BankError>
     /** Returns a received transfer to its sender (a bounce); idempotent on the transfer id. */
     readonly returnTransfer: (transfer: IncomingTransfer) => Effect.Effect<void, BankError>
+    /**
+     * The transfers received into our collecting account (any of our CVUs) that the bank booked
+     * in `[from, to)`: the statement reconciliation reads to find notifications that never came.
+     */
+    readonly incomingTransfers: (
+      window: IncomingWindow
+    ) => Effect.Effect<ReadonlyArray<IncomingTransfer>, BankError>
   }
 >() {}

@@ -4,13 +4,16 @@
  * it issues passes the real check-digit rules, and all randomness comes from `Random`, so a
  * seeded `Random` replays the same CVUs, aliases and transaction ids.
  *
- * Its memory follows what is open, not what happened: it forgets a closed account and a transfer
- * in. It keeps only the payouts it sent (by reference, for their idempotency) and the transfers
- * it returned, so a server running on it for months grows with those, not with its payments.
+ * Its memory follows what is open, not what happened: it forgets a closed account, and keeps a
+ * transfer in only in its statement (the newest `statementSize`, for `statementRetention`). It
+ * keeps only the payouts it sent (by reference, for their idempotency) and the transfers it
+ * returned, so a server running on it for months grows with those, not with its payments.
  */
 import {
   Chunk,
   Context,
+  DateTime,
+  Duration,
   Effect,
   Either,
   Hash,
@@ -29,6 +32,12 @@ import { randomAlias, randomCbu, randomCuit, randomCvu } from "./sandboxRandom.j
 import * as Outgoing from "./sandboxOutgoing.js"
 
 const DEFAULT_SENDER_NAME = "Pagador Sandbox"
+/**
+ * How long the statement of transfers in (`incomingTransfers`) remembers one, and how many at most
+ * (the newest): the sandbox's memory stays bounded however long it runs.
+ */
+export const statementRetention = Duration.days(7)
+export const statementSize = 1000
 /** Attempts at drawing an unused CVU or alias before giving up with `unavailable`. */
 const MAX_ATTEMPTS = 1000
 
@@ -56,7 +65,10 @@ export interface ExternalHolder {
 export class SandboxBank extends Context.Tag("@cobro/core/SandboxBank")<
   SandboxBank,
   {
-    /** Creates the record of a transfer into `cvu`; the engine's faucet ingests it, not this. */
+    /**
+     * Creates the record of a transfer into `cvu` and books it in the statement
+     * (`incomingTransfers`); the engine's faucet ingests it, not this.
+     */
     readonly simulateIncoming: (input: SimulateIncoming) => Effect.Effect<IncomingTransfer>
     /** Makes an external account known to `lookupHolder` (by its CVU/CBU and its alias). */
     readonly registerHolder: (holder: ExternalHolder) => Effect.Effect<void>
@@ -108,6 +120,8 @@ interface State {
   readonly returned: Chunk.Chunk<IncomingTransfer>
   /** Transfer ids issued so far: the first part of the next id, unique in this bank. */
   readonly sequence: number
+  /** Transfers in, with when they were booked, for `statementRetention` (the statement). */
+  readonly received: Chunk.Chunk<readonly [DateTime.Utc, IncomingTransfer]>
 }
 
 const emptyState: State = {
@@ -119,7 +133,8 @@ const emptyState: State = {
   outgoing: Outgoing.emptyOutgoing,
   returnedIds: HashSet.empty(),
   returned: Chunk.empty(),
-  sequence: 0
+  sequence: 0,
+  received: Chunk.empty()
 }
 
 const bankError = (reason: BankError["reason"], message: string) => new BankError({ reason, message })
@@ -307,15 +322,24 @@ export const make = Effect.gen(function* () {
         }
         return Effect.succeed([undefined, next] as const)
       })
-    })
+    }),
+
+    incomingTransfers: ({ from, to }) =>
+      Effect.map(SynchronizedRef.get(ref), (state) =>
+        Chunk.toReadonlyArray(state.received).flatMap(([at, transfer]) =>
+          DateTime.greaterThanOrEqualTo(at, from) && DateTime.lessThan(at, to) ? [transfer] : []
+        )
+      ).pipe(Effect.withSpan("SandboxBank.incomingTransfers"))
   }
 
   const controls: Context.Tag.Service<SandboxBank> = {
     simulateIncoming: Effect.fn("SandboxBank.simulateIncoming")(function* (input) {
       const sender_cuit = input.senderCuit ?? (yield* randomCuit)
       const sender_account = input.senderAccount ?? (yield* randomCbu)
+      const now = yield* DateTime.now
+      const oldest = DateTime.subtractDuration(now, statementRetention)
       return yield* SynchronizedRef.modifyEffect(ref, (state) =>
-        Effect.map(nextTransactionId(state), ([id, next]) => {
+        Effect.map(nextTransactionId(state), ([id, numbered]) => {
           const transfer = new IncomingTransfer({
             bank_transaction_id: BankTransactionId.make(`${id}${seal(id, input.cvu, input.amount)}`),
             cvu: input.cvu,
@@ -324,7 +348,12 @@ export const make = Effect.gen(function* () {
             sender_name: input.senderName ?? DEFAULT_SENDER_NAME,
             sender_account
           })
-          return [transfer, next] as const
+          const kept = Chunk.dropWhile(numbered.received, ([at]) => DateTime.lessThan(at, oldest))
+          const received = Chunk.append(
+            Chunk.size(kept) >= statementSize ? Chunk.drop(kept, Chunk.size(kept) - statementSize + 1) : kept,
+            [now, transfer] as const
+          )
+          return [transfer, { ...numbered, received }] as const
         })
       )
     }),

@@ -1,0 +1,187 @@
+/**
+ * Reconciliation: reads the bank's statement of the collecting account for a window and ingests
+ * every transfer in it through `Transfers.ingestAll`, so that a transfer whose notification never
+ * came (or came malformed) is credited all the same, and one already notified is a `Duplicate`
+ * (credited once: the transfer log's key). Each run reads from where the last one ended, minus
+ * `overlap` (a bank books some transfers late, with an earlier date), to now; the cursor lives in
+ * storage (`ReconciliationCursor`) under a lease, so that of several instances one reads a window
+ * at a time, and it only moves once every transfer of the window was ingested.
+ */
+import { Context, DateTime, Duration, Effect, Either, Layer, Metric, Option } from "effect"
+import { randomDigits } from "../internal/ids.js"
+import type { Money } from "../Money.js"
+import { type IngestOutcome, Transfers } from "../transfers/Transfers.js"
+import { BankProvider, type BankError, type IncomingTransfer } from "./BankProvider.js"
+import { ReconciliationCursor } from "./ReconciliationCursor.js"
+
+export interface Settings {
+  /** The collecting account's key in storage (one cursor each), e.g. `bind:<client id>`. */
+  readonly account: string
+  /** How far back of the last window's end a run starts reading. */
+  readonly overlap: Duration.Duration
+  /** How far back the first run (no cursor yet) reads. */
+  readonly firstWindow: Duration.Duration
+  /** How long a run holds the lease; another instance may take it over after this. */
+  readonly lease: Duration.Duration
+}
+
+export const defaults: Settings = {
+  account: "default",
+  overlap: Duration.minutes(15),
+  firstWindow: Duration.days(1),
+  lease: Duration.minutes(5)
+}
+
+/** A transfer a run found that had not been ingested before. */
+export interface Found {
+  readonly bank_transaction_id: string
+  readonly cvu: string
+  readonly amount: Money
+  /** `credited`: to its payment, customer or split; `returned`: bounced to its sender. */
+  readonly outcome: "credited" | "returned"
+  /** The payment, customer or split payment credited. */
+  readonly target_id?: string
+}
+
+export type Report =
+  | {
+      readonly _tag: "Reconciled"
+      readonly account: string
+      readonly from: DateTime.Utc
+      readonly to: DateTime.Utc
+      /** Transfers the bank listed in the window. */
+      readonly listed: number
+      /** Listed and ingested before (a notification came): nothing done. */
+      readonly known: number
+      /** Listed and not seen before: ingested now. */
+      readonly found: ReadonlyArray<Found>
+      /** Transfers that could not be ingested (retried next run: the cursor stayed). */
+      readonly failed: ReadonlyArray<{ readonly bank_transaction_id: string; readonly error: string }>
+      /** Whether the cursor moved to `to`. */
+      readonly advanced: boolean
+    }
+  /** Another instance is reading a window of this account now. */
+  | { readonly _tag: "Busy"; readonly account: string }
+
+const reconciled = Metric.counter("cobro_bank_reconciled", {
+  description: "Transfers reconciliation found in the bank's statement that no notification had brought",
+  incremental: true
+})
+const reconcileFailures = Metric.counter("cobro_bank_reconcile_failures", {
+  description: "Transfers of the bank's statement reconciliation could not ingest (retried next run)",
+  incremental: true
+})
+
+export class Reconciliation extends Context.Tag("@cobro/core/Reconciliation")<
+  Reconciliation,
+  {
+    /**
+     * Reads the statement from `since` (default: the cursor minus `overlap`, or `firstWindow`
+     * back on a first run) to now and ingests what was not seen. With `since` later than the
+     * cursor the window leaves a gap behind it, and the cursor does not move.
+     */
+    readonly run: (options?: {
+      readonly since?: DateTime.Utc | undefined
+    }) => Effect.Effect<Report, BankError>
+  }
+>() {}
+
+const describe = (error: unknown): string =>
+  typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
+
+export const make = (settings: Settings) =>
+  Effect.gen(function* () {
+    const bank = yield* BankProvider
+    const transfers = yield* Transfers
+    const cursors = yield* ReconciliationCursor
+    const { account } = settings
+
+    const ingest = (listed: ReadonlyArray<IncomingTransfer>) =>
+      Effect.map(transfers.ingestAll(listed), (outcomes) => {
+        const found: Array<Found> = []
+        const failed: Array<{ bank_transaction_id: string; error: string }> = []
+        let known = 0
+        outcomes.forEach((outcome: Either.Either<IngestOutcome, unknown>, i) => {
+          const transfer = listed[i]!
+          if (Either.isLeft(outcome)) {
+            failed.push({ bank_transaction_id: transfer.bank_transaction_id, error: describe(outcome.left) })
+            return
+          }
+          const o = outcome.right
+          if (o._tag === "Duplicate") known++
+          else
+            found.push({
+              bank_transaction_id: transfer.bank_transaction_id,
+              cvu: transfer.cvu,
+              amount: transfer.amount,
+              outcome: o._tag === "Credited" ? "credited" : "returned",
+              ...(o._tag === "Credited" ? { target_id: o.target_id } : {})
+            })
+        })
+        return { found, failed, known }
+      })
+
+    const run = Effect.fn("Reconciliation.run")(function* (
+      options: { readonly since?: DateTime.Utc | undefined } = {}
+    ) {
+      const now = yield* DateTime.now
+      const owner = yield* randomDigits(16, 16)
+      const claim = yield* cursors.claim(account, owner, now, DateTime.addDuration(now, settings.lease))
+      if (claim._tag === "Busy") return { _tag: "Busy", account } satisfies Report
+      const release = (to: Option.Option<DateTime.Utc>) =>
+        Effect.flatMap(cursors.release(account, owner, to), (held) =>
+          held
+            ? Effect.void
+            : Effect.logWarning("reconciliation outlived its lease; another run took it over").pipe(
+                Effect.annotateLogs({ account })
+              )
+        )
+      const cursor = claim.cursor
+      const from =
+        options.since ??
+        Option.match(cursor, {
+          onNone: () => DateTime.subtractDuration(now, settings.firstWindow),
+          onSome: (c) => DateTime.subtractDuration(c, settings.overlap)
+        })
+      // An explicit `since` past the cursor would skip what lies between: the cursor stays.
+      const continuous =
+        options.since === undefined ||
+        Option.isNone(cursor) ||
+        DateTime.lessThanOrEqualTo(options.since, cursor.value)
+      return yield* Effect.gen(function* () {
+        const listed = yield* bank.incomingTransfers({ from, to: now })
+        const { found, failed, known } = yield* ingest(listed)
+        const advanced = continuous && failed.length === 0
+        yield* release(advanced ? Option.some(now) : Option.none())
+        yield* Metric.incrementBy(reconciled, found.length)
+        yield* Metric.incrementBy(reconcileFailures, failed.length)
+        if (found.length > 0)
+          yield* Effect.logWarning(
+            `reconciliation found ${found.length} transfer(s) no notification had brought`
+          ).pipe(Effect.annotateLogs({ account, ids: found.map((f) => f.bank_transaction_id).join(",") }))
+        for (const f of failed)
+          yield* Effect.logError("reconciliation could not ingest a transfer; retried next run").pipe(
+            Effect.annotateLogs({ account, bank_transaction_id: f.bank_transaction_id, error: f.error })
+          )
+        return {
+          _tag: "Reconciled",
+          account,
+          from,
+          to: now,
+          listed: listed.length,
+          known,
+          found,
+          failed,
+          advanced
+        } satisfies Report
+      }).pipe(Effect.onError(() => release(Option.none())))
+    })
+
+    return Reconciliation.of({ run: (options) => run(options) })
+  })
+
+/** The reconciliation of `settings.account` over the engine's services. */
+export const layer = (
+  settings: Partial<Settings> = {}
+): Layer.Layer<Reconciliation, never, BankProvider | Transfers | ReconciliationCursor> =>
+  Layer.effect(Reconciliation, make({ ...defaults, ...settings }))

@@ -1,0 +1,150 @@
+/**
+ * `cobro bank reconcile [--since T]`: reads the bank's statement now and ingests what no
+ * notification brought, printing it; `cobro bank simulator [--port N]`: BIND's API simulated on
+ * this machine (`@cobro/bank-bind/testing`), with the settings that point a server at it.
+ */
+import { Command, Options } from "@effect/cli"
+import { BindIngress } from "@cobro/bank-bind"
+import { BindSimulator } from "@cobro/bank-bind/testing"
+import { Money, Reconciliation } from "@cobro/core"
+import { Console, DateTime, Effect, Option } from "effect"
+import { CommandFailed, json, printJson, table, withServices } from "./shared.js"
+
+const since = Options.text("since").pipe(
+  Options.withDescription(
+    "read the statement from this time (ISO 8601, e.g. 2026-01-31T00:00:00Z) instead of where the last run ended"
+  ),
+  Options.optional
+)
+
+const parseSince = (text: Option.Option<string>) =>
+  Option.match(text, {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (t) =>
+      Option.match(DateTime.make(t), {
+        onNone: () => Effect.fail(new CommandFailed({ message: `--since: "${t}" is not an ISO 8601 time` })),
+        onSome: (dt) => Effect.succeed(DateTime.toUtc(dt))
+      })
+  })
+
+const wire = (report: Extract<Reconciliation.Report, { _tag: "Reconciled" }>) => ({
+  account: report.account,
+  from: DateTime.formatIso(report.from),
+  to: DateTime.formatIso(report.to),
+  listed: report.listed,
+  known: report.known,
+  found: report.found.map((f) => ({
+    bank_transaction_id: f.bank_transaction_id,
+    cvu: f.cvu,
+    amount: Money.format(f.amount),
+    currency: f.amount.currency,
+    outcome: f.outcome,
+    ...(f.target_id === undefined ? {} : { target_id: f.target_id })
+  })),
+  failed: report.failed,
+  advanced: report.advanced
+})
+
+const reconcile = Command.make("reconcile", { since, json }, (o) =>
+  withServices(() =>
+    Effect.gen(function* () {
+      const from = yield* parseSince(o.since)
+      const reconciliation = yield* Reconciliation.Reconciliation
+      const report = yield* reconciliation
+        .run({ since: from })
+        .pipe(
+          Effect.mapError(
+            (e) => new CommandFailed({ message: `the bank's statement could not be read: ${e.message}` })
+          )
+        )
+      if (report._tag === "Busy") {
+        return yield* new CommandFailed({
+          message: `another instance is reconciling ${report.account} now; try again in a moment`
+        })
+      }
+      if (o.json) yield* printJson(wire(report))
+      else {
+        const w = wire(report)
+        yield* Console.log(
+          [
+            `statement of ${w.account} from ${w.from} to ${w.to}: ${w.listed} transfer(s) in, ${w.known} already received, ${w.found.length} found now, ${w.failed.length} failed`,
+            table(
+              ["BANK_TRANSACTION_ID", "CVU", "AMOUNT", "OUTCOME", "TARGET"],
+              w.found.map((f) => [
+                f.bank_transaction_id,
+                f.cvu,
+                `${f.amount} ${f.currency}`,
+                f.outcome,
+                f.target_id ?? ""
+              ]),
+              "no transfer was missing"
+            ),
+            ...w.failed.map((f) => `failed: ${f.bank_transaction_id}: ${f.error}`),
+            ...(w.advanced ? [] : ["the cursor did not move (a failure, or --since past it)"])
+          ].join("\n")
+        )
+      }
+      if (report.failed.length > 0)
+        return yield* new CommandFailed({
+          message: `${report.failed.length} transfer(s) could not be ingested; they are retried next run`
+        })
+    })
+  )
+).pipe(
+  Command.withDescription(
+    "read the bank's statement now and credit every transfer in that no notification brought"
+  )
+)
+
+const port = Options.integer("port").pipe(
+  Options.withDescription("the port to listen on (default 8099; 0 picks a free one)"),
+  Options.withDefault(8099)
+)
+
+const notify = Options.text("notify").pipe(
+  Options.withDescription(
+    "the server's notification URL, e.g. http://localhost:3000/bank/bind/notifications"
+  ),
+  Options.optional
+)
+
+const secret = Options.text("secret").pipe(
+  Options.withDescription(
+    "the shared secret the notifications carry (the server's COBRO_BIND_WEBHOOK_SECRET)"
+  ),
+  Options.withDefault("sim-webhook-secret")
+)
+
+const simulator = Command.make("simulator", { port, notify, secret }, (o) =>
+  Effect.gen(function* () {
+    const sim = yield* BindSimulator.scoped({
+      port: o.port,
+      ...(Option.isSome(o.notify)
+        ? { webhook: { url: o.notify.value, header: "x-bind-webhook-secret", secret: o.secret } }
+        : {})
+    })
+    yield* Console.log(
+      [
+        `BIND simulator listening on ${sim.url}`,
+        "Point a server at it (in another shell):",
+        "  COBRO_BANK=bind \\",
+        `  COBRO_BIND_BASE_URL=${sim.url} \\`,
+        `  COBRO_BIND_TOKEN_URL=${sim.tokenUrl} \\`,
+        `  COBRO_BIND_CLIENT_ID=${sim.clientId} \\`,
+        `  COBRO_BIND_CLIENT_SECRET=${sim.clientSecret} \\`,
+        `  COBRO_BIND_WEBHOOK_SECRET=${o.secret} npx cobro serve`,
+        Option.isSome(o.notify)
+          ? `Transfers in are notified to ${o.notify.value}. Pay a CVU:`
+          : `Transfers in are not notified (start with --notify http://localhost:3000${BindIngress.path}); pay a CVU:`,
+        `  curl -s -X POST ${sim.url}${BindSimulator.controlPath} -d '{"cvu":"<CVU>","amount":1500}'`,
+        "Ctrl-C stops it."
+      ].join("\n")
+    )
+    return yield* Effect.never
+  }).pipe(Effect.scoped)
+).pipe(Command.withDescription("run a simulator of BIND PSP's API on this machine, for development"))
+
+export const bank = Command.make("bank").pipe(
+  Command.withDescription("the bank behind the engine: reconciliation, and a simulator for development"),
+  Command.withSubcommands([reconcile, simulator])
+)

@@ -1,0 +1,380 @@
+/**
+ * The reference server on BIND (`COBRO_BANK=bind`) against `BindSimulator`, all over real HTTP: a
+ * payment's CVU comes from the simulator, the simulator posts "Aviso de transferencia entrante" to
+ * the server's route, the payment turns SUCCESS and the merchant's webhook reaches a real receiver;
+ * a payout schedule's sweep and a split payout land in the simulator's books. Then what goes
+ * wrong: a notification that never comes (found by `cobro bank reconcile`), one sent twice,
+ * malformed, unauthenticated or from an address not allowed; and production mode on the sandbox
+ * bank, which does not start.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { HttpClientRequest, HttpServer } from "@effect/platform"
+import { BindSimulator } from "@cobro/bank-bind/testing"
+import { Auth, BankAccount, SecondFactor } from "@cobro/core"
+import { Effect, Schedule, Schema, Duration } from "effect"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { Admin } from "../src/index.js"
+import {
+  cli,
+  configOf,
+  failureOf,
+  get,
+  type Env,
+  postJson,
+  provider,
+  request,
+  serverLayer,
+  tempDb
+} from "./support.js"
+
+const day = 86_400
+const SECRET = "hook-secret-0123456789"
+const cuit = "30712345671"
+const payer = { cuit: "20123456786", name: "Ana Gómez", cbu: BankAccount.makeCbu("0170099", "2200000123456") }
+
+const bindEnv = (sim: BindSimulator.Simulator, database: string, extra: Env = {}): Env => ({
+  COBRO_DATABASE_URL: database,
+  COBRO_JOB_INTERVAL: "1 hour",
+  COBRO_BANK: "bind",
+  COBRO_BIND_BASE_URL: sim.url,
+  COBRO_BIND_TOKEN_URL: sim.tokenUrl,
+  COBRO_BIND_CLIENT_ID: sim.clientId,
+  COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
+  COBRO_BIND_RETRY_BASE: "10 millis",
+  COBRO_BIND_WEBHOOK_SECRET: SECRET,
+  COBRO_RECONCILE_INTERVAL: "1 hour",
+  ...extra
+})
+
+/** A merchant's webhook receiver on loopback; the bodies it received. */
+const receiver = Effect.acquireRelease(
+  Effect.promise(
+    () =>
+      new Promise<{ url: string; received: Array<string>; server: http.Server }>((resolve) => {
+        const received: Array<string> = []
+        const server = http.createServer((req, res) => {
+          let body = ""
+          req.on("data", (chunk: Buffer) => (body += chunk.toString()))
+          req.on("end", () => {
+            received.push(body)
+            res.writeHead(200).end()
+          })
+        })
+        server.listen(0, "127.0.0.1", () =>
+          resolve({
+            url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+            received,
+            server
+          })
+        )
+      })
+  ),
+  ({ server }) => Effect.promise(() => new Promise<void>((done) => server.close(() => done())))
+)
+
+/** The server's own base URL (the simulator posts to it). */
+const baseUrl = Effect.map(HttpServer.HttpServer, (server) => {
+  const address = server.address as HttpServer.TcpAddress
+  return `http://127.0.0.1:${address.port}`
+})
+
+/** `read` again every 20 ms until `done` holds, for at most 10 seconds. */
+const until = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) => boolean) =>
+  read.pipe(
+    Effect.filterOrFail(done, () => "not yet"),
+    Effect.retry(Schedule.spaced(Duration.millis(20)).pipe(Schedule.upTo(Duration.seconds(10)))),
+    Effect.orElse(() => read)
+  )
+
+const merchant = (user_id: string) =>
+  Effect.gen(function* () {
+    const user = yield* Admin.createUser({
+      user_id,
+      name: `Tienda ${user_id}`,
+      email: `${user_id}@example.com`,
+      cuit,
+      status: "ACTIVE"
+    })
+    const token = (
+      (yield* postJson(`/users/${user_id}/tokens`, {
+        client_id: user.client_id,
+        client_secret: user.client_secret
+      })).body["data"] as { token: string }
+    ).token
+    return { user, token }
+  })
+
+const createPayment = (user_id: string, external_id: string, webhook_url?: string) =>
+  Effect.map(
+    postJson("/payments/", {
+      user_id,
+      external_id,
+      price: { amount: 1500, currency: "ARS" },
+      payment_options: ["transfer"],
+      ...(webhook_url === undefined ? {} : { webhook_url })
+    }),
+    (r) => {
+      expect(r.status).toBe(200)
+      return r.body["data"] as { readonly id: string }
+    }
+  )
+
+const cvuOf = (id: string) =>
+  Effect.map(
+    get(`/payments/${id}/public`),
+    (r) => (r.body["data"] as { quotes: ReadonlyArray<{ address: string }> }).quotes[0]!.address
+  )
+
+const statusOf = (id: string) =>
+  Effect.map(
+    get(`/payments/${id}/public`),
+    (r) => (r.body["data"] as { payment_status: string }).payment_status
+  )
+
+const notificationsPath = "/bank/bind/notifications"
+
+describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
+  it.scopedLive(
+    "payment → CVU from BIND → notification → SUCCESS → merchant webhook; sweep and split payout reach BIND",
+    () =>
+      Effect.gen(function* () {
+        const sim = yield* BindSimulator.scoped()
+        const hook = yield* receiver
+        const env = bindEnv(sim, yield* tempDb)
+        const config = yield* configOf(env)
+        yield* Effect.gen(function* () {
+          sim.setWebhook({
+            url: `${yield* baseUrl}${notificationsPath}`,
+            header: "x-bind-webhook-secret",
+            secret: SECRET
+          })
+          const { user, token } = yield* merchant("bindshop")
+          const payment = yield* createPayment(user.user_id, "order-1", hook.url)
+          const cvu = yield* cvuOf(payment.id)
+          expect(sim.cvus.get(cvu)?.open).toBe(true)
+
+          // Sent twice (BIND's retry): credited once.
+          sim.faults.duplicateNotifications = 1
+          const sent = yield* Effect.promise(() => sim.receive({ cvu, amount: 1500, sender: payer }))
+          expect(sent.status).toBe(200)
+          expect(yield* statusOf(payment.id)).toBe("SUCCESS")
+          yield* until(
+            Effect.sync(() => hook.received.length),
+            (n) => n >= 1
+          )
+          expect(JSON.parse(hook.received[0]!)).toMatchObject({
+            message: "Payment updated",
+            paymentId: payment.id
+          })
+
+          // A payout schedule (partner token) and a split payout, made due by the sandbox clock.
+          const own = BankAccount.makeCbu("0170099", "0000000000901")
+          const other = BankAccount.makeCbu("0170099", "0000000000902")
+          sim.addHolder({ cuit, name: "Tienda bindshop", cbu: own })
+          sim.addHolder({ cuit: BankAccount.makeCuit("20", "40000902"), name: "Ana", cbu: other })
+          const auth = yield* Auth.Auth
+          const partner = yield* auth.registerPartner(
+            Schema.decodeUnknownSync(Auth.RegisterPartnerRequest)({
+              name: "Bind Partner",
+              redirect_url: "https://partner.example.com/cb"
+            })
+          )
+          const { code } = yield* auth.issueCode(partner.partner.partner_id, user.user_id)
+          const partnerToken = (yield* auth.exchangeCode(
+            new Auth.CodeExchangeRequest({
+              code,
+              client_id: partner.client_id,
+              client_secret: partner.client_secret
+            })
+          )).token
+          const schedule = yield* postJson(
+            "/transactions/schedules",
+            { schedule_type: "payout", frequency: "daily", payload: { address: own } },
+            partnerToken
+          )
+          expect(schedule.status).toBe(200)
+
+          const split = (yield* postJson("/split/payments", { external_id: "s-1" }, token)).body["data"] as {
+            split_payment_id: string
+            cvu: string
+          }
+          expect(
+            (yield* Effect.promise(() => sim.receive({ cvu: split.cvu, amount: 1000, sender: payer }))).status
+          ).toBe(200)
+          const created = (yield* postJson("/split/accounts", [{ address: other }], token)).body["data"] as {
+            request_id: string
+          }
+          const verified = yield* postJson(
+            "/split/accounts/verify",
+            { request_id: created.request_id, code: SecondFactor.sandboxCode(created.request_id as never) },
+            token
+          )
+          expect(verified.status).toBe(200)
+          const account = (verified.body["data"] as { accounts: Array<{ account_id: string }> }).accounts[0]!
+          const instruction = yield* postJson(
+            `/split/payments/${split.split_payment_id}/payouts`,
+            { payouts: [{ account_id: account.account_id, amount: 100 }] },
+            token
+          )
+          expect(instruction.status).toBe(200)
+
+          expect((yield* postJson("/sandbox/clock/advance", { seconds: 2 * day })).status).toBe(200)
+          const books = [...sim.transfers.values()].map((t) => ({
+            to: t.to.cbu ?? t.to.alias,
+            amount: t.amount
+          }))
+          expect(books).toContainEqual({ to: other, amount: 100 })
+          // The sweep: the merchant's available balance (1500 less fees) to its own account.
+          const sweep = books.find((t) => t.to === own)
+          expect(sweep).toBeDefined()
+          expect(sweep!.amount).toBeGreaterThan(0)
+          expect(sweep!.amount).toBeLessThanOrEqual(1500)
+          expect([...sim.transfers.values()].every((t) => t.status === "COMPLETED")).toBe(true)
+        }).pipe(Effect.provide(serverLayer(config)), Effect.withConfigProvider(provider(env)))
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.scopedLive(
+    "a notification that never came is found by `cobro bank reconcile`; refused notifications are answered 400/401/403",
+    () =>
+      Effect.gen(function* () {
+        const sim = yield* BindSimulator.scoped()
+        const env = bindEnv(sim, yield* tempDb)
+        const config = yield* configOf(env)
+        yield* Effect.gen(function* () {
+          const url = `${yield* baseUrl}${notificationsPath}`
+          sim.setWebhook({ url, header: "x-bind-webhook-secret", secret: SECRET })
+          const { user } = yield* merchant("lost")
+          const payment = yield* createPayment(user.user_id, "order-lost")
+          const cvu = yield* cvuOf(payment.id)
+
+          sim.faults.dropNotifications = 1
+          const lost = yield* Effect.promise(() => sim.receive({ cvu, amount: 1500, sender: payer }))
+          expect(lost.status).toBe("dropped")
+          expect(yield* statusOf(payment.id)).toBe("PENDING")
+
+          const first = yield* cli(["bank", "reconcile", "--json"], env)
+          expect(failureOf(first)).toBe("(succeeded)")
+          const report = JSON.parse(first.stdout) as {
+            listed: number
+            known: number
+            found: Array<{ bank_transaction_id: string; outcome: string; amount: string; target_id?: string }>
+            advanced: boolean
+          }
+          expect(report).toMatchObject({ listed: 1, known: 0, advanced: true })
+          expect(report.found).toEqual([
+            expect.objectContaining({ bank_transaction_id: lost.id, outcome: "credited", amount: "1500.00" })
+          ])
+          expect(yield* statusOf(payment.id)).toBe("SUCCESS")
+
+          // The late notification, then another run: credited once, nothing found again.
+          expect(
+            yield* Effect.promise(() =>
+              sim.sendIncomingTransfer(
+                url,
+                { cvu, amount: 1500, sender: payer, id: lost.id },
+                { header: "x-bind-webhook-secret", secret: SECRET }
+              )
+            )
+          ).toBe(200)
+          const again = yield* cli(["bank", "reconcile", "--json"], env)
+          expect(JSON.parse(again.stdout)).toMatchObject({ listed: 1, known: 1, found: [] })
+          const text = yield* cli(["bank", "reconcile"], env)
+          expect(text.stdout).toContain("no transfer was missing")
+          const ledger = yield* cli(["ledger", "verify", "--json"], env)
+          expect(JSON.parse(ledger.stdout)).toMatchObject({ ok: true })
+
+          // Malformed: 400; no secret or a wrong one: 401. Nothing credited.
+          const raw = (body: string, headers: Record<string, string>) =>
+            request(
+              HttpClientRequest.post(notificationsPath).pipe(
+                HttpClientRequest.bodyText(body, "application/json"),
+                HttpClientRequest.setHeaders(headers)
+              )
+            )
+          const malformed = yield* raw('{"id":"x","data":{"id":"y"}}', { "x-bind-webhook-secret": SECRET })
+          expect(malformed.status).toBe(400)
+          expect(malformed.body).toMatchObject({ outcome: "malformed" })
+          const unauthenticated = yield* raw("{}", {})
+          expect(unauthenticated.status).toBe(401)
+          const wrong = yield* raw("{}", { "x-bind-webhook-secret": "nope" })
+          expect(wrong.status).toBe(401)
+          // To a CVU that is not ours: recorded and returned to the sender at BIND, answered 200.
+          const stranger = BankAccount.makeCvu("0000322", "9999999999999")
+          const bounced = yield* Effect.promise(() =>
+            sim.receive({ cvu: stranger, amount: 50, sender: payer })
+          )
+          expect(bounced.status).toBe(200)
+          expect([...sim.transfers.values()].some((t) => t.to.cbu === payer.cbu && t.amount === 50)).toBe(
+            true
+          )
+        }).pipe(Effect.provide(serverLayer(config)), Effect.withConfigProvider(provider(env)))
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.scopedLive("notifications from an address outside COBRO_BIND_WEBHOOK_ALLOW are refused (403)", () =>
+    Effect.gen(function* () {
+      const sim = yield* BindSimulator.scoped()
+      const env = bindEnv(sim, yield* tempDb, { COBRO_BIND_WEBHOOK_ALLOW: "203.0.113.0/24" })
+      const config = yield* configOf(env)
+      yield* Effect.gen(function* () {
+        const { user } = yield* merchant("walled")
+        const payment = yield* createPayment(user.user_id, "o")
+        const cvu = yield* cvuOf(payment.id)
+        sim.setWebhook({
+          url: `${yield* baseUrl}${notificationsPath}`,
+          header: "x-bind-webhook-secret",
+          secret: SECRET
+        })
+        // Through the simulator's developer switch (what `cobro bank simulator` prints).
+        const answer = yield* Effect.promise(() =>
+          fetch(`${sim.url}${BindSimulator.controlPath}`, {
+            method: "POST",
+            body: JSON.stringify({ cvu, amount: 1500 })
+          }).then((r) => r.json() as Promise<{ status: number }>)
+        )
+        expect(answer.status).toBe(403)
+        expect(sim.incoming.map((e) => e.data.to.cvu)).toEqual([cvu])
+        expect(yield* statusOf(payment.id)).toBe("PENDING")
+      }).pipe(Effect.provide(serverLayer(config)), Effect.withConfigProvider(provider(env)))
+    })
+  )
+})
+
+describe("production mode and the bank", () => {
+  it.scopedLive("production on the sandbox bank does not start, naming COBRO_BANK", () =>
+    Effect.gen(function* () {
+      const env = {
+        COBRO_DATABASE_URL: yield* tempDb,
+        COBRO_MODE: "production",
+        COBRO_SECRET_KEY: "ab".repeat(32),
+        PORT: "0"
+      }
+      const result = yield* cli(["serve"], env)
+      expect(failureOf(result)).toMatch(
+        /COBRO_BANK must name a real bank in production mode.*COBRO_BANK=bind/s
+      )
+      const explicit = yield* cli(["serve"], { ...env, COBRO_BANK: "sandbox" })
+      expect(failureOf(explicit)).toContain("COBRO_BANK must name a real bank")
+      const unknown = yield* cli(["serve"], { ...env, COBRO_BANK: "bank-of-nowhere" })
+      expect(failureOf(unknown)).toContain('COBRO_BANK must be "sandbox" or "bind", got "bank-of-nowhere"')
+    })
+  )
+
+  it.scopedLive("production on BIND without its settings does not start, naming them", () =>
+    Effect.gen(function* () {
+      const env = {
+        COBRO_DATABASE_URL: yield* tempDb,
+        COBRO_MODE: "production",
+        COBRO_SECRET_KEY: "ab".repeat(32),
+        COBRO_BANK: "bind",
+        PORT: "0"
+      }
+      const result = yield* cli(["serve"], env)
+      expect(failureOf(result)).toContain("COBRO_BIND_BASE_URL")
+    })
+  )
+})
