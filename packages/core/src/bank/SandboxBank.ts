@@ -13,7 +13,6 @@ import {
   Chunk,
   Context,
   DateTime,
-  Duration,
   Effect,
   Either,
   Hash,
@@ -28,18 +27,12 @@ import { AccountHolder, BankAccountRef, BankError, BankProvider, IncomingTransfe
 import { BankTransactionId } from "../Ids.js"
 import { randomDigits } from "../internal/ids.js"
 import type { Money } from "../Money.js"
-import { randomAlias, randomCbu, randomCuit, randomCvu } from "./sandboxRandom.js"
+import { fresh, randomAlias, randomCbu, randomCuit, randomCvu } from "./sandboxRandom.js"
 import * as Outgoing from "./sandboxOutgoing.js"
+import * as Statement from "./sandboxStatement.js"
 
 const DEFAULT_SENDER_NAME = "Pagador Sandbox"
-/**
- * How long the statement of transfers in (`incomingTransfers`) remembers one, and how many at most
- * (the newest): the sandbox's memory stays bounded however long it runs.
- */
-export const statementRetention = Duration.days(7)
-export const statementSize = 1000
-/** Attempts at drawing an unused CVU or alias before giving up with `unavailable`. */
-const MAX_ATTEMPTS = 1000
+export { statementRetention, statementSize } from "./sandboxStatement.js"
 
 export type TransferFailure = "rejected" | "unavailable"
 
@@ -120,8 +113,8 @@ interface State {
   readonly returned: Chunk.Chunk<IncomingTransfer>
   /** Transfer ids issued so far: the first part of the next id, unique in this bank. */
   readonly sequence: number
-  /** Transfers in, with when they were booked, for `statementRetention` (the statement). */
-  readonly received: Chunk.Chunk<readonly [DateTime.Utc, IncomingTransfer]>
+  /** Transfers in, with when they were booked (the statement). */
+  readonly received: Statement.Statement
 }
 
 const emptyState: State = {
@@ -134,24 +127,10 @@ const emptyState: State = {
   returnedIds: HashSet.empty(),
   returned: Chunk.empty(),
   sequence: 0,
-  received: Chunk.empty()
+  received: Statement.emptyStatement
 }
 
 const bankError = (reason: BankError["reason"], message: string) => new BankError({ reason, message })
-
-/** Draws from `generate` until the value is not taken. */
-const fresh = <A>(
-  generate: Effect.Effect<A>,
-  isTaken: (a: A) => boolean,
-  what: string
-): Effect.Effect<A, BankError> =>
-  Effect.gen(function* () {
-    for (let i = 0; i < MAX_ATTEMPTS; i++) {
-      const candidate = yield* generate
-      if (!isTaken(candidate)) return candidate
-    }
-    return yield* bankError("unavailable", `sandbox could not allocate an unused ${what}`)
-  })
 
 /**
  * The next transfer id, `SBX-` and hex digits: this bank's sequence number (unique here without
@@ -325,11 +304,9 @@ export const make = Effect.gen(function* () {
     }),
 
     incomingTransfers: ({ from, to }) =>
-      Effect.map(SynchronizedRef.get(ref), (state) =>
-        Chunk.toReadonlyArray(state.received).flatMap(([at, transfer]) =>
-          DateTime.greaterThanOrEqualTo(at, from) && DateTime.lessThan(at, to) ? [transfer] : []
-        )
-      ).pipe(Effect.withSpan("SandboxBank.incomingTransfers"))
+      Effect.map(SynchronizedRef.get(ref), (state) => Statement.window(state.received, from, to)).pipe(
+        Effect.withSpan("SandboxBank.incomingTransfers")
+      )
   }
 
   const controls: Context.Tag.Service<SandboxBank> = {
@@ -337,7 +314,6 @@ export const make = Effect.gen(function* () {
       const sender_cuit = input.senderCuit ?? (yield* randomCuit)
       const sender_account = input.senderAccount ?? (yield* randomCbu)
       const now = yield* DateTime.now
-      const oldest = DateTime.subtractDuration(now, statementRetention)
       return yield* SynchronizedRef.modifyEffect(ref, (state) =>
         Effect.map(nextTransactionId(state), ([id, numbered]) => {
           const transfer = new IncomingTransfer({
@@ -348,12 +324,10 @@ export const make = Effect.gen(function* () {
             sender_name: input.senderName ?? DEFAULT_SENDER_NAME,
             sender_account
           })
-          const kept = Chunk.dropWhile(numbered.received, ([at]) => DateTime.lessThan(at, oldest))
-          const received = Chunk.append(
-            Chunk.size(kept) >= statementSize ? Chunk.drop(kept, Chunk.size(kept) - statementSize + 1) : kept,
-            [now, transfer] as const
-          )
-          return [transfer, { ...numbered, received }] as const
+          return [
+            transfer,
+            { ...numbered, received: Statement.book(numbered.received, now, transfer) }
+          ] as const
         })
       )
     }),

@@ -10,6 +10,7 @@ import {
   makeCvu
 } from "./BankAccount.js"
 import { ALIAS_WORDS } from "./aliasWords.js"
+import { BankError } from "./BankProvider.js"
 import { randomDigits } from "../internal/ids.js"
 
 /** The PSP code (entity 000, PSP 0003) of every CVU the sandbox issues. */
@@ -48,3 +49,23 @@ export const randomCuit: Effect.Effect<Cuit> = Effect.zipWith(
   randomDecimal(8),
   (prefix, dni) => makeCuit(prefix, dni)
 )
+
+/** Attempts at drawing an unused CVU or alias before giving up with `unavailable`. */
+const MAX_ATTEMPTS = 1000
+
+/** Draws from `generate` until the value is not taken. */
+export const fresh = <A>(
+  generate: Effect.Effect<A>,
+  isTaken: (a: A) => boolean,
+  what: string
+): Effect.Effect<A, BankError> =>
+  Effect.gen(function* () {
+    for (let i = 0; i < MAX_ATTEMPTS; i++) {
+      const candidate = yield* generate
+      if (!isTaken(candidate)) return candidate
+    }
+    return yield* new BankError({
+      reason: "unavailable",
+      message: `sandbox could not allocate an unused ${what}`
+    })
+  })
