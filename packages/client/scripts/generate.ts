@@ -7,7 +7,8 @@
  * - `src/generated/operations.ts`: per route, whether it needs a bearer token and whether it takes
  *   an `Idempotency-Key` (what the client's retries and token handling go by).
  *
- * Run it after `npm run openapi`; `test/generated.test.ts` fails until both files are regenerated.
+ * The root's `npm run openapi` runs it after writing the document; `test/generated.test.ts` fails
+ * until both files are regenerated.
  */
 import openapiTS, { astToString, COMMENT_HEADER } from "openapi-typescript"
 import * as fs from "node:fs/promises"
