@@ -103,12 +103,14 @@ export const send = async (
   const tokens = bearer ? options.tokens : undefined
   let refreshed = false
   let retries = 0
+  let attempts = 0
   for (;;) {
     const token = tokens === undefined ? undefined : await tokens.get()
     if (token !== undefined) headers.set("authorization", `Bearer ${token}`)
     const init: RequestInit = { method, headers, redirect: request.redirect }
     if (body !== undefined) init.body = body
     let response: Response
+    attempts += 1
     try {
       response = await attempt(options, request.url, init, signal)
     } catch (cause) {
@@ -118,7 +120,7 @@ export const send = async (
         await sleep(delayOf(options.retry, retries, options.random), signal)
         continue
       }
-      throw new CobroNetworkError({ method, url: request.url, attempts: retries + 1, cause })
+      throw new CobroNetworkError({ method, url: request.url, attempts, cause })
     }
     if (response.status === 401 && token !== undefined && tokens?.refreshable && !refreshed) {
       // The token expired or was revoked server-side: one new token, one more attempt.
