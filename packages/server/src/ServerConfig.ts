@@ -71,6 +71,11 @@ export interface ServerConfig {
   /** The bearer token `GET /metrics` requires; none: the route is open (keep it off the internet). */
   readonly metricsToken: Option.Option<Redacted.Redacted>
   /**
+   * Lifetime of a user token from `POST /users/{id}/tokens` (`expires_in`). Short lifetimes let a
+   * client's tests see its token refresh; tokens minted before a change keep their expiry.
+   */
+  readonly tokenLifetime: Duration.Duration
+  /**
    * Set when `COBRO_DATABASE_URL` is unset: the directory the search for `.cobro/cobro.db` started
    * from (see `defaultDatabase`), for a message saying where the database was looked for.
    */
@@ -93,6 +98,7 @@ export const variables = {
   logFormat: "COBRO_LOG_FORMAT",
   shutdownDelay: "COBRO_SHUTDOWN_DELAY",
   metricsToken: "COBRO_METRICS_TOKEN",
+  tokenLifetime: "COBRO_TOKEN_LIFETIME",
   ...OtelConfig.variables
 } as const
 
@@ -117,6 +123,7 @@ export const variableHelp: {
   logFormat: ["logfmt", "logfmt, json or pretty"],
   shutdownDelay: ["0", "how long the port stays open after /readyz turns 503 on shutdown"],
   metricsToken: ["none: /metrics is open", "the bearer token GET /metrics requires"],
+  tokenLifetime: ["1 hour", "lifetime of a user token (POST /users/{id}/tokens), at least 1 second"],
   ...OtelConfig.variableHelp
 }
 
@@ -250,6 +257,20 @@ const shutdownDelay = explained(
   (value) => `must be a finite duration such as "10 seconds" (0 closes the port at once), got "${value}"`
 ).pipe(Config.withDefault(Duration.zero))
 
+const tokenLifetime = explained(
+  variables.tokenLifetime,
+  Config.duration(variables.tokenLifetime).pipe(
+    Config.validate({
+      message: "",
+      validation: (d) => Duration.isFinite(d) && Duration.greaterThanOrEqualTo(d, Duration.seconds(1))
+    })
+  ),
+  (value) =>
+    Option.isSome(Duration.decodeUnknown(value))
+      ? `must be at least 1 second and finite, got "${value}"`
+      : `must be a duration such as "1 hour" or "15 minutes", got "${value}"`
+).pipe(Config.withDefault(Duration.hours(1)))
+
 /** The key: required in production; the public sandbox key in a sandbox without one. */
 const secretKey = Config.all({ mode, text: secretKeyText }).pipe(
   Config.mapOrFail(({ mode, text }) => resolveKey(mode, text))
@@ -294,7 +315,8 @@ export const config: Config.Config<ServerConfig> = Config.all({
   logFormat,
   shutdownDelay,
   tracing: OtelConfig.tracing,
-  metricsToken
+  metricsToken,
+  tokenLifetime
 }).pipe(
   Config.map(({ secretKey, ...rest }) => ({
     ...rest,

@@ -46,6 +46,7 @@ export type LayerError = Storage.StorageError | ConfigError.ConfigError
 export const engineSettings = (config: ServerConfig): Partial<EngineConfig.EngineSettings> => ({
   paymentPageBaseUrl: config.publicUrl,
   secretKey: config.secretKey,
+  userTokenLifetime: config.tokenLifetime,
   // The transport's policy (`webhooks` below): no URL is accepted that it will never contact.
   webhookDestinations: config.mode
 })

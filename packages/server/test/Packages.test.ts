@@ -4,7 +4,8 @@
  * fresh project under the system's temporary folder (outside the workspace, so nothing resolves
  * to the sources), and a small host there is type-checked against the packed declarations and
  * run: a merchant and a payment on the in-memory sandbox engine, the same payment read back
- * through `@cobro/http`'s fetch handler, and a webhook signature checked with `@cobro/webhooks`.
+ * through `@cobro/http`'s fetch handler and through `@cobro/client` over that handler, and a
+ * webhook signature checked with `@cobro/webhooks`.
  *
  * Nothing in the work tree is written: each package is built into a staging copy under the
  * temporary folder. `effect`, `@types/node` and the packages' dependencies come from the npm
@@ -99,6 +100,7 @@ const inPairs = async <A>(tasks: ReadonlyArray<() => Promise<A>>): Promise<Array
 }
 
 const host = `
+import { Cobro, CobroError } from "@cobro/client"
 import { Accounts, Engine, Faucet, Money, PaymentRequest, Payments } from "@cobro/core"
 import { CobroHttp } from "@cobro/http"
 import type { NodeHttp } from "@cobro/http/node"
@@ -145,17 +147,22 @@ const shared = Layer.succeedContext((await engine.runtime()).context)
 const { handler, dispose } = CobroHttp.toWebHandler(shared)
 const answer = await handler(new Request("http://host.test/openapi.json"))
 const openapi = (await answer.json()) as { readonly openapi: string }
+// The Promise client, its fetch being the handler: the payer's view, and an error as CobroError.
+const client = new Cobro({ baseUrl: "http://host.test", fetch: (request) => handler(request) })
+const publicView = await client.getPublicPayment(paid.id)
+const missing = await client.getPublicPayment("VAR-host_1-nope").catch((e: unknown) => e)
 await dispose()
 await engine.dispose()
 
 // A declaration that did not resolve would make these \`any\` (skipLibCheck hides its error).
 type IsAny<T> = 0 extends 1 & T ? true : false
-export const typed: [IsAny<typeof paid.received>, IsAny<typeof handler>, IsAny<Listener>, IsAny<Stores>] = [
-  false,
-  false,
-  false,
-  false
-]
+export const typed: [
+  IsAny<typeof paid.received>,
+  IsAny<typeof handler>,
+  IsAny<Listener>,
+  IsAny<Stores>,
+  IsAny<typeof publicView.data.payment_status>
+] = [false, false, false, false, false]
 
 const body = new TextEncoder().encode(JSON.stringify({ id: paid.id }))
 const signature = Signature.serviceSignature("secret", body)
@@ -166,7 +173,8 @@ console.log(
     openapi: openapi.openapi,
     httpStatus: answer.status,
     receiverExports: Object.keys(Receiver).length > 0,
-    signature: typeof signature
+    signature: typeof signature,
+    client: [publicView.data.payment_status, missing instanceof CobroError ? [missing.status, missing.message] : null]
   })
 )
 `
@@ -240,9 +248,10 @@ describe.skipIf(!registryUp)("the packed packages in a fresh project", () => {
     )
   }, minutes(15))
 
+  // Removing the host's node_modules takes more than vitest's default 10 s on a busy machine.
   afterAll(() => {
     if (work !== "") fs.rmSync(work, { recursive: true, force: true })
-  })
+  }, minutes(2))
 
   it("every publishable package is packed with its LICENSE, README, package.json and built code only", () => {
     expect(packed.map((p) => p.name).sort()).toEqual(publishable.map((p) => p.pkg.name).sort())
@@ -270,7 +279,14 @@ describe.skipIf(!registryUp)("the packed packages in a fresh project", () => {
   })
 
   it("the libraries take effect and @effect/* as peers: one copy of effect in the host", () => {
-    for (const { pkg } of libraries) {
+    // @cobro/client is for hosts without Effect: it has none, not even as a peer.
+    const client = libraries.find(({ pkg }) => pkg.name === "@cobro/client")!.pkg
+    expect(
+      Object.keys({ ...client.dependencies, ...client.peerDependencies }).filter(
+        (d) => d === "effect" || d.startsWith("@effect/") || d.startsWith("@cobro/")
+      )
+    ).toEqual([])
+    for (const { pkg } of libraries.filter(({ pkg }) => pkg.name !== "@cobro/client")) {
       const dependencies = Object.keys(pkg.dependencies ?? {})
       expect(
         dependencies.filter((d) => d === "effect" || d.startsWith("@effect/")),
@@ -326,7 +342,8 @@ describe.skipIf(!registryUp)("the packed packages in a fresh project", () => {
         openapi: expect.stringMatching(/^3\./),
         httpStatus: 200,
         receiverExports: true,
-        signature: "string"
+        signature: "string",
+        client: ["SUCCESS", [404, "payment.not.found"]]
       })
     },
     minutes(3)

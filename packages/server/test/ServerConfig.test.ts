@@ -158,6 +158,21 @@ describe("ServerConfig", () => {
     })
   )
 
+  it.effect("the user token lifetime: 1 hour by default, at least 1 second", () =>
+    Effect.gen(function* () {
+      expect(Duration.toMillis((yield* configOf({})).tokenLifetime)).toBe(3_600_000)
+      expect(Duration.toMillis((yield* configOf({ COBRO_TOKEN_LIFETIME: "2 seconds" })).tokenLifetime)).toBe(
+        2000
+      )
+      expect(yield* problems({ COBRO_TOKEN_LIFETIME: "soon" })).toEqual([
+        'COBRO_TOKEN_LIFETIME must be a duration such as "1 hour" or "15 minutes", got "soon"'
+      ])
+      expect(yield* problems({ COBRO_TOKEN_LIFETIME: "500 millis" })).toEqual([
+        'COBRO_TOKEN_LIFETIME must be at least 1 second and finite, got "500 millis"'
+      ])
+    })
+  )
+
   it.effect("every problem is reported at once", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(
