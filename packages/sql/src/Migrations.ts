@@ -14,6 +14,7 @@ import m0007 from "./migrations/0007_webhooks.js"
 import m0008 from "./migrations/0008_sandbox_clock.js"
 import m0009 from "./migrations/0009_cvu_directory.js"
 import m0010 from "./migrations/0010_webhook_signer.js"
+import m0014 from "./migrations/0014_money_reads.js"
 
 export const loader = Migrator.fromRecord({
   "0001_payments": m0001,
@@ -25,7 +26,8 @@ export const loader = Migrator.fromRecord({
   "0007_webhooks": m0007,
   "0008_sandbox_clock": m0008,
   "0009_cvu_directory": m0009,
-  "0010_webhook_signer": m0010
+  "0010_webhook_signer": m0010,
+  "0014_money_reads": m0014
 })
 
 const migrate = Migrator.make({})({ loader, table: "cobro_migrations" })
