@@ -56,8 +56,7 @@ const userKey = (s: PayoutSchedule) =>
   `${s.user_id}\u0000${timeKey(s.creation_timestamp)}\u0000${s.schedule_id}`
 const dueKey = (s: PayoutSchedule) => `${timeKey(s.next_run_date)}\u0000${s.schedule_id}`
 const payoutKey = (p: Payout) => `${p.schedule_id}\u0000${timeKey(p.creation_timestamp)}\u0000${p.payout_id}`
-const payoutUserKey = (user: string, at: DateTime.Utc, id: string) =>
-  `${user}\u0000${timeKey(at)}\u0000${id}`
+const payoutUserKey = (user: string, at: DateTime.Utc, id: string) => `${user}\u0000${timeKey(at)}\u0000${id}`
 const pendingKey = (p: Payout) => `${timeKey(p.attempted_at)}\u0000${p.payout_id}`
 
 interface Tables {

@@ -238,7 +238,10 @@ export const makeMemory = Effect.gen(function* () {
         const out: Array<SplitPayout> = []
         for (const [key, [split, id]] of RedBlackTree.lessThanReversed(index, from)) {
           if (!key.startsWith(prefix) || out.length >= limit) break
-          const payout = Option.flatMap(HashMap.get(t, split), Chunk.findFirst((p) => p.payout_id === id))
+          const payout = Option.flatMap(
+            HashMap.get(t, split),
+            Chunk.findFirst((p) => p.payout_id === id)
+          )
           if (Option.isSome(payout)) out.push(payout.value)
         }
         return out

@@ -4,6 +4,7 @@ import { customerScenarios } from "./customers/index.js"
 import { cvuDirectoryScenarios } from "./cvuDirectory.js"
 import { idempotencyScenarios } from "./idempotency.js"
 import { moneyScenarios } from "./money.js"
+import { moneyReadScenarios } from "./moneyReads.js"
 import { paymentScenarios } from "./payments.js"
 import { scheduleScenarios } from "./schedules/index.js"
 import { splitScenarios } from "./splits/index.js"
@@ -21,5 +22,6 @@ export const scenarios: ReadonlyArray<Scenario> = [
   ...splitScenarios,
   ...idempotencyScenarios,
   ...webhookScenarios,
-  ...moneyScenarios
+  ...moneyScenarios,
+  ...moneyReadScenarios
 ]
