@@ -17,10 +17,13 @@ export const defaultLimit = 50
 export const maxLimit = 100
 
 /** The `limit` query parameter: an integer 1–100 as text; `defaultLimit` when absent. */
-export const Limit = Schema.NumberFromString.pipe(
-  Schema.int({ message: () => "must be a whole number" }),
-  Schema.between(1, maxLimit, { message: () => `must be between 1 and ${maxLimit}` })
-).annotations({ description: `Items per page, 1-${maxLimit} (default ${defaultLimit})` })
+export const Limit = Schema.compose(
+  Schema.String.annotations({ description: `Items per page, 1-${maxLimit} (default ${defaultLimit})` }),
+  Schema.NumberFromString.pipe(
+    Schema.int({ message: () => "must be a whole number" }),
+    Schema.between(1, maxLimit, { message: () => `must be between 1 and ${maxLimit}` })
+  )
+)
 
 const CursorJson = Schema.parseJson(Schema.Tuple(Schema.Number, Schema.String))
 
@@ -32,7 +35,9 @@ const invalid = (ast: Schema.Schema.Any["ast"], value: string) =>
  * creation time (epoch milliseconds) and id. Clients treat it as opaque.
  */
 export const CursorText = Schema.transformOrFail(
-  Schema.String.annotations({ description: "The next_cursor of the previous page, as given" }),
+  Schema.String.annotations({
+    description: "An opaque page position: a page's next_cursor, sent back as given for the next page"
+  }),
   Schema.Struct({ creation_timestamp: Schema.DateTimeUtcFromSelf, id: Schema.String }),
   {
     strict: true,

@@ -4,7 +4,16 @@
  * handlers live in `internal/handlers/` (what they share in `internal/handlers/shared.ts`); this
  * module puts them together.
  */
-import type { Accounts, Auth, Balances, Customers, Idempotency, Payments, Schedules, Splits } from "@cobro/core"
+import type {
+  Accounts,
+  Auth,
+  Balances,
+  Customers,
+  Idempotency,
+  Payments,
+  Schedules,
+  Splits
+} from "@cobro/core"
 import { Layer } from "effect"
 import type * as RateLimiter from "@effect/experimental/RateLimiter"
 import type { HttpConfig } from "./HttpConfig.js"

@@ -72,7 +72,12 @@ layer(serverLayer())("GET /customers/{customer_id}", (it) => {
         }
       })
 
-      yield* createCustomer(m.token, { user_id: "mr_c1", alias: ".ana", customer_id: "27000111", name: "Ana" })
+      yield* createCustomer(m.token, {
+        user_id: "mr_c1",
+        alias: ".ana",
+        customer_id: "27000111",
+        name: "Ana"
+      })
       const bare = yield* call("GET", "/customers/27000111", { token: m.token })
       expect(bare.status).toBe(200)
       expect(Object.keys((bare.body as Json).data)).not.toContain("contact")
@@ -80,7 +85,9 @@ layer(serverLayer())("GET /customers/{customer_id}", (it) => {
       expect((bare.body as Json).data.balance).toBe(0)
 
       // The typed client reads it too.
-      const typed = yield* (yield* client(m.token)).customers.get({ path: { customer_id: "20111222" as never } })
+      const typed = yield* (yield* client(m.token)).customers.get({
+        path: { customer_id: "20111222" as never }
+      })
       expect(typed.data.contact).toEqual({ email: "juan@example.com" })
     })
   )
@@ -89,7 +96,12 @@ layer(serverLayer())("GET /customers/{customer_id}", (it) => {
     Effect.gen(function* () {
       const a = yield* withToken("mr_c2", "tiendab")
       const b = yield* withToken("mr_c3")
-      yield* createCustomer(a.token, { user_id: "mr_c2", alias: ".pepe", customer_id: "20999888", name: "Pepe" })
+      yield* createCustomer(a.token, {
+        user_id: "mr_c2",
+        alias: ".pepe",
+        customer_id: "20999888",
+        name: "Pepe"
+      })
       const foreign = yield* call("GET", "/customers/20999888", { token: b.token })
       expect(foreign.status).toBe(404)
       expect(foreign.body).toEqual(errorBody(404, "customer.not.found"))
@@ -115,7 +127,10 @@ layer(serverLayer())("GET /customers/{customer_id}/transactions", (it) => {
       })
       const amounts = [100, 200, 300, 400, 500]
       for (const amount of amounts) {
-        const sent = yield* call("POST", `/cvu/${c.bank_info.cvu}/faucet`, { token: m.token, body: { amount } })
+        const sent = yield* call("POST", `/cvu/${c.bank_info.cvu}/faucet`, {
+          token: m.token,
+          body: { amount }
+        })
         expect(sent.status).toBe(200)
         yield* TestClock.adjust("1 second")
       }
@@ -123,7 +138,8 @@ layer(serverLayer())("GET /customers/{customer_id}/transactions", (it) => {
       const sizes: Array<number> = []
       let cursor: string | undefined = undefined
       for (let i = 0; i < 10; i++) {
-        const query: string = cursor === undefined ? "?limit=2" : `?limit=2&cursor=${encodeURIComponent(cursor)}`
+        const query: string =
+          cursor === undefined ? "?limit=2" : `?limit=2&cursor=${encodeURIComponent(cursor)}`
         const r = yield* call("GET", `/customers/20111333/transactions${query}`, { token: m.token })
         expect(r.status).toBe(200)
         const data = (r.body as Json).data
@@ -160,7 +176,12 @@ layer(serverLayer())("GET /customers/{customer_id}/transactions", (it) => {
     Effect.gen(function* () {
       const m = yield* withToken("mr_t2", "tiendau")
       const other = yield* withToken("mr_t3")
-      yield* createCustomer(m.token, { user_id: "mr_t2", alias: ".juan", customer_id: "20111444", name: "Juan" })
+      yield* createCustomer(m.token, {
+        user_id: "mr_t2",
+        alias: ".juan",
+        customer_id: "20111444",
+        name: "Juan"
+      })
       for (const limit of ["0", "101", "abc", "1.5"]) {
         const r = yield* call("GET", `/customers/20111444/transactions?limit=${limit}`, { token: m.token })
         expect(r.status).toBe(400)
@@ -193,80 +214,82 @@ const paidPayment = (token: string, user_id: string, amount: number, external_id
   })
 
 layer(serverLayer())("GET /users/{user_id}/balance and GET /transactions/payouts", (it) => {
-  it.effect("a schedule's sweeps show in the balance and in the payouts list, with partner or user token", () =>
-    Effect.gen(function* () {
-      yield* TestClock.setTime(noon)
-      const m = yield* merchant("mr_p1")
-      const p = yield* partner("Socio mr_p1")
-      const own = yield* bankHolder("Tienda mr_p1", merchantCuit)
-      let user = yield* tokenFor("mr_p1", m.client_id, m.client_secret)
-      let par = yield* partnerTokenFor(p, "mr_p1")
+  it.effect(
+    "a schedule's sweeps show in the balance and in the payouts list, with partner or user token",
+    () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(noon)
+        const m = yield* merchant("mr_p1")
+        const p = yield* partner("Socio mr_p1")
+        const own = yield* bankHolder("Tienda mr_p1", merchantCuit)
+        let user = yield* tokenFor("mr_p1", m.client_id, m.client_secret)
+        let par = yield* partnerTokenFor(p, "mr_p1")
 
-      const empty = yield* call("GET", "/users/mr_p1/balance", { token: user })
-      expect(empty.body).toEqual({
-        message: "balance.found",
-        error: false,
-        code: 200,
-        data: { user_id: "mr_p1", balances: [{ currency: "ARS", available: "0.00", in_transit: "0.00" }] }
-      })
-      const none = yield* call("GET", "/transactions/payouts", { token: user })
-      expect((none.body as Json).data).toEqual({ payouts: [] })
-
-      yield* paidPayment(user, "mr_p1", 1000, "order-1")
-      const funded = yield* call("GET", "/users/mr_p1/balance", { token: par })
-      expect((funded.body as Json).data.balances).toEqual([
-        { currency: "ARS", available: "987.90", in_transit: "0.00" }
-      ])
-
-      const schedule = yield* call("POST", "/transactions/schedules", {
-        token: par,
-        body: { schedule_type: "payout", frequency: "daily", payload: { address: own } }
-      })
-      expect(schedule.status).toBe(200)
-      const schedule_id = (schedule.body as Json).data.schedule_id
-      const jobs = yield* Jobs.Jobs
-      yield* TestClock.adjust("1 day")
-      yield* jobs.runDue()
-      user = yield* tokenFor("mr_p1", m.client_id, m.client_secret)
-      par = yield* partnerTokenFor(p, "mr_p1")
-      yield* paidPayment(user, "mr_p1", 500, "order-2")
-      yield* TestClock.adjust("1 day")
-      yield* jobs.runDue()
-      user = yield* tokenFor("mr_p1", m.client_id, m.client_secret)
-      par = yield* partnerTokenFor(p, "mr_p1")
-
-      const after = yield* call("GET", "/users/mr_p1/balance", { token: user })
-      expect((after.body as Json).data.balances).toEqual([
-        { currency: "ARS", available: "0.00", in_transit: "0.00" }
-      ])
-      const list = yield* call("GET", "/transactions/payouts", { token: par })
-      expect(list.status).toBe(200)
-      const payouts = (list.body as Json).data.payouts as Array<Json>
-      expect(payouts.map((x) => x.amount)).toEqual(["493.95", "987.90"])
-      for (const x of payouts) {
-        expect(x).toEqual({
-          payout_id: expect.any(String),
-          kind: "schedule",
-          amount: x.amount,
-          currency: "ARS",
-          destination: own,
-          status: "SUCCESS",
-          bank_reference: expect.any(String),
-          schedule_id,
-          creation_timestamp: expect.any(String),
-          executed_timestamp: expect.any(String)
+        const empty = yield* call("GET", "/users/mr_p1/balance", { token: user })
+        expect(empty.body).toEqual({
+          message: "balance.found",
+          error: false,
+          code: 200,
+          data: { user_id: "mr_p1", balances: [{ currency: "ARS", available: "0.00", in_transit: "0.00" }] }
         })
-      }
-      const first = yield* call("GET", "/transactions/payouts?limit=1&user_id=mr_p1", { token: user })
-      const page1 = (first.body as Json).data
-      expect(page1.payouts).toEqual([payouts[0]])
-      const second = yield* call("GET", `/transactions/payouts?limit=1&cursor=${page1.next_cursor}`, {
-        token: user
+        const none = yield* call("GET", "/transactions/payouts", { token: user })
+        expect((none.body as Json).data).toEqual({ payouts: [] })
+
+        yield* paidPayment(user, "mr_p1", 1000, "order-1")
+        const funded = yield* call("GET", "/users/mr_p1/balance", { token: par })
+        expect((funded.body as Json).data.balances).toEqual([
+          { currency: "ARS", available: "987.90", in_transit: "0.00" }
+        ])
+
+        const schedule = yield* call("POST", "/transactions/schedules", {
+          token: par,
+          body: { schedule_type: "payout", frequency: "daily", payload: { address: own } }
+        })
+        expect(schedule.status).toBe(200)
+        const schedule_id = (schedule.body as Json).data.schedule_id
+        const jobs = yield* Jobs.Jobs
+        yield* TestClock.adjust("1 day")
+        yield* jobs.runDue()
+        user = yield* tokenFor("mr_p1", m.client_id, m.client_secret)
+        par = yield* partnerTokenFor(p, "mr_p1")
+        yield* paidPayment(user, "mr_p1", 500, "order-2")
+        yield* TestClock.adjust("1 day")
+        yield* jobs.runDue()
+        user = yield* tokenFor("mr_p1", m.client_id, m.client_secret)
+        par = yield* partnerTokenFor(p, "mr_p1")
+
+        const after = yield* call("GET", "/users/mr_p1/balance", { token: user })
+        expect((after.body as Json).data.balances).toEqual([
+          { currency: "ARS", available: "0.00", in_transit: "0.00" }
+        ])
+        const list = yield* call("GET", "/transactions/payouts", { token: par })
+        expect(list.status).toBe(200)
+        const payouts = (list.body as Json).data.payouts as Array<Json>
+        expect(payouts.map((x) => x.amount)).toEqual(["493.95", "987.90"])
+        for (const x of payouts) {
+          expect(x).toEqual({
+            payout_id: expect.any(String),
+            kind: "schedule",
+            amount: x.amount,
+            currency: "ARS",
+            destination: own,
+            status: "SUCCESS",
+            bank_reference: expect.any(String),
+            schedule_id,
+            creation_timestamp: expect.any(String),
+            executed_timestamp: expect.any(String)
+          })
+        }
+        const first = yield* call("GET", "/transactions/payouts?limit=1&user_id=mr_p1", { token: user })
+        const page1 = (first.body as Json).data
+        expect(page1.payouts).toEqual([payouts[0]])
+        const second = yield* call("GET", `/transactions/payouts?limit=1&cursor=${page1.next_cursor}`, {
+          token: user
+        })
+        expect((second.body as Json).data).toEqual({ payouts: [payouts[1]] })
+        const splits = yield* call("GET", "/transactions/payouts?kind=split", { token: user })
+        expect((splits.body as Json).data).toEqual({ payouts: [] })
       })
-      expect((second.body as Json).data).toEqual({ payouts: [payouts[1]] })
-      const splits = yield* call("GET", "/transactions/payouts?kind=split", { token: user })
-      expect((splits.body as Json).data).toEqual({ payouts: [] })
-    })
   )
 
   it.effect("another user is 404 for both tokens; bad kind, limit or cursor is 400 naming it", () =>
@@ -276,7 +299,9 @@ layer(serverLayer())("GET /users/{user_id}/balance and GET /transactions/payouts
       const p = yield* partner("Socio mr_p2")
       const par = yield* partnerTokenFor(p, "mr_p2")
       for (const token of [b.token, par]) {
-        const r = yield* call("GET", token === par ? "/users/mr_p3/balance" : "/users/mr_p2/balance", { token })
+        const r = yield* call("GET", token === par ? "/users/mr_p3/balance" : "/users/mr_p2/balance", {
+          token
+        })
         expect(r.status).toBe(404)
         expect(r.body).toEqual(errorBody(404, "user.not.found"))
       }

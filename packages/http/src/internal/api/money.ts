@@ -45,7 +45,7 @@ export class Money extends HttpApiGroup.make("money")
   )
   .addError(EnvelopeErrors)
   .middleware(Authentication)
-  .annotate(OpenApi.Title, "Balance and payouts")
+  .annotate(OpenApi.Title, "Balances")
   .annotate(
     OpenApi.Description,
     "The merchant's money: its balance by currency and the payouts that sent it out."
