@@ -55,7 +55,11 @@ describe("StorageHealth", () => {
           const sql = yield* SqlClient.SqlClient
           yield* sql`DELETE FROM cobro_migrations WHERE migration_id = ${latest}`
           const behind = yield* check
-          expect(behind).toEqual({ applied: latest - 1, required: latest })
+          // The newest id below it (ids are not always contiguous: each issue has its numbers).
+          const previous = Math.max(
+            ...(yield* Effect.orDie(Migrations.loader)).map(([id]) => id).filter((id) => id < latest)
+          )
+          expect(behind).toEqual({ applied: previous, required: latest })
           expect(StorageHealth.isCurrent(behind)).toBe(false)
 
           yield* sql`ALTER TABLE cobro_migrations RENAME TO cobro_migrations_gone`
