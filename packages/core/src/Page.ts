@@ -5,7 +5,8 @@
  * one index range read whatever the list's length, and items created while a client pages
  * never shift the pages it has yet to read.
  */
-import { DateTime, Either, Encoding, Option, ParseResult, Schema } from "effect"
+import { DateTime, Effect, Either, Encoding, Option, ParseResult, Schema } from "effect"
+import { InvalidInput } from "./Errors.js"
 
 /** A position in a list ordered by creation time, then id (both descending when newest first). */
 export interface Cursor {
@@ -24,6 +25,12 @@ export const Limit = Schema.compose(
     Schema.between(1, maxLimit, { message: () => `must be between 1 and ${maxLimit}` })
   )
 )
+
+/** `limit` when it is a whole number from 1 to `maxLimit` (the services' own check, for embedders). */
+export const checkLimit = (limit: number = defaultLimit): Effect.Effect<number, InvalidInput> =>
+  Number.isInteger(limit) && limit >= 1 && limit <= maxLimit
+    ? Effect.succeed(limit)
+    : Effect.fail(InvalidInput.of("limit", `must be a whole number from 1 to ${maxLimit}, got ${limit}`))
 
 const CursorJson = Schema.parseJson(Schema.Tuple(Schema.Number, Schema.String))
 

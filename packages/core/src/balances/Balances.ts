@@ -60,7 +60,7 @@ export class Balances extends Effect.Service<Balances>()("@cobro/core/Balances",
       query: PayoutQuery = {}
     ) {
       yield* own(owner, user_id)
-      const limit = query.limit ?? Page.defaultLimit
+      const limit = yield* Page.checkLimit(query.limit)
       const before = Option.fromNullable(query.before)
       const chosen = payoutSources.filter((s) => query.kind === undefined || s.kind === query.kind)
       const pages = yield* Effect.forEach(chosen, (s) => s.page(user_id, before, limit + 1))

@@ -245,8 +245,9 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
       owner: UserId,
       customer_id: C.CustomerId,
       before: Option.Option<Page.Cursor>,
-      limit: number = Page.defaultLimit
+      requestedLimit?: number
     ) {
+      const limit = yield* Page.checkLimit(requestedLimit)
       yield* findOwned(owner, customer_id)
       const rows = yield* repo.listTransactions(owner, customer_id, before, limit + 1)
       return Page.fromRows(rows, limit, (t) => ({

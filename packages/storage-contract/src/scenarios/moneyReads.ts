@@ -112,6 +112,12 @@ export const moneyReadScenarios: ReadonlyArray<Scenario> = [
       expect(five.items).toHaveLength(5)
       expect(Option.isNone(five.next)).toBe(true)
 
+      // A limit out of 1-100 is refused, naming it.
+      for (const limit of [0, 101, 1.5]) {
+        const refused = yield* Effect.flip(list(limit)(Option.none()))
+        expect(refused).toMatchObject({ _tag: "InvalidInput", field: "limit" })
+      }
+
       // Another user's, or an unknown customer: not found.
       const foreign = yield* Effect.flip(customers.listTransactions(u2, juan.customer_id, Option.none(), 10))
       expect(foreign).toBeInstanceOf(Errors.NotFound)
@@ -199,6 +205,10 @@ export const moneyReadScenarios: ReadonlyArray<Scenario> = [
       const schedulesOnly = yield* money.payouts(u1, u1, { kind: "schedule" })
       expect(schedulesOnly.items).toEqual([second, first])
       expect((yield* money.payouts(u1, u1, { kind: "refund" })).items).toEqual([])
+      expect(yield* Effect.flip(money.payouts(u1, u1, { limit: 0 }))).toMatchObject({
+        _tag: "InvalidInput",
+        field: "limit"
+      })
 
       expect((yield* money.balance(u1, u1)).balances).toEqual([ars0])
 
