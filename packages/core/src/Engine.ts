@@ -5,6 +5,7 @@
 import { Layer } from "effect"
 import { Accounts } from "./accounts/Accounts.js"
 import { Auth } from "./auth/Auth.js"
+import { Balances } from "./balances/Balances.js"
 import * as CredentialRepository from "./auth/CredentialRepository.js"
 import * as Crypto from "./auth/Crypto.js"
 import * as CustomerRepository from "./customers/CustomerRepository.js"
@@ -40,7 +41,12 @@ import * as UserRepository from "./accounts/UserRepository.js"
 import * as WebhookDeliveryRepository from "./webhooks/WebhookDeliveryRepository.js"
 
 /** Every service of the engine; needs the ports (storage, bank, fees, rates, config). */
-export const services = Layer.mergeAll(Payments.Default, Jobs.Default, Idempotency.Default).pipe(
+export const services = Layer.mergeAll(
+  Payments.Default,
+  Jobs.Default,
+  Idempotency.Default,
+  Balances.Default
+).pipe(
   Layer.provideMerge(Transfers.Default),
   Layer.provideMerge(Splits.Default),
   Layer.provideMerge(Onboarding.Default),

@@ -9,6 +9,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as OpenApiFix from "./internal/openApi.js"
 import { PartnerTokens, UserAccounts, UserTokens } from "./internal/api/accounts.js"
 import { Customers } from "./internal/api/customers.js"
+import { Money } from "./internal/api/money.js"
 import { Payments, PublicPayments } from "./internal/api/payments.js"
 import { Sandbox } from "./internal/api/sandbox.js"
 import { Schedules } from "./internal/api/schedules.js"
@@ -16,6 +17,7 @@ import { Splits } from "./internal/api/splits.js"
 
 export * from "./internal/api/accounts.js"
 export * from "./internal/api/customers.js"
+export * from "./internal/api/money.js"
 export * from "./internal/api/payments.js"
 export * from "./internal/api/sandbox.js"
 export * from "./internal/api/schedules.js"
@@ -32,6 +34,7 @@ export class CobroApi extends HttpApi.make("cobro")
   .add(UserAccounts)
   .add(Schedules)
   .add(Splits)
+  .add(Money)
   .add(Sandbox)
   .annotate(OpenApi.Title, "cobro")
   .annotate(OpenApi.Version, "1.0.0")

@@ -4,12 +4,22 @@
  * handlers live in `internal/handlers/` (what they share in `internal/handlers/shared.ts`); this
  * module puts them together.
  */
-import type { Accounts, Auth, Customers, Idempotency, Payments, Schedules, Splits } from "@cobro/core"
+import type {
+  Accounts,
+  Auth,
+  Balances,
+  Customers,
+  Idempotency,
+  Payments,
+  Schedules,
+  Splits
+} from "@cobro/core"
 import { Layer } from "effect"
 import type * as RateLimiter from "@effect/experimental/RateLimiter"
 import type { HttpConfig } from "./HttpConfig.js"
 import { AccountsLive } from "./internal/handlers/accounts.js"
 import { CustomersLive } from "./internal/handlers/customers.js"
+import { MoneyLive } from "./internal/handlers/money.js"
 import { PaymentsLive, PublicPaymentsLive } from "./internal/handlers/payments.js"
 import { SandboxLive } from "./internal/handlers/sandbox.js"
 import { SchedulesLive } from "./internal/handlers/schedules.js"
@@ -26,7 +36,8 @@ export const handlers = Layer.mergeAll(
   PartnerTokensLive,
   AccountsLive,
   SchedulesLive,
-  SplitsLive
+  SplitsLive,
+  MoneyLive
 )
 
 /** The services the handlers use (the faucet is optional: present in sandbox mode). */
@@ -37,6 +48,7 @@ export type Requirements =
   | Auth.Auth
   | Schedules.Schedules
   | Splits.Splits
+  | Balances.Balances
   | Idempotency.Idempotency
   | HttpConfig
   | RateLimiter.RateLimiter

@@ -297,6 +297,30 @@ const PROTECTED: Readonly<Record<string, Protected>> = {
     success: "envelope",
     foreign: notFound("customer.not.found")
   },
+  "GET /customers/:customer_id": {
+    call: (w) => ({ path: fillPath("/customers/:customer_id", { customer_id: w.customer_id }) }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("customer.not.found")
+  },
+  "GET /customers/:customer_id/transactions": {
+    call: (w) => ({ path: fillPath("/customers/:customer_id/transactions", { customer_id: w.customer_id }) }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("customer.not.found")
+  },
+  "GET /users/:user_id/balance": {
+    call: (w) => ({ path: fillPath("/users/:user_id/balance", { user_id: w.A }) }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("user.not.found")
+  },
+  "GET /transactions/payouts": {
+    call: (w) => ({ path: `/transactions/payouts?user_id=${w.A}` }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("user.not.found")
+  },
   "GET /users/:user_id/account": {
     call: (w) => ({ path: fillPath("/users/:user_id/account", { user_id: w.A }) }),
     owner: "partner",

@@ -184,6 +184,7 @@ layer(serverLayer())((it) => {
           "Accounts",
           "Schedules",
           "Splits",
+          "Balances",
           "Sandbox"
         ])
         for (const route of apiRoutes) {

@@ -70,6 +70,7 @@ layer(serverLayer())("POST /cvu/{cvu}/faucet", (it) => {
           amount: 1500,
           currency: "ARS",
           sender_cuit: "20123456786",
+          sender_account: expect.stringMatching(/^\d{22}$/),
           outcome: "credited",
           target: "payment",
           target_id: payment.id
@@ -173,12 +174,29 @@ layer(serverLayer())("POST /cvu/{cvu}/faucet", (it) => {
       const cuit = yield* faucet(m.token, cvu, { amount: 10, cuit: "20123456780" })
       expect(cuit.status).toBe(400)
       expect(cuit.body).toEqual(errorBody(400, "request.invalid", { field: "cuit" }))
+      const cbu = yield* faucet(m.token, cvu, { amount: 10, cbu: "2850590940090418135202" })
+      expect(cbu.status).toBe(400)
+      expect(cbu.body).toEqual(errorBody(400, "request.invalid", { field: "cbu" }))
       const malformed = yield* faucet(m.token, "12345", { amount: 10 })
       expect(malformed.status).toBe(400)
       expect(malformed.body).toEqual(errorBody(400, "request.invalid", { field: "cvu" }))
       const anonymous = yield* call("POST", `/cvu/${cvu}/faucet`, { body: { amount: 10 } })
       expect(anonymous.status).toBe(401)
       expect(anonymous.body).toEqual(errorBody(401, "auth.token.missing"))
+    })
+  )
+
+  it.effect("the sender's account is the body's cbu, on the transfer and the payment's transaction", () =>
+    Effect.gen(function* () {
+      const m = yield* withToken("sbx_f9")
+      const payment = yield* createPayment("sbx_f9", "order-cbu")
+      const cvu = payment.quotes[0]!.cvu
+      const from = BankAccount.makeCbu("0170099", "0000000000042")
+      const r = yield* faucet(m.token, cvu, { amount: 1500, cbu: from })
+      expect(r.status).toBe(200)
+      expect((r.body as Json).data.sender_account).toBe(from)
+      const read = yield* call("GET", `/payments/${payment.id}`, { token: m.token })
+      expect((read.body as Json).data.transactions[0].sender_address).toBe(from)
     })
   )
 

@@ -6,3 +6,4 @@
 export { type ListInput } from "./internal/admin/input.js"
 export * from "./internal/admin/merchants.js"
 export * from "./internal/admin/operations.js"
+export * from "./internal/admin/money.js"

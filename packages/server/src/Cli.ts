@@ -10,9 +10,11 @@
  *   cobro users list [--after USER_ID] [--limit N] [--json]
  *   cobro users show USER_ID [--json]
  *   cobro users set-password USER_ID --password-stdin [--json]
+ *   cobro users balance USER_ID [--json]
  *   cobro partners create --name N --redirect-url URL [--webhook-url URL] [--slug S] [--commission R] [--json]
  *   cobro partners list [--after PARTNER_ID] [--limit N] [--json]
  *   cobro payments show PAYMENT_ID [--json]
+ *   cobro payouts list --user-id U [--kind K] [--cursor C] [--limit N] [--json]
  *   cobro accounts set-status USER_ID STATUS [--json]
  *   cobro ledger verify [--json]
  *   cobro webhooks list [--status S] [--user-id U] [--after EVENT_ID] [--limit N] [--json]
@@ -33,6 +35,7 @@ import * as ServerConfig from "./ServerConfig.js"
 import * as Storage from "./Storage.js"
 import { CommandFailed, describe, isDomainError, loadFor } from "./internal/cli/shared.js"
 import { partners, users } from "./internal/cli/merchants.js"
+import { payouts } from "./internal/cli/money.js"
 import { accounts, ledger, payments, sandbox, webhooks } from "./internal/cli/operations.js"
 import { bank } from "./internal/cli/bank.js"
 
@@ -65,6 +68,7 @@ export const command = Command.make("cobro").pipe(
     users,
     partners,
     payments,
+    payouts,
     accounts,
     ledger,
     webhooks,

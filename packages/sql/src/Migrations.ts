@@ -17,6 +17,7 @@ import m0010 from "./migrations/0010_webhook_signer.js"
 import m0011 from "./migrations/0011_cvu_directory_triggers.js"
 import m0012 from "./migrations/0012_outgoing_transfers.js"
 import m0013 from "./migrations/0013_bank_reconciliation.js"
+import m0014 from "./migrations/0014_money_reads.js"
 
 export const loader = Migrator.fromRecord({
   "0001_payments": m0001,
@@ -31,7 +32,8 @@ export const loader = Migrator.fromRecord({
   "0010_webhook_signer": m0010,
   "0011_cvu_directory_triggers": m0011,
   "0012_outgoing_transfers": m0012,
-  "0013_bank_reconciliation": m0013
+  "0013_bank_reconciliation": m0013,
+  "0014_money_reads": m0014
 })
 
 const migrate = Migrator.make({})({ loader, table: "cobro_migrations" })

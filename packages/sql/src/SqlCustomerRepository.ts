@@ -137,6 +137,27 @@ export const make: Effect.Effect<Port.CustomerRepository["Type"], never, SqlClie
         WHERE transaction_id = ${id} AND user_id = ${owner} AND customer_id = ${customer}`
     })
 
+    const listTransactions = findAll({
+      Request: Schema.Struct({
+        owner: Schema.String,
+        customer: Schema.String,
+        before: Schema.UndefinedOr(Schema.Struct({ created: Millis, id: Schema.String })),
+        limit: Schema.Number
+      }),
+      Result: DocOnly(Documents.CustomerTransaction),
+      execute: ({ before, customer, limit, owner }) => {
+        const conditions = [
+          sql`user_id = ${owner}`,
+          sql`customer_id = ${customer}`,
+          ...(before === undefined
+            ? []
+            : [sql`(created_ms, transaction_id) < (${before.created}, ${before.id})`])
+        ]
+        return sql`SELECT doc FROM cobro_customer_transactions WHERE ${sql.and(conditions)}
+          ORDER BY created_ms DESC, transaction_id DESC LIMIT ${limit}`
+      }
+    })
+
     return Port.CustomerRepository.of({
       insert: (customer) =>
         encodeRow(row(customer)).pipe(
@@ -204,7 +225,16 @@ export const make: Effect.Effect<Port.CustomerRepository["Type"], never, SqlClie
               : Effect.fail(Port.conflicts.transactionExists(transaction.transaction_id))
           )
         ),
-      findTransaction: (owner, customer, id) => findTransaction({ owner, customer, id })
+      findTransaction: (owner, customer, id) => findTransaction({ owner, customer, id }),
+      listTransactions: (owner, customer, before, limit) =>
+        listTransactions({
+          owner,
+          customer,
+          before: Option.getOrUndefined(
+            Option.map(before, (c) => ({ created: c.creation_timestamp, id: c.id }))
+          ),
+          limit
+        })
     })
   }
 )

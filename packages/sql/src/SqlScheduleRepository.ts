@@ -5,7 +5,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Money, Schedule as S, ScheduleRepository as Port } from "@cobro/core"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import * as Documents from "./internal/documents/schedule.js"
 import { BigIntText, Doc, DocOnly, Millis, findAll, findByKey, orDie, write } from "./internal/sql.js"
 
@@ -114,6 +114,22 @@ export const make: Effect.Effect<Port.ScheduleRepository["Type"], never, SqlClie
       ]) => sql`${selectPayout} WHERE payout_status = 'PENDING' AND attempted_ms <= ${before}
         ORDER BY attempted_ms, payout_id LIMIT ${limit}`
     })
+    const payoutsByUser = findAll({
+      Request: Schema.Struct({
+        user: Schema.String,
+        before: Schema.UndefinedOr(Schema.Struct({ created: Millis, id: Schema.String })),
+        limit: Schema.Number
+      }),
+      Result: StoredPayout,
+      execute: ({ before, limit, user }) => {
+        const conditions = [
+          sql`user_id = ${user}`,
+          ...(before === undefined ? [] : [sql`(created_ms, payout_id) < (${before.created}, ${before.id})`])
+        ]
+        return sql`${selectPayout} WHERE ${sql.and(conditions)}
+          ORDER BY created_ms DESC, payout_id DESC LIMIT ${limit}`
+      }
+    })
     const updateSchedule = write({
       Request: ScheduleRow,
       execute: ({ schedule_id, ...fields }) =>
@@ -150,6 +166,14 @@ export const make: Effect.Effect<Port.ScheduleRepository["Type"], never, SqlClie
         execute: (schedule) =>
           sql`${selectPayout} WHERE schedule_id = ${schedule} ORDER BY created_ms, payout_id`
       }),
+      listPayoutsByUser: (user, before, limit) =>
+        payoutsByUser({
+          user,
+          before: Option.getOrUndefined(
+            Option.map(before, (c) => ({ created: c.creation_timestamp, id: c.id }))
+          ),
+          limit
+        }),
       findPendingPayouts: (attemptedBefore, limit) => pendingPayouts([attemptedBefore, limit])
     })
   }

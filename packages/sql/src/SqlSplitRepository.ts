@@ -86,6 +86,7 @@ const PayoutRow = Schema.Struct({
   position: Schema.Number,
   amount_minor: Schema.BigIntFromSelf,
   status: Schema.String,
+  created_ms: Millis,
   doc: Doc(Documents.SplitPayout)
 })
 const payoutRow = (p: S.SplitPayout): typeof PayoutRow.Type => ({
@@ -95,6 +96,7 @@ const payoutRow = (p: S.SplitPayout): typeof PayoutRow.Type => ({
   position: p.position,
   amount_minor: p.amount.minor,
   status: p.status,
+  created_ms: p.creation_timestamp,
   doc: p
 })
 
@@ -178,6 +180,22 @@ export const make: Effect.Effect<Port.SplitRepository["Type"], never, SqlClient.
       execute: ({ id, state }) =>
         sql`UPDATE cobro_split_payments SET ${sql.update(state)} WHERE split_payment_id = ${id}`
     })
+    const payoutsByUser = findAll({
+      Request: Schema.Struct({
+        user: Schema.String,
+        before: Schema.UndefinedOr(Schema.Struct({ created: Millis, id: Schema.String })),
+        limit: Schema.Number
+      }),
+      Result: DocOnly(Documents.SplitPayout),
+      execute: ({ before, limit, user }) => {
+        const conditions = [
+          sql`user_id = ${user}`,
+          ...(before === undefined ? [] : [sql`(created_ms, payout_id) < (${before.created}, ${before.id})`])
+        ]
+        return sql`SELECT doc FROM cobro_split_payouts WHERE ${sql.and(conditions)}
+          ORDER BY created_ms DESC, payout_id DESC LIMIT ${limit}`
+      }
+    })
     const insertPayouts = write({
       Request: Schema.Array(PayoutRow),
       execute: (rows) => sql`INSERT INTO cobro_split_payouts ${sql.insert(rows)}`
@@ -236,7 +254,24 @@ export const make: Effect.Effect<Port.SplitRepository["Type"], never, SqlClient.
       findDue: (now, limit) => findDue([now, limit]),
 
       insertPayouts: (payouts) =>
-        payouts.length === 0 ? Effect.void : insertPayouts(payouts.map(payoutRow)),
+        payouts.length === 0
+          ? Effect.void
+          : Effect.zipRight(
+              insertPayouts(payouts.map(payoutRow)),
+              // The split's user, copied so a user's payouts are one index range (0014).
+              orDie(sql`UPDATE cobro_split_payouts SET user_id = (SELECT s.user_id
+                  FROM cobro_split_payments s WHERE s.split_payment_id = cobro_split_payouts.split_payment_id)
+                WHERE ${sql.in("split_payment_id", [...new Set(payouts.map((p) => p.split_payment_id))])}
+                AND user_id IS NULL`)
+            ),
+      listPayoutsByUser: (user, before, limit) =>
+        payoutsByUser({
+          user,
+          before: Option.getOrUndefined(
+            Option.map(before, (c) => ({ created: c.creation_timestamp, id: c.id }))
+          ),
+          limit
+        }),
       updatePayout: (payout) => updatePayout(payoutRow(payout)),
       payoutsOf: findAll({
         Request: Schema.String,

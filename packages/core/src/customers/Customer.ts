@@ -14,7 +14,7 @@ import { BankTransactionId, IdString, UserId } from "../Ids.js"
 import * as Money from "../Money.js"
 import { Tax } from "../payments/Payment.js"
 import type { AliasPrefix } from "../accounts/User.js"
-import { ArsNumber, ArsText, HttpUrl, Rate, Timestamp } from "../Wire.js"
+import { ArsNumber, ArsText, HttpUrl, Omittable, Rate, Timestamp } from "../Wire.js"
 import { Class } from "../internal/schemaClass.js"
 import { EMAIL_PATTERN } from "../internal/text.js"
 
@@ -135,6 +135,38 @@ export class CustomerSummary extends Class<CustomerSummary>("CustomerSummary")({
       bank_info: c.bank_info,
       balance: c.balance,
       creation_timestamp: c.creation_timestamp
+    })
+  }
+}
+
+/**
+ * One customer as read (GET /customers/{customer_id}): SPEC's Customer fields, with `contact`
+ * and `webhook_url` left out when the customer has none.
+ */
+export class CustomerView extends Class<CustomerView>("CustomerView")({
+  customer_id: CustomerId,
+  user_id: UserId,
+  name: Schema.String,
+  alias: AliasSuffix,
+  bank_info: BankInfo,
+  balance: ArsNumber,
+  contact: Omittable(CustomerContact),
+  webhook_url: Omittable(Schema.String),
+  creation_timestamp: Timestamp,
+  last_modified_timestamp: Timestamp
+}) {
+  static fromCustomer(c: Customer): CustomerView {
+    return new CustomerView({
+      customer_id: c.customer_id,
+      user_id: c.user_id,
+      name: c.name,
+      alias: c.alias,
+      bank_info: c.bank_info,
+      balance: c.balance,
+      contact: c.contact,
+      webhook_url: c.webhook_url,
+      creation_timestamp: c.creation_timestamp,
+      last_modified_timestamp: c.last_modified_timestamp
     })
   }
 }

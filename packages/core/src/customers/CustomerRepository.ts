@@ -11,6 +11,7 @@ import type { UserId } from "../Ids.js"
 import { MemoryCvuTable } from "../internal/memoryCvuTable.js"
 import { makeRef, MemoryDb, timeKey } from "../internal/memoryDb.js"
 import { CvuEntry } from "../transfers/CvuDirectory.js"
+import type { Cursor } from "../Page.js"
 
 /** Keyset position in a user's customers, ordered by creation time then customer id. */
 export interface CustomerCursor {
@@ -48,6 +49,16 @@ export class CustomerRepository extends Context.Tag("@cobro/core/CustomerReposit
       customer: CustomerId,
       id: CustomerTransactionId
     ) => Effect.Effect<Option.Option<CustomerTransaction>>
+    /**
+     * Up to `limit` of a customer's transactions, newest first (creation time, then transaction
+     * id, both descending), after `before` (its position: the last item of the previous page).
+     */
+    readonly listTransactions: (
+      owner: UserId,
+      customer: CustomerId,
+      before: Option.Option<Cursor>,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<CustomerTransaction>>
   }
 >() {}
 
@@ -65,7 +76,13 @@ interface Tables {
 interface TransactionTables {
   readonly byId: HashMap.HashMap<string, CustomerTransaction>
   readonly byBankId: HashMap.HashMap<string, string>
+  /** Keyed `user, customer, time, id`: a customer's transactions in time order. */
+  readonly byCustomer: RedBlackTree.RedBlackTree<string, string>
 }
+
+const customerPrefix = (user: string, customer: string) => `${user}\u0000${customer}\u0000`
+const transactionKey = (user: string, customer: string, at: DateTime.Utc, id: string) =>
+  `${customerPrefix(user, customer)}${timeKey(at)}\u0000${id}`
 
 /** The `Conflict`s the adapters raise (memory and SQL alike), defined once. */
 export const conflicts = {
@@ -105,7 +122,11 @@ export const makeMemory = Effect.gen(function* () {
     byAlias: HashMap.empty(),
     byUser: RedBlackTree.empty(Order.string)
   })
-  const transactions = yield* makeRef<TransactionTables>({ byId: HashMap.empty(), byBankId: HashMap.empty() })
+  const transactions = yield* makeRef<TransactionTables>({
+    byId: HashMap.empty(),
+    byBankId: HashMap.empty(),
+    byCustomer: RedBlackTree.empty(Order.string)
+  })
 
   const findById = (owner: UserId, id: CustomerId) =>
     Effect.map(tables.get, (t) => HashMap.get(t.byKey, rowKey(owner, id)))
@@ -177,13 +198,38 @@ export const makeMemory = Effect.gen(function* () {
           ? Either.left(conflicts.transactionExists(transaction.transaction_id))
           : Either.right({
               byId: HashMap.set(t.byId, transaction.transaction_id, transaction),
-              byBankId: HashMap.set(t.byBankId, transaction.bank_transaction_id, transaction.transaction_id)
+              byBankId: HashMap.set(t.byBankId, transaction.bank_transaction_id, transaction.transaction_id),
+              byCustomer: RedBlackTree.insert(
+                t.byCustomer,
+                transactionKey(
+                  transaction.user_id,
+                  transaction.customer_id,
+                  transaction.creation_timestamp,
+                  transaction.transaction_id
+                ),
+                transaction.transaction_id
+              )
             })
       ),
     findTransaction: (owner, customer, id) =>
       Effect.map(transactions.get, (t) =>
         Option.filter(HashMap.get(t.byId, id), (tx) => tx.user_id === owner && tx.customer_id === customer)
-      )
+      ),
+    listTransactions: (owner, customer, before, limit) =>
+      Effect.map(transactions.get, (t) => {
+        const prefix = customerPrefix(owner, customer)
+        // `\uffff` sorts after every key of this customer: the newest first when no cursor.
+        const from = Option.match(before, {
+          onNone: () => `${prefix}\uffff`,
+          onSome: (c) => transactionKey(owner, customer, c.creation_timestamp, c.id)
+        })
+        const out: Array<CustomerTransaction> = []
+        for (const [key, id] of RedBlackTree.lessThanReversed(t.byCustomer, from)) {
+          if (!key.startsWith(prefix) || out.length >= limit) break
+          out.push(Option.getOrThrow(HashMap.get(t.byId, id)))
+        }
+        return out
+      })
   })
 })
 

@@ -10,6 +10,7 @@ import * as C from "./Customer.js"
 import { type CustomerCursor, CustomerRepository } from "./CustomerRepository.js"
 import { Conflict, NotPermitted, InvalidInput, NotFound, ProviderFailure } from "../Errors.js"
 import type { UserId } from "../Ids.js"
+import * as Page from "../Page.js"
 import { Transactor } from "../Transactor.js"
 import type { User } from "../accounts/User.js"
 import { UserRepository } from "../accounts/UserRepository.js"
@@ -221,6 +222,25 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
       )
     })
 
-    return { create, changeAlias, get, list, getTransaction } as const
+    /**
+     * One page of a customer's transactions, newest first, after `before` (the previous page's
+     * `next`). The customer must be the owner's.
+     */
+    const listTransactions = Effect.fn("Customers.listTransactions")(function* (
+      owner: UserId,
+      customer_id: C.CustomerId,
+      before: Option.Option<Page.Cursor>,
+      requestedLimit?: number
+    ) {
+      const limit = yield* Page.checkLimit(requestedLimit)
+      yield* findOwned(owner, customer_id)
+      const rows = yield* repo.listTransactions(owner, customer_id, before, limit + 1)
+      return Page.fromRows(rows, limit, (t) => ({
+        creation_timestamp: t.creation_timestamp,
+        id: t.transaction_id
+      }))
+    })
+
+    return { create, changeAlias, get, list, getTransaction, listTransactions } as const
   })
 }) {}

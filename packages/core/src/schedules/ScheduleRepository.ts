@@ -5,6 +5,7 @@ import { Context, DateTime, Effect, HashMap, Layer, Option, Order, RedBlackTree 
 import { Conflict } from "../Errors.js"
 import type { PartnerId, PayoutId, ScheduleId, UserId } from "../Ids.js"
 import { makeRef, type MemoryDb, timeKey } from "../internal/memoryDb.js"
+import type { Cursor } from "../Page.js"
 import type { Payout, PayoutSchedule } from "./Schedule.js"
 
 export class ScheduleRepository extends Context.Tag("@cobro/core/ScheduleRepository")<
@@ -34,6 +35,15 @@ export class ScheduleRepository extends Context.Tag("@cobro/core/ScheduleReposit
     readonly findPayoutByIdForUpdate: (id: PayoutId) => Effect.Effect<Option.Option<Payout>>
     /** The payouts of a schedule, oldest first. */
     readonly listPayouts: (schedule: ScheduleId) => Effect.Effect<ReadonlyArray<Payout>>
+    /**
+     * Up to `limit` of a user's payouts (every schedule's), newest first (creation time, then
+     * payout id, both descending), after `before` (the last item of the previous page).
+     */
+    readonly listPayoutsByUser: (
+      user: UserId,
+      before: Option.Option<Cursor>,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<Payout>>
     /** PENDING payouts whose current attempt was claimed at or before `attemptedBefore`, oldest first. */
     readonly findPendingPayouts: (
       attemptedBefore: DateTime.Utc,
@@ -46,6 +56,7 @@ const userKey = (s: PayoutSchedule) =>
   `${s.user_id}\u0000${timeKey(s.creation_timestamp)}\u0000${s.schedule_id}`
 const dueKey = (s: PayoutSchedule) => `${timeKey(s.next_run_date)}\u0000${s.schedule_id}`
 const payoutKey = (p: Payout) => `${p.schedule_id}\u0000${timeKey(p.creation_timestamp)}\u0000${p.payout_id}`
+const payoutUserKey = (user: string, at: DateTime.Utc, id: string) => `${user}\u0000${timeKey(at)}\u0000${id}`
 const pendingKey = (p: Payout) => `${timeKey(p.attempted_at)}\u0000${p.payout_id}`
 
 interface Tables {
@@ -57,6 +68,8 @@ interface Tables {
   readonly bySchedule: RedBlackTree.RedBlackTree<string, PayoutId>
   /** PENDING payouts by attempt time. */
   readonly pending: RedBlackTree.RedBlackTree<string, PayoutId>
+  /** Payouts by user, then creation time. */
+  readonly payoutsByUser: RedBlackTree.RedBlackTree<string, PayoutId>
 }
 
 const withDue = (due: Tables["due"], s: PayoutSchedule) =>
@@ -77,7 +90,8 @@ export const makeMemory = Effect.gen(function* () {
     due: RedBlackTree.empty(Order.string),
     payouts: HashMap.empty(),
     bySchedule: RedBlackTree.empty(Order.string),
-    pending: RedBlackTree.empty(Order.string)
+    pending: RedBlackTree.empty(Order.string),
+    payoutsByUser: RedBlackTree.empty(Order.string)
   })
 
   const findById = (id: ScheduleId) => Effect.map(tables.get, (t) => HashMap.get(t.schedules, id))
@@ -148,7 +162,12 @@ export const makeMemory = Effect.gen(function* () {
                   ...t,
                   payouts: HashMap.set(t.payouts, payout.payout_id, payout),
                   bySchedule: RedBlackTree.insert(t.bySchedule, payoutKey(payout), payout.payout_id),
-                  pending: withPending(t.pending, payout)
+                  pending: withPending(t.pending, payout),
+                  payoutsByUser: RedBlackTree.insert(
+                    t.payoutsByUser,
+                    payoutUserKey(payout.user_id, payout.creation_timestamp, payout.payout_id),
+                    payout.payout_id
+                  )
                 }
               ] as const)
         )
@@ -171,6 +190,21 @@ export const makeMemory = Effect.gen(function* () {
         const out: Array<Payout> = []
         for (const [key, id] of RedBlackTree.greaterThanEqual(t.bySchedule, `${schedule}\u0000`)) {
           if (!key.startsWith(`${schedule}\u0000`)) break
+          out.push(Option.getOrThrow(HashMap.get(t.payouts, id)))
+        }
+        return out
+      }),
+    listPayoutsByUser: (user, before, limit) =>
+      Effect.map(tables.get, (t) => {
+        const prefix = `${user}\u0000`
+        // `\uffff` sorts after every key of this user: the newest first when no cursor.
+        const from = Option.match(before, {
+          onNone: () => `${prefix}\uffff`,
+          onSome: (c) => payoutUserKey(user, c.creation_timestamp, c.id)
+        })
+        const out: Array<Payout> = []
+        for (const [key, id] of RedBlackTree.lessThanReversed(t.payoutsByUser, from)) {
+          if (!key.startsWith(prefix) || out.length >= limit) break
           out.push(Option.getOrThrow(HashMap.get(t.payouts, id)))
         }
         return out

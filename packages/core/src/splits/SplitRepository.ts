@@ -22,12 +22,14 @@ import type {
   PartnerId,
   PayoutAccountId,
   SplitPaymentId,
+  SplitPayoutId,
   UserId,
   VerificationRequestId
 } from "../Ids.js"
 import { MemoryCvuTable } from "../internal/memoryCvuTable.js"
 import { makeRef, MemoryDb, timeKey } from "../internal/memoryDb.js"
 import { CvuEntry } from "../transfers/CvuDirectory.js"
+import type { Cursor } from "../Page.js"
 import {
   dueAt,
   type PayoutAccount,
@@ -59,6 +61,15 @@ export class SplitRepository extends Context.Tag("@cobro/core/SplitRepository")<
 
     readonly insertPayouts: (payouts: ReadonlyArray<SplitPayout>) => Effect.Effect<void>
     readonly updatePayout: (payout: SplitPayout) => Effect.Effect<void>
+    /**
+     * Up to `limit` of the payouts of a user's splits, newest first (creation time, then payout
+     * id, both descending), after `before` (the last item of the previous page).
+     */
+    readonly listPayoutsByUser: (
+      user: UserId,
+      before: Option.Option<Cursor>,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<SplitPayout>>
     /** A split's payouts in instruction order. */
     readonly payoutsOf: (id: SplitPaymentId) => Effect.Effect<ReadonlyArray<SplitPayout>>
 
@@ -121,6 +132,12 @@ export const makeMemory = Effect.gen(function* () {
     due: RedBlackTree.empty(Order.string)
   })
   const payouts = yield* makeRef(HashMap.empty<SplitPaymentId, Chunk.Chunk<SplitPayout>>())
+  /** Payouts by their split's user, then creation time: `[split, payout]`. */
+  const payoutsByUser = yield* makeRef(
+    RedBlackTree.empty<string, readonly [SplitPaymentId, SplitPayoutId]>(Order.string)
+  )
+  const payoutUserKey = (user: string, at: DateTime.Utc, id: string) =>
+    `${user}\u0000${timeKey(at)}\u0000${id}`
   const accounts = yield* makeRef<AccountTables>({
     byId: HashMap.empty(),
     byUser: RedBlackTree.empty(Order.string)
@@ -202,15 +219,51 @@ export const makeMemory = Effect.gen(function* () {
       }),
 
     insertPayouts: (rows) =>
-      payouts.update((t) => {
-        let next = t
-        for (const row of rows) {
-          const list = Option.getOrElse(HashMap.get(next, row.split_payment_id), () =>
-            Chunk.empty<SplitPayout>()
+      Effect.zipRight(
+        payouts.update((t) => {
+          let next = t
+          for (const row of rows) {
+            const list = Option.getOrElse(HashMap.get(next, row.split_payment_id), () =>
+              Chunk.empty<SplitPayout>()
+            )
+            next = HashMap.set(next, row.split_payment_id, Chunk.append(list, row))
+          }
+          return next
+        }),
+        Effect.flatMap(splits.get, (t) =>
+          payoutsByUser.update((index) => {
+            let next = index
+            for (const row of rows) {
+              const split = HashMap.get(t.byId, row.split_payment_id)
+              if (Option.isNone(split)) continue
+              next = RedBlackTree.insert(
+                next,
+                payoutUserKey(split.value.user_id, row.creation_timestamp, row.payout_id),
+                [row.split_payment_id, row.payout_id] as const
+              )
+            }
+            return next
+          })
+        )
+      ),
+    listPayoutsByUser: (user, before, limit) =>
+      Effect.zipWith(payoutsByUser.get, payouts.get, (index, t) => {
+        const prefix = `${user}\u0000`
+        // `\uffff` sorts after every key of this user: the newest first when no cursor.
+        const from = Option.match(before, {
+          onNone: () => `${prefix}\uffff`,
+          onSome: (c) => payoutUserKey(user, c.creation_timestamp, c.id)
+        })
+        const out: Array<SplitPayout> = []
+        for (const [key, [split, id]] of RedBlackTree.lessThanReversed(index, from)) {
+          if (!key.startsWith(prefix) || out.length >= limit) break
+          const payout = Option.flatMap(
+            HashMap.get(t, split),
+            Chunk.findFirst((p) => p.payout_id === id)
           )
-          next = HashMap.set(next, row.split_payment_id, Chunk.append(list, row))
+          if (Option.isSome(payout)) out.push(payout.value)
         }
-        return next
+        return out
       }),
     updatePayout: (row) =>
       payouts.update((t) =>

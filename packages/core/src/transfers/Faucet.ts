@@ -3,7 +3,7 @@
  * it exactly as a real bank notification would be.
  */
 import { Effect, Either, Option, Schema } from "effect"
-import { Cuit, type Cvu } from "../bank/BankAccount.js"
+import { Cuit, type Cvu, isValidCbu } from "../bank/BankAccount.js"
 import { NotFound, InvalidInput } from "../Errors.js"
 import type { UserId } from "../Ids.js"
 import * as Money from "../Money.js"
@@ -17,7 +17,14 @@ export class FaucetRequest extends Class<FaucetRequest>("FaucetRequest")({
   /** Pesos, as a JSON number with at most 2 decimals; parsed by `send` (`Money.fromInput`). */
   amount: ArsInputNumber,
   /** The simulated sender's CUIT. */
-  cuit: Schema.optional(Cuit)
+  cuit: Schema.optional(Cuit),
+  /**
+   * The simulated sender's account (a CBU, or a CVU): where a refund of this transfer goes. A
+   * random valid CBU when absent, so every sandbox transfer has a sender account.
+   */
+  cbu: Schema.optional(
+    Schema.String.pipe(Schema.filter(isValidCbu, { message: () => "must be a valid 22-digit CBU or CVU" }))
+  )
 }) {}
 
 export class Faucet extends Effect.Service<Faucet>()("@cobro/core/Faucet", {
@@ -42,7 +49,8 @@ export class Faucet extends Effect.Service<Faucet>()("@cobro/core/Faucet", {
       const transfer = yield* sandbox.simulateIncoming({
         cvu,
         amount,
-        ...(request.cuit ? { senderCuit: request.cuit } : {})
+        ...(request.cuit ? { senderCuit: request.cuit } : {}),
+        ...(request.cbu ? { senderAccount: request.cbu } : {})
       })
       const outcome = yield* transfers.ingest(transfer)
       return { transfer, outcome } as const

@@ -5,6 +5,7 @@ import { cvuDirectoryScenarios } from "./cvuDirectory.js"
 import { idempotencyScenarios } from "./idempotency.js"
 import { moneyScenarios } from "./money.js"
 import { outgoingScenarios } from "./outgoing.js"
+import { moneyReadScenarios } from "./moneyReads.js"
 import { paymentScenarios } from "./payments.js"
 import { scheduleScenarios } from "./schedules/index.js"
 import { splitScenarios } from "./splits/index.js"
@@ -23,5 +24,6 @@ export const scenarios: ReadonlyArray<Scenario> = [
   ...outgoingScenarios,
   ...idempotencyScenarios,
   ...webhookScenarios,
-  ...moneyScenarios
+  ...moneyScenarios,
+  ...moneyReadScenarios
 ]

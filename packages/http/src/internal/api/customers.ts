@@ -6,7 +6,7 @@ import { Customer, Ids } from "@cobro/core"
 import { Schema } from "effect"
 import { Envelope } from "../../Envelope.js"
 import { Authentication } from "../../Security.js"
-import { EnvelopeErrors, IdempotencyHeaders, withExample } from "./shared.js"
+import { EnvelopeErrors, IdempotencyHeaders, PageOf, PageParams, withExample } from "./shared.js"
 
 export const ListCustomersParams = Schema.Struct({ user_id: Ids.UserId })
 
@@ -57,6 +57,31 @@ export class Customers extends HttpApiGroup.make("customers")
       )
       .setUrlParams(ListCustomersParams)
       .addSuccess(Envelope(Schema.Struct({ customers: Schema.Array(Customer.CustomerSummary) })))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/customers/:customer_id")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Read a fixed customer",
+          description:
+            "The customer with its bank data (`bank_info`), `balance`, `contact` and `webhook_url` (left out when it has none) and its timestamps. Another merchant's customer is 404."
+        })
+      )
+      .setPath(customerId)
+      .addSuccess(Envelope(Customer.CustomerView))
+  )
+  .add(
+    HttpApiEndpoint.get("listTransactions", "/customers/:customer_id/transactions")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List a fixed customer's transactions",
+          description:
+            "The transfers the customer sent, newest first, `limit` per page (1\u2013100, default 50). When more follow, `next_cursor` is present: send it back as `cursor` for the next page; it is absent on the last page."
+        })
+      )
+      .setPath(customerId)
+      .setUrlParams(Schema.Struct(PageParams))
+      .addSuccess(Envelope(PageOf("transactions", Customer.CustomerTransaction)))
   )
   .add(
     HttpApiEndpoint.get("getTransaction", "/customers/:customer_id/transactions/:transaction_id")

@@ -15,6 +15,8 @@ export const FaucetResult = Schema.Struct({
   amount: Schema.Number,
   currency: Schema.Literal("ARS"),
   sender_cuit: Schema.String,
+  /** The sender's CBU or CVU (the body's `cbu`, or a random valid CBU): where a refund would go. */
+  sender_account: Schema.String,
   /** `credited` to a payment, customer or split; `bounced` back to the sender; `duplicate`. */
   outcome: Schema.Literal("credited", "bounced", "duplicate"),
   target: Wire.Omittable(Schema.String),
@@ -29,7 +31,7 @@ export class Sandbox extends HttpApiGroup.make("sandbox")
         OpenApi.annotations({
           summary: "Simulate an incoming transfer (sandbox)",
           description:
-            "Sends `amount` pesos to one of your CVUs (a payment's, a fixed customer's or a split payment's) as a payer's bank would, from `cuit` if given: the transfer is credited, or bounced to the sender when the CVU is closed. Only in sandbox mode."
+            "Sends `amount` pesos to one of your CVUs (a payment's, a fixed customer's or a split payment's) as a payer's bank would, from `cuit` and the account `cbu` if given (a random valid CBU otherwise: where a refund would go): the transfer is credited, or bounced to the sender when the CVU is closed. Only in sandbox mode."
         })
       )
       .setPath(Schema.Struct({ cvu: BankAccount.Cvu }))

@@ -2,6 +2,7 @@
  * What the route groups' declarations share: the `Idempotency-Key` header, request body examples
  * and the error bodies every route declares.
  */
+import { Page } from "@cobro/core"
 import { Option, Schema } from "effect"
 import { envelopeError, statusError, statuses } from "../../ApiError.js"
 
@@ -31,3 +32,26 @@ export const EnvelopeErrors = Schema.Union(...statuses.map(envelopeError))
 
 /** The `{status, error, message, data}` error bodies of partner and account routes. */
 export const StatusErrors = Schema.Union(...statuses.map(statusError))
+
+// ---------------------------------------------------------------------------------------------
+// Keyset pages
+
+/** The query of a paginated list: `limit` (1–100, default 50) and the previous page's `next_cursor`. */
+export const PageParams = {
+  limit: Schema.optional(Page.Limit),
+  cursor: Schema.optional(Page.CursorText)
+}
+
+/** A page of `field`, newest first, and `next_cursor` when another page follows (absent on the last). */
+export const PageOf = <const F extends string, S extends Schema.Schema.Any>(field: F, item: S) =>
+  Schema.Struct({
+    ...({ [field]: Schema.Array(item) } as { readonly [K in F]: Schema.Array$<S> }),
+    next_cursor: Schema.optional(Page.CursorText)
+  })
+
+/** `page` as `PageOf`'s fields: its items under `field`, its cursor when there is one. */
+export const pageOf = <const F extends string, A>(field: F, page: Page.Page<A>) =>
+  ({
+    [field]: page.items,
+    ...Option.match(page.next, { onNone: () => ({}), onSome: (next_cursor) => ({ next_cursor }) })
+  }) as { readonly [K in F]: ReadonlyArray<A> } & { readonly next_cursor?: Page.Cursor }

@@ -3,9 +3,10 @@
  * list and one customer's transactions.
  */
 import { Customer, Customers, type Idempotency } from "@cobro/core"
-import { Effect, Stream } from "effect"
+import { Effect, Option, Stream } from "effect"
 import { ok } from "../../Envelope.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
+import { pageOf } from "../api/shared.js"
 import { asPrincipal, type GroupLive, group, ownList } from "./shared.js"
 import { streamedList } from "./streamedList.js"
 
@@ -44,6 +45,26 @@ export const CustomersLive: GroupLive<
             )
           )
         })
+      )
+      .handle("get", ({ path }) =>
+        asPrincipal((principal) =>
+          Effect.map(customers.get(principal.user_id, path.customer_id), (c) =>
+            ok("customer.found", Customer.CustomerView.fromCustomer(c))
+          )
+        )
+      )
+      .handle("listTransactions", ({ path, urlParams }) =>
+        asPrincipal((principal) =>
+          Effect.map(
+            customers.listTransactions(
+              principal.user_id,
+              path.customer_id,
+              Option.fromNullable(urlParams.cursor),
+              urlParams.limit
+            ),
+            (page) => ok("customer.transactions.found", pageOf("transactions", page))
+          )
+        )
       )
       .handle("getTransaction", ({ path }) =>
         asPrincipal((principal) =>

@@ -37,6 +37,7 @@ const faucetResult = (
     readonly cvu: (typeof Api.FaucetResult.Type)["cvu"]
     readonly amount: Money.Money
     readonly sender_cuit: string
+    readonly sender_account: string
   },
   outcome: Transfers.IngestOutcome
 ): typeof Api.FaucetResult.Type => ({
@@ -45,6 +46,7 @@ const faucetResult = (
   amount: Money.toNumber(transfer.amount),
   currency: "ARS",
   sender_cuit: transfer.sender_cuit,
+  sender_account: transfer.sender_account,
   outcome: outcome._tag === "Credited" ? "credited" : outcome._tag === "Bounced" ? "bounced" : "duplicate",
   target: outcome._tag === "Credited" ? outcome.target : null,
   target_id: outcome._tag === "Credited" ? outcome.target_id : null,

@@ -4,6 +4,7 @@ import { Partner, User } from "@cobro/core"
 import { BigDecimal, Config, Console, DateTime, Effect, Option, Schema } from "effect"
 import * as Admin from "../../Admin.js"
 import * as ServerConfig from "../../ServerConfig.js"
+import { usersBalance } from "./money.js"
 import {
   CommandFailed,
   table,
@@ -153,7 +154,7 @@ const usersShow = Command.make(
 
 export const users = Command.make("users").pipe(
   Command.withDescription("merchants"),
-  Command.withSubcommands([usersCreate, usersList, usersShow, usersSetPassword])
+  Command.withSubcommands([usersCreate, usersList, usersShow, usersSetPassword, usersBalance])
 )
 
 /**
