@@ -13,6 +13,7 @@ import { Payments, PublicPayments } from "./internal/api/payments.js"
 import { Sandbox } from "./internal/api/sandbox.js"
 import { Schedules } from "./internal/api/schedules.js"
 import { Splits } from "./internal/api/splits.js"
+import { WebhookDeliveryRoutes } from "./internal/api/webhooks.js"
 
 export * from "./internal/api/accounts.js"
 export * from "./internal/api/customers.js"
@@ -21,6 +22,7 @@ export * from "./internal/api/sandbox.js"
 export * from "./internal/api/schedules.js"
 export * from "./internal/api/shared.js"
 export * from "./internal/api/splits.js"
+export * from "./internal/api/webhooks.js"
 
 /** The whole API. */
 export class CobroApi extends HttpApi.make("cobro")
@@ -33,6 +35,7 @@ export class CobroApi extends HttpApi.make("cobro")
   .add(Schedules)
   .add(Splits)
   .add(Sandbox)
+  .add(WebhookDeliveryRoutes)
   .annotate(OpenApi.Title, "cobro")
   .annotate(OpenApi.Version, "1.0.0")
   // Every error leaves as an `ApiError` envelope: drop HttpApi's default decode-error body.

@@ -4,7 +4,16 @@
  * handlers live in `internal/handlers/` (what they share in `internal/handlers/shared.ts`); this
  * module puts them together.
  */
-import type { Accounts, Auth, Customers, Idempotency, Payments, Schedules, Splits } from "@cobro/core"
+import type {
+  Accounts,
+  Auth,
+  Customers,
+  Idempotency,
+  Payments,
+  Schedules,
+  Splits,
+  WebhookDeliveries
+} from "@cobro/core"
 import { Layer } from "effect"
 import type * as RateLimiter from "@effect/experimental/RateLimiter"
 import type { HttpConfig } from "./HttpConfig.js"
@@ -15,6 +24,7 @@ import { SandboxLive } from "./internal/handlers/sandbox.js"
 import { SchedulesLive } from "./internal/handlers/schedules.js"
 import { SplitsLive } from "./internal/handlers/splits.js"
 import { PartnerTokensLive, UserTokensLive } from "./internal/handlers/tokens.js"
+import { WebhookDeliveriesLive } from "./internal/handlers/webhooks.js"
 
 /** Every group's handlers; needs the engine's services (the faucet only in sandbox mode). */
 export const handlers = Layer.mergeAll(
@@ -26,7 +36,8 @@ export const handlers = Layer.mergeAll(
   PartnerTokensLive,
   AccountsLive,
   SchedulesLive,
-  SplitsLive
+  SplitsLive,
+  WebhookDeliveriesLive
 )
 
 /** The services the handlers use (the faucet is optional: present in sandbox mode). */
@@ -37,6 +48,7 @@ export type Requirements =
   | Auth.Auth
   | Schedules.Schedules
   | Splits.Splits
+  | WebhookDeliveries.WebhookDeliveries
   | Idempotency.Idempotency
   | HttpConfig
   | RateLimiter.RateLimiter

@@ -20,6 +20,8 @@ export interface RateLimits {
   readonly tokensPerAddress: Limit
   /** POST /users/{id}/tokens per user id, POST /auth/tokens per client id. */
   readonly tokensPerUser: Limit
+  /** POST /webhooks/deliveries/{id}/replay per account; `defaultRateLimits`' when absent. */
+  readonly replaysPerUser?: Limit
 }
 
 export interface Settings {
@@ -51,7 +53,8 @@ export const defaultRateLimits: RateLimits = {
   publicPerAddress: { limit: 300, window: Duration.minutes(1) },
   publicPerUser: { limit: 1200, window: Duration.minutes(1) },
   tokensPerAddress: { limit: 30, window: Duration.minutes(1) },
-  tokensPerUser: { limit: 10, window: Duration.minutes(1) }
+  tokensPerUser: { limit: 10, window: Duration.minutes(1) },
+  replaysPerUser: { limit: 30, window: Duration.minutes(1) }
 }
 
 export const defaults: Settings = {

@@ -18,13 +18,15 @@
  *   cobro webhooks list [--status S] [--user-id U] [--after EVENT_ID] [--limit N] [--json]
  *   cobro webhooks replay EVENT_ID [--json]
  *   cobro sandbox codes [--user-id U] [--json]
+ *   cobro listen --forward-to URL [--api-url URL] [--user-id U] [--client-id C] [--client-secret S]
+ *                [--signing-secret S] [--interval SECONDS] [--all]
  *
  * The commands live in `internal/cli/` (merchants and partners; what an operator inspects and
  * repairs; what they share); this module is the tree, its help and how a failure is told.
  */
 import { Command, ValidationError } from "@effect/cli"
 import * as HttpServerError from "@effect/platform/HttpServerError"
-import { Cause, Console, Effect, Option } from "effect"
+import { Cause, Console, Duration, Effect, Option } from "effect"
 import * as CliHelp from "./CliHelp.js"
 import * as Server from "./Server.js"
 import * as ServerConfig from "./ServerConfig.js"
@@ -32,6 +34,7 @@ import * as Storage from "./Storage.js"
 import { CommandFailed, describe, isDomainError, loadFor } from "./internal/cli/shared.js"
 import { partners, users } from "./internal/cli/merchants.js"
 import { accounts, ledger, payments, sandbox, webhooks } from "./internal/cli/operations.js"
+import { listen, listenOptions } from "./internal/cli/listen.js"
 
 export { CommandFailed, Stdin, table } from "./internal/cli/shared.js"
 
@@ -52,11 +55,30 @@ const migrate = Command.make("migrate", {}, () =>
   })
 ).pipe(Command.withDescription("create or upgrade the database schema (the server also does it at start)"))
 
+const listenCommand = Command.make("listen", listenOptions, (o) =>
+  listen({ ...o, interval: Duration.seconds(Math.max(1, o.interval)) })
+).pipe(
+  Command.withDescription(
+    "forward your webhook events from a cobro server (sandbox) to a local receiver, signed, like `stripe listen`; needs no database"
+  )
+)
+
 // ---------------------------------------------------------------------------------------------
 
 export const command = Command.make("cobro").pipe(
   Command.withDescription("the cobro reference server and its operator commands"),
-  Command.withSubcommands([serve, migrate, users, partners, payments, accounts, ledger, webhooks, sandbox])
+  Command.withSubcommands([
+    serve,
+    migrate,
+    users,
+    partners,
+    payments,
+    accounts,
+    ledger,
+    webhooks,
+    sandbox,
+    listenCommand
+  ])
 )
 
 /** Runs the command line `argv` (as `process.argv`: the first two entries are skipped). */
