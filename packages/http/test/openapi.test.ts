@@ -184,7 +184,8 @@ layer(serverLayer())((it) => {
           "Accounts",
           "Schedules",
           "Splits",
-          "Sandbox"
+          "Sandbox",
+          "Webhooks"
         ])
         for (const route of apiRoutes) {
           const operation = operationOf(spec, route)!

@@ -192,13 +192,14 @@ export const listenOptions = {
     Config.string("COBRO_CLIENT_ID")
   ),
   clientSecret: fromEnv(
-    Options.redacted("client-secret").pipe(
-      Options.withDescription("your client secret (better from COBRO_CLIENT_SECRET)")
+    Options.text("client-secret").pipe(
+      Options.withDescription("your client secret (better from COBRO_CLIENT_SECRET: not in shell history)")
     ),
-    Config.redacted("COBRO_CLIENT_SECRET")
-  ),
-  signingSecret: Options.redacted("signing-secret").pipe(
+    Config.string("COBRO_CLIENT_SECRET")
+  ).pipe(Options.map(Redacted.make)),
+  signingSecret: Options.text("signing-secret").pipe(
     Options.withDescription("sign forwards with this secret instead of a fresh one per session"),
+    Options.map(Redacted.make),
     Options.optional
   ),
   interval: Options.integer("interval").pipe(
