@@ -4,13 +4,13 @@
  * replay rate limit; and `cobro listen` forwarding a delivery, signed, to a local receiver.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { HttpServer } from "@effect/platform"
+import { HttpClientRequest, HttpServer } from "@effect/platform"
 import { Receiver } from "@cobro/webhooks"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Duration, Effect, Fiber, Schedule } from "effect"
 import { Admin } from "../src/index.js"
-import { cli, configOf, get, postJson, serverLayer, tempDb } from "./support.js"
+import { cli, configOf, get, postJson, request, serverLayer, tempDb } from "./support.js"
 
 /** A receiver on a random loopback port answering `status()`; what it received, with headers. */
 const receiver = (status: () => number) =>
@@ -144,7 +144,12 @@ describe("a merchant's webhook deliveries", () => {
 
         // A fixes its receiver and replays: the delivery is pending again, then delivered.
         answer = 200
-        const replayed = yield* postJson(`/webhooks/deliveries/${failed.event_id}/replay`, {}, tokenA)
+        const replay = HttpClientRequest.post(`/webhooks/deliveries/${failed.event_id}/replay`).pipe(
+          HttpClientRequest.bearerToken(tokenA),
+          HttpClientRequest.setHeader("idempotency-key", "replay-1"),
+          HttpClientRequest.bodyUnsafeJson({})
+        )
+        const replayed = yield* request(replay)
         expect(replayed.status).toBe(200)
         expect(replayed.body).toMatchObject({
           message: "webhook.delivery.replayed",
@@ -157,6 +162,12 @@ describe("a merchant's webhook deliveries", () => {
               : Effect.fail("not delivered yet")
           )
         )
+        // The same Idempotency-Key again: the first answer, not a second replay.
+        const again = yield* request(replay)
+        expect(again.body).toEqual(replayed.body)
+        expect((yield* get(`/webhooks/deliveries/${failed.event_id}`, tokenA)).body).toMatchObject({
+          data: { replays: 1, status: "delivered" }
+        })
         const last = delivered.attempts[delivered.attempts.length - 1]
         expect(last).toMatchObject({ status_code: 200, outcome: "delivered" })
         expect(last.error).toBeUndefined()
