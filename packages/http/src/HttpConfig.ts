@@ -42,7 +42,8 @@ export interface Settings {
    */
   readonly pages: boolean
   /**
-   * Signs the onboarding form's CSRF tokens (any length; 32 random bytes is plenty). Instances
+   * Signs the hosted forms' CSRF tokens (onboarding; the sandbox's simulated transfer on the
+   * payment page) (any length; 32 random bytes is plenty). Instances
    * that serve one address must share it, or a form rendered by one is refused by another.
    * Absent: a random key per process (right for a single instance).
    */
