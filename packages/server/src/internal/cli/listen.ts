@@ -7,7 +7,8 @@
  * delivery's body is POSTed to `--forward-to`, signed like a real delivery (`X-Service-Signature`
  * and Standard Webhooks headers) with the session's signing secret, which it prints at start
  * (`--signing-secret` pins one; never the merchant's client secret). A forward is tried once: the
- * receiver's answer (or failure) is printed, and the server's own delivery is not touched.
+ * receiver's answer (or failure) is printed, and the server's own delivery is not touched. A
+ * failed poll is printed and tried again; only failing to start (no token) ends the command.
  *
  * Only deliveries created after the start are forwarded (`--all` forwards the existing ones
  * first). Neither database nor server configuration is read.
@@ -164,9 +165,16 @@ export const listen = (options: ListenOptions) =>
     yield* Console.log(
       `Verify with it as you verify cobro's deliveries with your client secret (Receiver.verify, or Standard Webhooks with ${Signature.standardWebhooksSecret(secret)}).`
     )
+    // The cursor moves past each delivery once forwarded; a failed poll (the server restarting, the
+    // network) is printed and tried again at the next interval, from where it stopped.
     const cursor = yield* Ref.make(start)
-    yield* Effect.flatMap(Ref.get(cursor), (after) => drain(after, forward)).pipe(
-      Effect.flatMap((last) => Ref.set(cursor, last)),
+    const poll = Effect.flatMap(Ref.get(cursor), (after) =>
+      drain(after, (d) => Effect.zipRight(forward(d), Ref.set(cursor, Option.some(d.event_id))))
+    )
+    yield* poll.pipe(
+      Effect.catchAll((e) =>
+        Console.error(`${e.message}; trying again in ${Duration.format(options.interval)}`)
+      ),
       Effect.repeat(Schedule.spaced(options.interval))
     )
   }).pipe(Effect.provide(FetchHttpClient.layer))
