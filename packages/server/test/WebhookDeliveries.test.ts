@@ -8,9 +8,10 @@ import { HttpClientRequest, HttpServer } from "@effect/platform"
 import { Receiver } from "@cobro/webhooks"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { Duration, Effect, Fiber, Schedule } from "effect"
-import { Admin } from "../src/index.js"
-import { cli, configOf, get, postJson, request, serverLayer, tempDb } from "./support.js"
+import { NodeContext } from "@effect/platform-node"
+import { Console, Duration, Effect, Fiber, Schedule } from "effect"
+import { Admin, Cli } from "../src/index.js"
+import { cli, configOf, failureOf, get, postJson, provider, request, serverLayer, tempDb } from "./support.js"
 
 /** A receiver on a random loopback port answering `status()`; what it received, with headers. */
 const receiver = (status: () => number) =>
@@ -230,22 +231,44 @@ describe("cobro listen", () => {
         yield* paidPayment("tienda_l", token, "before", hook.url)
         const server = yield* HttpServer.HttpServer
         const port = (server.address as HttpServer.TcpAddress).port
-        const secret = "whsec_test_listen_secret"
+        // The command's output, readable while it runs.
+        const printed: Array<string> = []
+        const base = yield* Console.consoleWith(Effect.succeed)
+        const capture: Console.Console = {
+          ...base,
+          log: (...parts: ReadonlyArray<unknown>) => Effect.sync(() => void printed.push(parts.join(" "))),
+          error: (...parts: ReadonlyArray<unknown>) => Effect.sync(() => void printed.push(parts.join(" ")))
+        }
         const listening = yield* Effect.fork(
-          cli(
-            [
-              "listen",
-              "--forward-to",
-              local.url,
-              "--api-url",
-              `http://127.0.0.1:${port}`,
-              "--signing-secret",
-              secret,
-              "--interval",
-              "1"
-            ],
-            { COBRO_USER_ID: a.user_id, COBRO_CLIENT_ID: a.client_id, COBRO_CLIENT_SECRET: a.client_secret }
+          Cli.run([
+            "node",
+            "cobro",
+            "listen",
+            "--forward-to",
+            local.url,
+            "--api-url",
+            `http://127.0.0.1:${port}`,
+            "--interval",
+            "1"
+          ]).pipe(
+            Effect.provide(NodeContext.layer),
+            Effect.withConfigProvider(
+              provider({
+                COBRO_USER_ID: a.user_id,
+                COBRO_CLIENT_ID: a.client_id,
+                COBRO_CLIENT_SECRET: a.client_secret
+              })
+            ),
+            Effect.withConsole(capture)
           )
+        )
+        // It prints the session's signing secret, and never the client secret.
+        const secret = yield* eventually(
+          Effect.suspend(() => {
+            const line = printed.find((l) => l.includes("signing secret for this session is"))
+            const found = line === undefined ? undefined : /(whsec_\S+)/.exec(line)?.[1]
+            return found === undefined ? Effect.fail("not ready yet") : Effect.succeed(found)
+          })
         )
         yield* Effect.sleep(Duration.seconds(2))
         yield* paidPayment("tienda_l", token, "after", hook.url)
@@ -258,6 +281,10 @@ describe("cobro listen", () => {
         )
         yield* Fiber.interrupt(listening)
         expect(local.received).toHaveLength(1)
+        expect(printed.join("\n")).not.toContain(a.client_secret)
+        expect(printed.join("\n")).toMatch(
+          /--> payment\.updated \[evt_\S+\] http:\/\/127\.0\.0\.1:\d+\/hook 204/
+        )
         expect(JSON.parse(forwarded.body)).toEqual({
           message: "Payment updated",
           paymentId: "VAR-tienda_l-after",
@@ -272,6 +299,23 @@ describe("cobro listen", () => {
           Receiver.verify({ secret: a.client_secret, headers: forwarded.headers, body: forwarded.body })
         )
         expect(wrong._tag).toBe("Left")
+      }).pipe(Effect.provide(serverLayer(config)))
+    })
+  )
+
+  it.scopedLive("refuses to start with wrong credentials, saying why", () =>
+    Effect.gen(function* () {
+      const config = yield* configOf({ COBRO_DATABASE_URL: yield* tempDb, COBRO_JOB_INTERVAL: "1 hour" })
+      yield* Effect.gen(function* () {
+        const a = yield* merchant("tienda_w")
+        const server = yield* HttpServer.HttpServer
+        const port = (server.address as HttpServer.TcpAddress).port
+        const result = yield* cli(
+          ["listen", "--forward-to", "http://127.0.0.1:9/hook", "--api-url", `http://127.0.0.1:${port}`],
+          { COBRO_USER_ID: a.user_id, COBRO_CLIENT_ID: a.client_id, COBRO_CLIENT_SECRET: "wrong" }
+        )
+        expect(failureOf(result)).toContain("auth.credentials.invalid")
+        expect(result.stdout).not.toContain("Ready!")
       }).pipe(Effect.provide(serverLayer(config)))
     })
   )
