@@ -20,19 +20,8 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Auth, Ids } from "@cobro/core"
 import { type Api, Client } from "@cobro/http"
 import { Signature } from "@cobro/webhooks"
-import {
-  Clock,
-  Config,
-  Console,
-  Duration,
-  Effect,
-  Encoding,
-  Option,
-  Random,
-  Redacted,
-  Ref,
-  Schedule
-} from "effect"
+import { Clock, Config, Console, Duration, Effect, Encoding, Option, Redacted, Ref, Schedule } from "effect"
+import { randomBytes } from "node:crypto"
 import { CommandFailed } from "./shared.js"
 
 export interface ListenOptions {
@@ -66,9 +55,10 @@ const isUnauthorized = (error: unknown) =>
 export const listen = (options: ListenOptions) =>
   Effect.gen(function* () {
     const base = options.apiUrl.replace(/\/+$/, "")
+    // A signing key must be unguessable: the operating system's randomness, not Effect's `Random`.
     const secret = Option.isSome(options.signingSecret)
       ? Redacted.value(options.signingSecret.value)
-      : `whsec_${Encoding.encodeBase64Url(new Uint8Array(yield* Effect.forEach(Array.from({ length: 24 }), () => Random.nextIntBetween(0, 256))))}`
+      : `whsec_${Encoding.encodeBase64Url(yield* Effect.sync(() => randomBytes(24)))}`
     const http = yield* HttpClient.HttpClient
 
     // The token, fetched before it expires (a minute ahead) and again after a 401.
