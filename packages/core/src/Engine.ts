@@ -39,13 +39,15 @@ import * as TransferRepository from "./transfers/TransferRepository.js"
 import { Transfers } from "./transfers/Transfers.js"
 import * as UserRepository from "./accounts/UserRepository.js"
 import * as WebhookDeliveryRepository from "./webhooks/WebhookDeliveryRepository.js"
+import { WebhookDeliveries } from "./webhooks/WebhookDeliveries.js"
 
 /** Every service of the engine; needs the ports (storage, bank, fees, rates, config). */
 export const services = Layer.mergeAll(
   Payments.Default,
   Jobs.Default,
   Idempotency.Default,
-  Balances.Default
+  Balances.Default,
+  WebhookDeliveries.Default
 ).pipe(
   Layer.provideMerge(Transfers.Default),
   Layer.provideMerge(Splits.Default),

@@ -179,6 +179,28 @@ describe("SandboxBank holders", () => {
     }).pipe(withSandbox)
   )
 
+  it.effect("names the holder an account was opened for, by CVU and alias, until it is closed", () =>
+    Effect.gen(function* () {
+      const bank = yield* BankProvider
+      const holder = { cuit: makeCuit("30", "71234567"), name: "Tienda Uno" }
+      const opened = yield* bank.openAccount({ holder })
+      const named = yield* bank.lookupHolder(opened.cvu)
+      expect(named).toMatchObject({ account: opened.cvu, ...holder })
+      expect(yield* bank.lookupHolder(opened.alias)).toEqual(named)
+      // The alias moves with the account.
+      const renamed = yield* bank.changeAlias(opened.cvu, Alias.make("tienda.uno.pagos"))
+      expect(yield* bank.lookupHolder("tienda.uno.pagos")).toEqual(named)
+      expect((yield* Effect.flip(bank.lookupHolder(opened.alias))).reason).toBe("holder_not_found")
+      // Closed: nobody holds it any more.
+      yield* bank.releaseAccount(opened.cvu)
+      expect((yield* Effect.flip(bank.lookupHolder(opened.cvu))).reason).toBe("holder_not_found")
+      expect((yield* Effect.flip(bank.lookupHolder(renamed.alias))).reason).toBe("holder_not_found")
+      // Opened without a holder: the bank names none.
+      const anonymous = yield* bank.openAccount({})
+      expect((yield* Effect.flip(bank.lookupHolder(anonymous.cvu))).reason).toBe("holder_not_found")
+    }).pipe(withSandbox)
+  )
+
   it.effect("refuses to register an invalid account", () =>
     Effect.gen(function* () {
       const sandbox = yield* SandboxBank.SandboxBank

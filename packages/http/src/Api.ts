@@ -14,6 +14,7 @@ import { Payments, PublicPayments } from "./internal/api/payments.js"
 import { Sandbox } from "./internal/api/sandbox.js"
 import { Schedules } from "./internal/api/schedules.js"
 import { Splits } from "./internal/api/splits.js"
+import { WebhookDeliveryRoutes } from "./internal/api/webhooks.js"
 
 export * from "./internal/api/accounts.js"
 export * from "./internal/api/customers.js"
@@ -23,6 +24,7 @@ export * from "./internal/api/sandbox.js"
 export * from "./internal/api/schedules.js"
 export * from "./internal/api/shared.js"
 export * from "./internal/api/splits.js"
+export * from "./internal/api/webhooks.js"
 
 /** The whole API. */
 export class CobroApi extends HttpApi.make("cobro")
@@ -36,6 +38,7 @@ export class CobroApi extends HttpApi.make("cobro")
   .add(Splits)
   .add(Money)
   .add(Sandbox)
+  .add(WebhookDeliveryRoutes)
   .annotate(OpenApi.Title, "cobro")
   .annotate(OpenApi.Version, "1.0.0")
   // Every error leaves as an `ApiError` envelope: drop HttpApi's default decode-error body.

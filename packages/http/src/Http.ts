@@ -12,7 +12,8 @@ import type {
   Idempotency,
   Payments,
   Schedules,
-  Splits
+  Splits,
+  WebhookDeliveries
 } from "@cobro/core"
 import { Layer } from "effect"
 import type * as RateLimiter from "@effect/experimental/RateLimiter"
@@ -25,6 +26,7 @@ import { SandboxLive } from "./internal/handlers/sandbox.js"
 import { SchedulesLive } from "./internal/handlers/schedules.js"
 import { SplitsLive } from "./internal/handlers/splits.js"
 import { PartnerTokensLive, UserTokensLive } from "./internal/handlers/tokens.js"
+import { WebhookDeliveriesLive } from "./internal/handlers/webhooks.js"
 
 /** Every group's handlers; needs the engine's services (the faucet only in sandbox mode). */
 export const handlers = Layer.mergeAll(
@@ -37,7 +39,8 @@ export const handlers = Layer.mergeAll(
   AccountsLive,
   SchedulesLive,
   SplitsLive,
-  MoneyLive
+  MoneyLive,
+  WebhookDeliveriesLive
 )
 
 /** The services the handlers use (the faucet is optional: present in sandbox mode). */
@@ -49,6 +52,7 @@ export type Requirements =
   | Schedules.Schedules
   | Splits.Splits
   | Balances.Balances
+  | WebhookDeliveries.WebhookDeliveries
   | Idempotency.Idempotency
   | HttpConfig
   | RateLimiter.RateLimiter

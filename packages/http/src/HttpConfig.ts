@@ -20,6 +20,8 @@ export interface RateLimits {
   readonly tokensPerAddress: Limit
   /** POST /users/{id}/tokens per user id, POST /auth/tokens per client id. */
   readonly tokensPerUser: Limit
+  /** POST /webhooks/deliveries/{id}/replay per account; `defaultRateLimits`' when absent. */
+  readonly replaysPerUser?: Limit
 }
 
 export interface Settings {
@@ -40,7 +42,8 @@ export interface Settings {
    */
   readonly pages: boolean
   /**
-   * Signs the onboarding form's CSRF tokens (any length; 32 random bytes is plenty). Instances
+   * Signs the hosted forms' CSRF tokens (onboarding; the sandbox's simulated transfer on the
+   * payment page) (any length; 32 random bytes is plenty). Instances
    * that serve one address must share it, or a form rendered by one is refused by another.
    * Absent: a random key per process (right for a single instance).
    */
@@ -51,7 +54,8 @@ export const defaultRateLimits: RateLimits = {
   publicPerAddress: { limit: 300, window: Duration.minutes(1) },
   publicPerUser: { limit: 1200, window: Duration.minutes(1) },
   tokensPerAddress: { limit: 30, window: Duration.minutes(1) },
-  tokensPerUser: { limit: 10, window: Duration.minutes(1) }
+  tokensPerUser: { limit: 10, window: Duration.minutes(1) },
+  replaysPerUser: { limit: 30, window: Duration.minutes(1) }
 }
 
 export const defaults: Settings = {

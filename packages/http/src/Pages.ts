@@ -1,7 +1,8 @@
 /**
  * The hosted pages, served beside the API (the way `HttpApiScalar.layer` adds `/docs`):
  *
- * - `GET /pay/{paymentId}`: the payer's page at `payment_url`;
+ * - `GET /pay/{paymentId}`: the payer's page at `payment_url` (with, in sandbox mode, a badge and
+ *   a "Simular transferencia" form posting to `POST /pay/{paymentId}/simulate`);
  * - `GET /authorize?partner_id=…` and `GET /authorize/{partner_id}`: partner onboarding;
  * - `POST /authorize` (and `/authorize/{partner_id}`): its form, `application/x-www-form-urlencoded`,
  *   answered with a 303 to the partner's redirect URL with `code` and `state`.
@@ -35,6 +36,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const pay = yield* PayRoutes.make(kit)
     const authorize = yield* AuthorizeRoutes.make(kit)
     yield* router.get("/pay/:paymentId", guarded(pay.page))
+    yield* router.post("/pay/:paymentId/simulate", guarded(pay.simulate))
     // `/pay/` alone or with more segments: a payer's mistyped link, answered with the same page.
     yield* router.get("/pay", guarded(pay.notFound))
     yield* router.get("/pay/*", guarded(pay.notFound))

@@ -163,10 +163,20 @@ const makeWorld = Effect.gen(function* () {
     })
   )
 
+  // A webhook delivery of A's (its own event, with a webhook URL).
+  const event = yield* Outbox.makeEvent({
+    type: "payment.updated",
+    user_id: A,
+    webhook_url: "https://hooks.example.com/a",
+    payload: { message: "Payment updated", paymentId: payment.id, externalId: `order-${n}` }
+  })
+  yield* (yield* Outbox.Outbox).append(event)
+
   return {
     A,
     B,
     tokens,
+    event_id: event.event_id,
     payment_id: payment.id,
     payment_cvu: payment.cvu,
     payment_expiration: payment.expiration_timestamp,
@@ -431,12 +441,39 @@ const PROTECTED: Readonly<Record<string, Protected>> = {
     owner: "user",
     success: "envelope",
     foreign: notFound("cvu.not.found")
+  },
+  "GET /webhooks/deliveries": {
+    call: () => ({ path: "/webhooks/deliveries" }),
+    owner: "user",
+    success: "envelope",
+    foreign: {
+      list: (_, body) =>
+        (body as { data: { deliveries: ReadonlyArray<{ event_id: string }> } }).data.deliveries.map(
+          (d) => d.event_id
+        )
+    }
+  },
+  "GET /webhooks/deliveries/:event_id": {
+    call: (w) => ({ path: fillPath("/webhooks/deliveries/:event_id", { event_id: w.event_id }) }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("webhook_delivery.not.found")
+  },
+  "POST /webhooks/deliveries/:event_id/replay": {
+    call: (w) => ({ path: fillPath("/webhooks/deliveries/:event_id/replay", { event_id: w.event_id }) }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("webhook_delivery.not.found")
   }
 }
 
 /** What B's list must not contain: A's resource of that kind. */
 const foreignIds = (w: World, route: Route): ReadonlyArray<string> =>
-  route.path.startsWith("/transactions/schedules") ? [w.schedule_id] : [w.account_id]
+  route.path.startsWith("/transactions/schedules")
+    ? [w.schedule_id]
+    : route.path.startsWith("/webhooks/")
+      ? [w.event_id]
+      : [w.account_id]
 
 // ---------------------------------------------------------------------------------------------
 

@@ -318,7 +318,8 @@ const decodable = (user_id: string): Readonly<Record<string, { path: string; bod
     body: { request_id: "vr_x", code: "123456" }
   },
   "POST /split/accounts/:account_id/disable": { path: "/split/accounts/pa_x/disable" },
-  "POST /cvu/:cvu/faucet": { path: `/cvu/${cvu}/faucet`, body: { amount: 10 } }
+  "POST /cvu/:cvu/faucet": { path: `/cvu/${cvu}/faucet`, body: { amount: 10 } },
+  "POST /webhooks/deliveries/:event_id/replay": { path: "/webhooks/deliveries/evt_x/replay" }
 })
 
 const declaresIdempotencyKey = (route: Route) =>

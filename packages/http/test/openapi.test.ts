@@ -185,7 +185,8 @@ layer(serverLayer())((it) => {
           "Schedules",
           "Splits",
           "Balances",
-          "Sandbox"
+          "Sandbox",
+          "Webhooks"
         ])
         for (const route of apiRoutes) {
           const operation = operationOf(spec, route)!

@@ -205,6 +205,89 @@ if (!hasChromium) {
       )
 
       it.scoped(
+        "sandbox: the payer sees the badge and the holder, and the page's form pays the payment",
+        () =>
+          Effect.gen(function* () {
+            const base = yield* baseUrl
+            yield* merchant("br_sim")
+            const payment = yield* createPayment("br_sim")
+            const { page, violations } = yield* openPage(base)
+            yield* promise(() => page.goto(base + pathOf(payment.payment_url)))
+
+            expect(yield* text(page, "#sandbox-badge")).toContain("Sandbox")
+            // The holder the bank reports for the CVU: the merchant's name and CUIT.
+            expect(yield* text(page, "#holder")).toBe("Tienda br_sim")
+            expect(yield* text(page, "#holder-cuit")).toBe("30-71234567-1")
+            const amount = page.getByLabel("Monto en pesos")
+            expect(yield* promise(() => amount.inputValue())).toBe("1500.00")
+            yield* fitsPhone(page)
+            yield* shoot(page, "pay-sandbox-360")
+
+            // A partial transfer first (the amount is editable), then the rest as prefilled.
+            yield* promise(() => amount.fill("1000,50"))
+            yield* promise(() => page.getByRole("button", { name: "Simular transferencia" }).click())
+            yield* promise(() => page.getByText("Pago incompleto").waitFor({ timeout: 10_000 }))
+            expect(yield* text(page, "#payment-state")).toContain("Recibimos $ 1.000,50 de $ 1.500,00")
+            expect(yield* promise(() => page.getByLabel("Monto en pesos").inputValue())).toBe("499.50")
+            yield* promise(() => page.getByRole("button", { name: "Simular transferencia" }).click())
+            yield* promise(() => page.getByText("¡Pago recibido!").waitFor({ timeout: 10_000 }))
+            expect(pathOf(page.url())).toBe(pathOf(payment.payment_url))
+            expect(yield* promise(() => page.locator("#simulate").count())).toBe(0)
+            const paid = yield* Effect.flatMap(Payments.Payments, (p) => p.getPublic(payment.id))
+            expect(paid.payment_status).toBe("SUCCESS")
+            expect(violations).toEqual([])
+          }),
+        30_000
+      )
+
+      it.scoped(
+        "sandbox: another site's form cannot make the payer's browser simulate a transfer",
+        () =>
+          Effect.gen(function* () {
+            const base = yield* baseUrl
+            yield* merchant("br_csrf")
+            const payment = yield* createPayment("br_csrf")
+            const { page } = yield* openPage(base)
+            // The payer has the page open (its cookie is set); the attacker even knows a token.
+            yield* promise(() => page.goto(base + pathOf(payment.payment_url)))
+            const token = yield* promise(() => page.locator("input[name=csrf_token]").inputValue())
+            const action = `${base}/pay/${encodeURIComponent(payment.id)}/simulate`
+            // Another site (`localhost` is another site than `127.0.0.1`) posts the form.
+            const evil = Http.createServer((_, response) => {
+              response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+              response.end(
+                `<!doctype html><html lang="es"><title>Oferta</title><form id="f" method="post" action="${action}">` +
+                  `<input name="csrf_token" value="${token}"><input name="amount" value="1500"></form>` +
+                  `<script>document.getElementById("f").submit()</script></html>`
+              )
+            })
+            yield* Effect.acquireRelease(
+              promise(() => new Promise<void>((resolve) => evil.listen(0, "127.0.0.1", resolve))),
+              () => promise(() => new Promise<void>((resolve) => evil.close(() => resolve())))
+            )
+            const evilUrl = `http://localhost:${(evil.address() as AddressInfo).port}/`
+            const response = yield* promise(() =>
+              page
+                .waitForResponse((r) => r.url() === action, {
+                  timeout: 10_000
+                })
+                .then((r) => r.status())
+                .then((status) => status)
+            ).pipe(
+              Effect.zipLeft(
+                promise(() => page.goto(evilUrl)),
+                { concurrent: true }
+              )
+            )
+            expect(response).toBe(403)
+            yield* promise(() => page.getByText("El formulario venció").waitFor({ timeout: 10_000 }))
+            const view = yield* Effect.flatMap(Payments.Payments, (p) => p.getPublic(payment.id))
+            expect(view.payment_status).toBe("PENDING")
+          }),
+        30_000
+      )
+
+      it.scoped(
         "onboarding: a merchant registers, consents, and lands on the partner's site with code and state",
         () =>
           Effect.gen(function* () {

@@ -22,13 +22,15 @@
  *   cobro sandbox codes [--user-id U] [--json]
  *   cobro bank reconcile [--since T] [--json]
  *   cobro bank simulator [--port N]
+ *   cobro listen --forward-to URL [--api-url URL] [--user-id U] [--client-id C] [--client-secret S]
+ *                [--signing-secret S] [--interval SECONDS] [--all]
  *
  * The commands live in `internal/cli/` (merchants and partners; what an operator inspects and
  * repairs; what they share); this module is the tree, its help and how a failure is told.
  */
 import { Command, ValidationError } from "@effect/cli"
 import * as HttpServerError from "@effect/platform/HttpServerError"
-import { Cause, Console, Effect, Option } from "effect"
+import { Cause, Console, Duration, Effect, Option } from "effect"
 import * as CliHelp from "./CliHelp.js"
 import * as Server from "./Server.js"
 import * as ServerConfig from "./ServerConfig.js"
@@ -38,6 +40,7 @@ import { partners, users } from "./internal/cli/merchants.js"
 import { payouts } from "./internal/cli/money.js"
 import { accounts, ledger, payments, sandbox, webhooks } from "./internal/cli/operations.js"
 import { bank } from "./internal/cli/bank.js"
+import { listen, listenOptions } from "./internal/cli/listen.js"
 
 export { CommandFailed, Stdin, table } from "./internal/cli/shared.js"
 
@@ -58,6 +61,14 @@ const migrate = Command.make("migrate", {}, () =>
   })
 ).pipe(Command.withDescription("create or upgrade the database schema (the server also does it at start)"))
 
+const listenCommand = Command.make("listen", listenOptions, (o) =>
+  listen({ ...o, interval: Duration.seconds(Math.max(1, o.interval)) })
+).pipe(
+  Command.withDescription(
+    "forward your webhook events from a cobro server (sandbox) to a local receiver, signed, like `stripe listen`; needs no database"
+  )
+)
+
 // ---------------------------------------------------------------------------------------------
 
 export const command = Command.make("cobro").pipe(
@@ -73,7 +84,8 @@ export const command = Command.make("cobro").pipe(
     ledger,
     webhooks,
     sandbox,
-    bank
+    bank,
+    listenCommand
   ])
 )
 

@@ -122,6 +122,20 @@ export const make = Effect.gen(function* () {
       const conditions = [
         ...(query.status !== undefined ? [sql`status = ${query.status}`] : []),
         ...(query.user_id !== undefined ? [sql`user_id = ${query.user_id}`] : []),
+        ...(query.type !== undefined ? [sql`type = ${query.type}`] : []),
+        ...(query.signers !== undefined
+          ? [
+              query.signers.length === 0
+                ? sql`1 = 0`
+                : sql.or(
+                    query.signers.map((s) =>
+                      s.kind === "merchant"
+                        ? sql`(signer_kind = 'merchant' AND signer_id = ${s.user_id})`
+                        : sql`(signer_kind = 'partner' AND signer_id = ${s.partner_id})`
+                    )
+                  )
+            ]
+          : []),
         ...(query.after !== undefined ? [sql`event_id > ${query.after}`] : [])
       ]
       const where = conditions.length === 0 ? sql`` : sql`WHERE ${sql.and(conditions)}`

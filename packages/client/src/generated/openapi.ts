@@ -172,6 +172,46 @@ export interface paths {
     patch: operations["customers.changeAlias"]
     trace?: never
   }
+  "/customers/{customer_id}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Read a fixed customer
+     * @description The customer with its bank data (`bank_info`), `balance`, `contact` and `webhook_url` (left out when it has none) and its timestamps. Another merchant's customer is 404.
+     */
+    get: operations["customers.get"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/customers/{customer_id}/transactions": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List a fixed customer's transactions
+     * @description The transfers the customer sent, newest first, `limit` per page (1–100, default 50). When more follow, `next_cursor` is present: send it back as `cursor` for the next page; it is absent on the last page.
+     */
+    get: operations["customers.listTransactions"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/customers/{customer_id}/transactions/{transaction_id}": {
     parameters: {
       query?: never
@@ -444,6 +484,46 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/users/{user_id}/balance": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Read a merchant's balance
+     * @description What the merchant can be paid out now (`available`) and what is on its way to its bank in payouts not yet confirmed (`in_transit`), per currency, as decimal text. ARS is always present. Fixed customers' balances and split payments' funds are not part of it. With the merchant's token or a partner token for it; another user is 404.
+     */
+    get: operations["money.balance"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/transactions/payouts": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List a merchant's payouts
+     * @description Every payout that sends the merchant's money out, newest first: `kind` `schedule` (a payout schedule's sweep) and `split` (a split payment's payout); `refund` is reserved for refunds. Each with amount, destination, status (PENDING, SUCCESS, FAILED), the bank's reference once sent, and timestamps. `limit` per page (1–100, default 50); when more follow, send `next_cursor` back as `cursor`.
+     */
+    get: operations["money.payouts"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/cvu/{cvu}/faucet": {
     parameters: {
       query?: never
@@ -455,9 +535,69 @@ export interface paths {
     put?: never
     /**
      * Simulate an incoming transfer (sandbox)
-     * @description Sends `amount` pesos to one of your CVUs (a payment's, a fixed customer's or a split payment's) as a payer's bank would, from `cuit` if given: the transfer is credited, or bounced to the sender when the CVU is closed. Only in sandbox mode.
+     * @description Sends `amount` pesos to one of your CVUs (a payment's, a fixed customer's or a split payment's) as a payer's bank would, from `cuit` and the account `cbu` if given (a random valid CBU otherwise: where a refund would go): the transfer is credited, or bounced to the sender when the CVU is closed. Only in sandbox mode.
      */
     post: operations["sandbox.faucet"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/webhooks/deliveries": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List your webhook deliveries
+     * @description Your account's webhook deliveries, oldest first, each with every attempt (status code, latency, error). Filter by `status` and event `type`; pages of `limit` (1–100, default 20): pass the answer's `next_after` as `after` for the next one. A partner token also sees the deliveries addressed to its partner about this account.
+     */
+    get: operations["webhookDeliveries.list"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/webhooks/deliveries/{event_id}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Read a webhook delivery
+     * @description One of your deliveries with every attempt; another account's is 404.
+     */
+    get: operations["webhookDeliveries.get"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/webhooks/deliveries/{event_id}/replay": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Replay a webhook delivery
+     * @description Sends the event again, with the same event id and body, from the start of the retry schedule, whatever its state (a dead delivery after you fixed your receiver, or a delivered one you lost). Answers at once with the delivery `pending`; the attempt follows within seconds. Rate-limited per account (429 with `retry_after`).
+     */
+    post: operations["webhookDeliveries.replay"]
     delete?: never
     options?: never
     head?: never
@@ -1272,6 +1412,20 @@ export interface components {
        */
       code: string
     }
+    MerchantBalance: {
+      /**
+       * maxLength(256)
+       * @description a string at most 256 character(s) long
+       */
+      user_id: string
+      balances: components["schemas"]["CurrencyBalance"][]
+    }
+    CurrencyBalance: {
+      /** @enum {string} */
+      currency: "ARS" | "BRL" | "USDT" | "BNB"
+      available: string
+      in_transit: string
+    }
     /**
      * @example {
      *       "amount": 1500
@@ -1281,6 +1435,47 @@ export interface components {
       /** @description Pesos, at most 2 decimals, at most 99999999999.99 */
       amount: number
       cuit?: string
+      cbu?: string
+    }
+    WebhookDelivery: {
+      /**
+       * maxLength(256)
+       * @description a string at most 256 character(s) long
+       */
+      event_id: string
+      /** @enum {string} */
+      type:
+        | "payment.updated"
+        | "customer.payment_received"
+        | "account.activated"
+        | "split.funds_received"
+        | "split.payouts_result"
+        | "payout.failed"
+      /** @enum {string} */
+      status: "pending" | "delivered" | "dead"
+      webhook_url: string
+      payload: {
+        [key: string]: unknown
+      }
+      /**
+       * maxLength(256)
+       * @description a string at most 256 character(s) long
+       */
+      partner_id?: string
+      created_at: components["schemas"]["DateTimeUtc"]
+      next_attempt_at?: components["schemas"]["DateTimeUtc"]
+      finished_at?: components["schemas"]["DateTimeUtc"]
+      replays: components["schemas"]["Int"]
+      attempts: components["schemas"]["WebhookDeliveryAttempt"][]
+    }
+    WebhookDeliveryAttempt: {
+      number: components["schemas"]["Int"]
+      attempted_at: components["schemas"]["DateTimeUtc"]
+      status_code?: components["schemas"]["Int"]
+      latency_ms: components["schemas"]["Int"]
+      error?: string
+      /** @enum {string} */
+      outcome: "delivered" | "failed"
     }
   }
   responses: never
@@ -2844,6 +3039,308 @@ export interface operations {
             /** @enum {number} */
             code: 200
             data: components["schemas"]["CustomerAliasChanged"]
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "customers.get": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description a string matching the pattern ^[A-Za-z0-9._-]{1,64}$ */
+        customer_id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: {
+              /** @description a string matching the pattern ^[A-Za-z0-9._-]{1,64}$ */
+              customer_id: string
+              /**
+               * maxLength(256)
+               * @description a string at most 256 character(s) long
+               */
+              user_id: string
+              name: string
+              /** @description a string matching the pattern ^[a-z0-9.-]{1,20}$ */
+              alias: string
+              bank_info: components["schemas"]["BankInfo"]
+              balance: number
+              contact?: components["schemas"]["CustomerContact"]
+              webhook_url?: string
+              creation_timestamp: components["schemas"]["DateTimeUtc"]
+              last_modified_timestamp: components["schemas"]["DateTimeUtc"]
+            }
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "customers.listTransactions": {
+    parameters: {
+      query?: {
+        /** @description Items per page, 1-100 (default 50) */
+        limit?: string
+        /** @description An opaque page position: a page's next_cursor, sent back as given for the next page */
+        cursor?: string
+      }
+      header?: never
+      path: {
+        /** @description a string matching the pattern ^[A-Za-z0-9._-]{1,64}$ */
+        customer_id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: {
+              transactions: components["schemas"]["CustomerTransaction"][]
+              /** @description An opaque page position: a page's next_cursor, sent back as given for the next page */
+              next_cursor?: string
+            }
           }
         }
       }
@@ -5570,6 +6067,311 @@ export interface operations {
       }
     }
   }
+  "money.balance": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description a string at most 256 character(s) long */
+        user_id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: components["schemas"]["MerchantBalance"]
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "money.payouts": {
+    parameters: {
+      query?: {
+        /** @description a string at most 256 character(s) long */
+        user_id?: string
+        kind?: "schedule" | "split" | "refund"
+        /** @description Items per page, 1-100 (default 50) */
+        limit?: string
+        /** @description An opaque page position: a page's next_cursor, sent back as given for the next page */
+        cursor?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: {
+              payouts: {
+                payout_id: string
+                /** @enum {string} */
+                kind: "schedule" | "split" | "refund"
+                amount: string
+                /** @enum {string} */
+                currency: "ARS" | "BRL" | "USDT" | "BNB"
+                destination: string
+                /** @enum {string} */
+                status: "PENDING" | "SUCCESS" | "FAILED"
+                /**
+                 * maxLength(256)
+                 * @description a string at most 256 character(s) long
+                 */
+                bank_reference?: string
+                failure_reason?: string
+                schedule_id?: string
+                split_payment_id?: string
+                creation_timestamp: components["schemas"]["DateTimeUtc"]
+                executed_timestamp?: components["schemas"]["DateTimeUtc"]
+              }[]
+              /** @description An opaque page position: a page's next_cursor, sent back as given for the next page */
+              next_cursor?: string
+            }
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
   "sandbox.faucet": {
     parameters: {
       query?: never
@@ -5611,12 +6413,446 @@ export interface operations {
               /** @enum {string} */
               currency: "ARS"
               sender_cuit: string
+              sender_account: string
               /** @enum {string} */
               outcome: "credited" | "bounced" | "duplicate"
               target?: string
               target_id?: string
               reason?: string
             }
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "webhookDeliveries.list": {
+    parameters: {
+      query?: {
+        status?: "pending" | "delivered" | "dead"
+        type?:
+          | "payment.updated"
+          | "customer.payment_received"
+          | "account.activated"
+          | "split.funds_received"
+          | "split.payouts_result"
+          | "payout.failed"
+        /** @description a string at most 256 character(s) long */
+        after?: string
+        /** @description a string to be decoded into a number */
+        limit?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: {
+              deliveries: components["schemas"]["WebhookDelivery"][]
+              /**
+               * maxLength(256)
+               * @description a string at most 256 character(s) long
+               */
+              next_after?: string
+            }
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "webhookDeliveries.get": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description a string at most 256 character(s) long */
+        event_id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: components["schemas"]["WebhookDelivery"]
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "webhookDeliveries.replay": {
+    parameters: {
+      query?: never
+      header?: {
+        "idempotency-key"?: string
+      }
+      path: {
+        /** @description a string at most 256 character(s) long */
+        event_id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: components["schemas"]["WebhookDelivery"]
           }
         }
       }

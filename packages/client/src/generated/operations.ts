@@ -76,6 +76,20 @@ export const operations: ReadonlyArray<Operation> = [
   },
   {
     method: "GET",
+    path: "/customers/{customer_id}",
+    operationId: "customers.get",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "GET",
+    path: "/customers/{customer_id}/transactions",
+    operationId: "customers.listTransactions",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "GET",
     path: "/customers/{customer_id}/transactions/{transaction_id}",
     operationId: "customers.getTransaction",
     bearer: true,
@@ -187,9 +201,44 @@ export const operations: ReadonlyArray<Operation> = [
     idempotencyKey: true
   },
   {
+    method: "GET",
+    path: "/users/{user_id}/balance",
+    operationId: "money.balance",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "GET",
+    path: "/transactions/payouts",
+    operationId: "money.payouts",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
     method: "POST",
     path: "/cvu/{cvu}/faucet",
     operationId: "sandbox.faucet",
+    bearer: true,
+    idempotencyKey: true
+  },
+  {
+    method: "GET",
+    path: "/webhooks/deliveries",
+    operationId: "webhookDeliveries.list",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "GET",
+    path: "/webhooks/deliveries/{event_id}",
+    operationId: "webhookDeliveries.get",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "POST",
+    path: "/webhooks/deliveries/{event_id}/replay",
+    operationId: "webhookDeliveries.replay",
     bearer: true,
     idempotencyKey: true
   }

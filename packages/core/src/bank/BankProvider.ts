@@ -86,9 +86,15 @@ export interface IncomingWindow {
 export class BankProvider extends Context.Tag("@cobro/core/BankProvider")<
   BankProvider,
   {
-    /** Opens a CVU. With `alias` the bank must assign exactly that alias (else `alias_taken`). */
+    /**
+     * Opens a CVU. With `alias` the bank must assign exactly that alias (else `alias_taken`).
+     * `holder`: the merchant the CVU collects for, for a bank that opens CVUs in its clients'
+     * names (then `lookupHolder` of the CVU answers it, as payers' banks show it); a bank that
+     * opens them under the platform's own name ignores it.
+     */
     readonly openAccount: (request: {
       readonly alias?: Alias | undefined
+      readonly holder?: { readonly cuit: Cuit; readonly name: string } | undefined
     }) => Effect.Effect<BankAccountRef, BankError>
     /** Changes the alias of an open CVU; the bank may refuse (`alias_change_refused`). */
     readonly changeAlias: (cvu: Cvu, alias: Alias) => Effect.Effect<BankAccountRef, BankError>

@@ -105,6 +105,8 @@ interface State {
   readonly aliases: HashMap.HashMap<string, Cvu>
   /** External holders, keyed by account and by alias. */
   readonly holders: HashMap.HashMap<string, AccountHolder>
+  /** The holders of open accounts opened with one (`openAccount`'s `holder`), by CVU and by alias. */
+  readonly ownHolders: HashMap.HashMap<string, AccountHolder>
   readonly refused: HashSet.HashSet<Cvu>
   readonly failures: HashMap.HashMap<string, TransferFailure>
   /** Outgoing transfers by our reference (the bank's idempotency key), and their faults. */
@@ -121,6 +123,7 @@ const emptyState: State = {
   open: HashMap.empty(),
   aliases: HashMap.empty(),
   holders: HashMap.empty(),
+  ownHolders: HashMap.empty(),
   refused: HashSet.empty(),
   failures: HashMap.empty(),
   outgoing: Outgoing.emptyOutgoing,
@@ -190,10 +193,20 @@ export const make = Effect.gen(function* () {
           }
           const alias = requested ?? (yield* fresh(randomAlias, (a) => aliasTaken(state, a), "alias"))
           const cvu = yield* fresh(randomCvu, (c) => HashMap.has(state.open, c), "CVU")
+          const holder = request.holder
+          const ownHolders =
+            holder === undefined
+              ? state.ownHolders
+              : HashMap.set(
+                  HashMap.set(state.ownHolders, cvu, new AccountHolder({ account: cvu, ...holder })),
+                  alias,
+                  new AccountHolder({ account: cvu, ...holder })
+                )
           const next: State = {
             ...state,
             open: HashMap.set(state.open, cvu, alias),
-            aliases: HashMap.set(state.aliases, alias, cvu)
+            aliases: HashMap.set(state.aliases, alias, cvu),
+            ownHolders
           }
           return [new BankAccountRef({ cvu, alias }), next] as const
         })
@@ -216,7 +229,11 @@ export const make = Effect.gen(function* () {
           const next: State = {
             ...state,
             open: HashMap.set(state.open, cvu, alias),
-            aliases: HashMap.set(HashMap.remove(state.aliases, current.value), alias, cvu)
+            aliases: HashMap.set(HashMap.remove(state.aliases, current.value), alias, cvu),
+            ownHolders: Option.match(HashMap.get(state.ownHolders, cvu), {
+              onNone: () => state.ownHolders,
+              onSome: (holder) => HashMap.set(HashMap.remove(state.ownHolders, current.value), alias, holder)
+            })
           }
           return [new BankAccountRef({ cvu, alias }), next] as const
         })
@@ -230,7 +247,8 @@ export const make = Effect.gen(function* () {
           onSome: (alias): State => ({
             ...state,
             open: HashMap.remove(state.open, cvu),
-            aliases: HashMap.remove(state.aliases, alias)
+            aliases: HashMap.remove(state.aliases, alias),
+            ownHolders: HashMap.remove(HashMap.remove(state.ownHolders, cvu), alias)
           })
         })
       ).pipe(Effect.withSpan("SandboxBank.releaseAccount")),
@@ -238,7 +256,9 @@ export const make = Effect.gen(function* () {
     lookupHolder: Effect.fn("SandboxBank.lookupHolder")(function* (address) {
       const state = yield* SynchronizedRef.get(ref)
       const holder =
-        isValidCbu(address) || isValidAlias(address) ? HashMap.get(state.holders, address) : Option.none()
+        isValidCbu(address) || isValidAlias(address)
+          ? Option.orElse(HashMap.get(state.holders, address), () => HashMap.get(state.ownHolders, address))
+          : Option.none()
       if (Option.isNone(holder)) {
         return yield* bankError("holder_not_found", `no account holder for ${address}`)
       }

@@ -122,7 +122,11 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
           `the price is ${Money.format(quoteAmount)} in ARS; ${quoted.left.message}`
         )
       }
-      const account = yield* Effect.mapError(bank.openAccount({}), bankFailure)
+      // In the merchant's name: the holder the payer's bank shows (and the payment page repeats).
+      const account = yield* Effect.mapError(
+        bank.openAccount({ holder: { cuit: user.cuit, name: user.name } }),
+        bankFailure
+      )
       const now = yield* DateTime.now
       const id = PaymentIdSchema.make(`VAR-${user.user_id}-${externalId}`)
       const payment = new P.Payment({

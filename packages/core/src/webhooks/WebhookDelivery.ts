@@ -27,6 +27,11 @@ export const signerOf = (event: Pick<OutboxEvent, "user_id" | "partner_id">): Si
     ? { kind: "merchant", user_id: event.user_id }
     : { kind: "partner", partner_id: event.partner_id }
 
+export const sameSigner = (a: Signer, b: Signer): boolean =>
+  a.kind === "merchant"
+    ? b.kind === "merchant" && a.user_id === b.user_id
+    : b.kind === "partner" && a.partner_id === b.partner_id
+
 /** pending (due at `next_attempt_at`) → delivered | dead; a replay moves either back to pending. */
 export const DeliveryStatus = Schema.Literal("pending", "delivered", "dead")
 export type DeliveryStatus = typeof DeliveryStatus.Type

@@ -13,6 +13,7 @@
  */
 import { Chunk, Context, type DateTime, Effect, HashMap, Layer, Option } from "effect"
 import type { EventId, UserId } from "../Ids.js"
+import type { EventType } from "./OutboxEvent.js"
 import { MemoryDb } from "../internal/memoryDb.js"
 import { webhookTables } from "./memoryTables.js"
 import {
@@ -21,8 +22,10 @@ import {
   type DeliveryAttempt,
   type DeliveryStatus,
   holdsLease,
+  type Signer,
   isClaimable,
   replayOf,
+  sameSigner,
   WebhookDelivery
 } from "./WebhookDelivery.js"
 
@@ -37,6 +40,7 @@ export {
   isClaimable,
   pendingFor,
   replayOf,
+  sameSigner,
   Signer,
   signerOf,
   WebhookDelivery
@@ -45,6 +49,9 @@ export {
 export interface ListQuery {
   readonly status?: DeliveryStatus
   readonly user_id?: UserId
+  readonly type?: EventType
+  /** Only deliveries signed by one of these (a merchant sees its own, a partner also its own). */
+  readonly signers?: ReadonlyArray<Signer>
   /** Keyset: only deliveries whose event id sorts after this one. */
   readonly after?: EventId
   readonly limit: number
@@ -141,6 +148,8 @@ export const makeMemory = Effect.gen(function* () {
             (d) =>
               (query.status === undefined || d.status === query.status) &&
               (query.user_id === undefined || d.user_id === query.user_id) &&
+              (query.type === undefined || d.type === query.type) &&
+              (query.signers === undefined || query.signers.some((s) => sameSigner(s, d.signer))) &&
               (query.after === undefined || d.event_id > query.after)
           )
           .sort(byEventId)

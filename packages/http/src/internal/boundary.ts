@@ -33,10 +33,11 @@ const refused = (refusal: Input.Refusal) => ApiError.of(400, "request.invalid", 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i
 /**
- * The hosted onboarding form posts `application/x-www-form-urlencoded` to `/authorize`
- * (`Pages.ts`), which checks its own content type and answers in HTML: not refused here.
+ * The hosted onboarding form posts `application/x-www-form-urlencoded` to `/authorize`, and the
+ * sandbox's payment page to `/pay/{id}/simulate` (`Pages.ts`); they check their own content type
+ * and answer in HTML: not refused here.
  */
-const FORM_ROUTE = /^\/authorize(?:\/[^/]+)?\/?$/
+const FORM_ROUTE = /^\/(?:authorize(?:\/[^/]+)?\/?|pay\/[^/]+\/simulate)$/
 
 /** Longest `detail` of a decode error: its message quotes the offending value, whatever its size. */
 const MAX_DETAIL = 300

@@ -73,6 +73,23 @@ export const check = (
     }
   })
 
+/** The fallback of `RateLimits.replaysPerUser`. */
+const defaultReplays: Limit = { limit: 30, window: Duration.minutes(1) }
+
+/**
+ * Counts one webhook replay for the account `userId` (after authentication: a replay is counted
+ * per account, whichever token or address asks).
+ */
+export const checkReplay = (
+  userId: string
+): Effect.Effect<void, ApiError, HttpConfig | RateLimiter.RateLimiter> =>
+  Effect.gen(function* () {
+    const config = yield* HttpConfig
+    if (config.rateLimits === false) return
+    const limiter = yield* RateLimiter.RateLimiter
+    yield* consume(limiter, `replays:user:${userId}`, config.rateLimits.replaysPerUser ?? defaultReplays)
+  })
+
 /** A string field of the request's JSON body (read once, cached by the request), if any. */
 const bodyField = (request: HttpServerRequest.HttpServerRequest, field: string) =>
   request.method === "GET"

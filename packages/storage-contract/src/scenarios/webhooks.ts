@@ -10,10 +10,12 @@ import {
   Payments,
   SandboxBank,
   Transactor,
+  Principal,
   Transfers,
+  WebhookDeliveries,
   WebhookDeliveryRepository as W
 } from "@cobro/core"
-import { DateTime, Duration, Effect, Option, TestClock } from "effect"
+import { DateTime, Duration, Effect, Layer, Option, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, seedUser, u1, u2 } from "./fixtures.js"
 
@@ -261,6 +263,90 @@ export const webhookScenarios: ReadonlyArray<Scenario> = [
       expect(yield* repo.complete(held[0]!, lost, lostNext)).toBe(false)
       expect(Option.getOrThrow(yield* repo.find(held[0]!.event_id)).status).toBe("pending")
       expect((yield* repo.attemptsOf(held[0]!.event_id)).map((a) => a.worker)).toEqual(["w2"])
+    })
+  },
+  {
+    name: "webhooks: list filters by event type and signer; a merchant's service sees its own, a partner also its own",
+    run: Effect.gen(function* () {
+      const repo = yield* W.WebhookDeliveryRepository
+      const outbox = yield* Outbox.Outbox
+      yield* TestClock.setTime(Date.UTC(2026, 0, 1))
+      const p1 = Ids.PartnerId.make("par_one")
+      const p2 = Ids.PartnerId.make("par_two")
+      const own = yield* appendEvent("https://hooks.example.com/own")
+      yield* TestClock.adjust("1 millis")
+      const toPartner = (partner_id: Ids.PartnerId) =>
+        Effect.gen(function* () {
+          const event = yield* Outbox.makeEvent({
+            type: "account.activated",
+            user_id: u1,
+            partner_id,
+            webhook_url: `https://partner.example.com/${partner_id}`,
+            payload: { message: "account_activated", user_id: u1 }
+          })
+          yield* outbox.append(event)
+          yield* TestClock.adjust("1 millis")
+          return event
+        })
+      const forP1 = yield* toPartner(p1)
+      const forP2 = yield* toPartner(p2)
+      const foreign = yield* Outbox.makeEvent({
+        type: "payment.updated",
+        user_id: u2,
+        webhook_url: "https://hooks.example.com/u2",
+        payload: { message: "x" }
+      })
+      yield* outbox.append(foreign)
+      const ids = (query: Omit<W.ListQuery, "limit">) =>
+        Effect.map(repo.list({ ...query, limit: 10 }), (page) => page.map((d) => d.event_id))
+
+      expect(yield* ids({ type: "account.activated" })).toEqual([forP1.event_id, forP2.event_id])
+      expect(yield* ids({ type: "payment.updated", user_id: u1 })).toEqual([own.event_id])
+      expect(yield* ids({ signers: [{ kind: "partner", partner_id: p2 }] })).toEqual([forP2.event_id])
+      expect(yield* ids({ signers: [] })).toEqual([])
+      expect(
+        yield* ids({
+          user_id: u1,
+          signers: [
+            { kind: "merchant", user_id: u1 },
+            { kind: "partner", partner_id: p1 }
+          ]
+        })
+      ).toEqual([own.event_id, forP1.event_id])
+
+      const service = yield* Effect.provide(
+        WebhookDeliveries.WebhookDeliveries,
+        WebhookDeliveries.WebhookDeliveries.Default.pipe(
+          Layer.provide(Layer.succeed(W.WebhookDeliveryRepository, repo))
+        )
+      )
+      const merchant = Principal.Principal.User({ user_id: u1 })
+      const partner = Principal.Principal.Partner({ user_id: u1, partner_id: p1 })
+      const listed = (principal: Principal.Principal) =>
+        Effect.map(service.list(principal, {}), (page) => page.deliveries.map((d) => d.delivery.event_id))
+      expect(yield* listed(merchant)).toEqual([own.event_id])
+      expect(yield* listed(partner)).toEqual([own.event_id, forP1.event_id])
+      const first = yield* service.list(partner, { limit: 1 })
+      expect(first.next_after).toEqual(Option.some(own.event_id))
+      const rest = yield* service.list(partner, { limit: 1, after: own.event_id })
+      expect(rest.deliveries.map((d) => d.delivery.event_id)).toEqual([forP1.event_id])
+      expect(rest.next_after).toEqual(Option.none())
+      // Another signer's delivery about the same account, or another account's: not found.
+      for (const [principal, id] of [
+        [merchant, forP1.event_id],
+        [partner, forP2.event_id],
+        [merchant, foreign.event_id]
+      ] as const) {
+        const error = yield* Effect.flip(service.replay(principal, id))
+        expect(error).toMatchObject({ _tag: "NotFound", key: "webhook_delivery.not.found" })
+      }
+      expect(Option.getOrThrow(yield* repo.find(forP2.event_id)).replays).toBe(0)
+      const replayed = yield* service.replay(partner, forP1.event_id)
+      expect(replayed.delivery).toMatchObject({ status: "pending", replays: 1 })
+      expect(yield* Effect.flip(service.list(merchant, { limit: 101 }))).toMatchObject({
+        _tag: "InvalidInput",
+        field: "limit"
+      })
     })
   }
 ]

@@ -7,9 +7,8 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
-import { Auth, Crypto, type Ids, Onboarding } from "@cobro/core"
-import { Duration, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
-import { HttpConfig } from "../../HttpConfig.js"
+import { Auth, type Ids, Onboarding } from "@cobro/core"
+import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import * as Input from "../input.js"
 import * as AuthorizePage from "./authorize.js"
 import * as Csrf from "./csrf.js"
@@ -57,15 +56,10 @@ const fieldErrors = <A, I>(
     }
   )
 
-export const make = ({ newNonce, limited }: PageKit) =>
+export const make = ({ newNonce, limited, csrf, withCsrfCookie }: PageKit) =>
   Effect.gen(function* () {
     const onboarding = yield* Onboarding.Onboarding
     const auth = yield* Auth.Auth
-    const crypto = yield* Crypto.Crypto
-    const config = yield* HttpConfig
-    const csrf = yield* Csrf.make(
-      config.csrfKey === undefined ? yield* crypto.randomBytes(32) : Redacted.value(config.csrfKey)
-    )
 
     interface Resolved {
       readonly request: Onboarding.AuthorizeRequest
@@ -125,14 +119,6 @@ export const make = ({ newNonce, limited }: PageKit) =>
         )
       })
 
-    const cookieOptions = (request: HttpServerRequest.HttpServerRequest) => ({
-      httpOnly: true,
-      sameSite: "strict" as const,
-      path: "/",
-      maxAge: Duration.seconds(Csrf.TOKEN_LIFETIME_SECONDS),
-      secure: first(request.headers["x-forwarded-proto"]) === "https"
-    })
-
     /** The onboarding page, with a CSRF token in its cookie and forms. */
     const renderAuthorize = (
       request: HttpServerRequest.HttpServerRequest,
@@ -166,7 +152,7 @@ export const make = ({ newNonce, limited }: PageKit) =>
             formTargets: [resolved.redirectUrl.origin],
             ...(options.headers === undefined ? {} : { headers: options.headers })
           }
-        ).pipe(HttpServerResponse.unsafeSetCookie(Csrf.COOKIE, token, cookieOptions(request)))
+        ).pipe(withCsrfCookie(request, token))
       )
 
     const show = Effect.gen(function* () {

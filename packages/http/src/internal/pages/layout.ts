@@ -27,6 +27,8 @@ h2{font-size:1.125rem;line-height:1.3;margin:0 0 .75rem}
 p{margin:0 0 .75rem}
 .muted{color:var(--muted)}
 .eyebrow{font-size:.875rem;color:var(--muted);margin:0}
+.badge{display:inline-block;font-size:.875rem;font-weight:700;letter-spacing:.02em;color:var(--warn);
+background:var(--warn-bg);border:1px solid var(--warn);border-radius:999px;padding:.125rem .75rem;margin:0 0 .75rem}
 .motive{overflow-wrap:anywhere}
 .amount{font-size:2.25rem;line-height:1.2;font-weight:700;margin:.25rem 0 .5rem;font-variant-numeric:tabular-nums;
 overflow-wrap:anywhere}

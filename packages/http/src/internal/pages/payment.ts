@@ -22,7 +22,15 @@ export interface PaymentPageModel {
   /** The public endpoint, relative to the page (works under any mount prefix). */
   readonly publicUrl: string
   readonly nonce: string
+  /** Who holds the CVU, as the bank reports it (what the payer's bank shows); null when unknown. */
+  readonly holder: { readonly name: string; readonly cuit: string } | null
+  /** In sandbox mode: the "Simular transferencia" form's target and CSRF token; null otherwise. */
+  readonly sandbox: { readonly action: string; readonly csrf: string } | null
 }
+
+/** `30-71234567-1`. */
+export const formatCuit = (cuit: string): string =>
+  /^\d{11}$/.test(cuit) ? `${cuit.slice(0, 2)}-${cuit.slice(2, 10)}-${cuit.slice(10)}` : cuit
 
 /** How often the page asks for the state, and how long it shows "paid" before redirecting. */
 export const POLL_MS = 3000
@@ -91,6 +99,41 @@ const stateText = (model: PaymentPageModel, merchant: string, redirect: string |
   }
 }
 
+const plainField = (id: string, label: string, value: string): Html =>
+  html`<div class="field">
+    <dt id="${id}-label">${label}</dt>
+    <dd id="${id}">${value}</dd>
+  </div>`
+
+/** The sandbox's form: a simulated transfer of `due` (editable) to this payment's CVU only. */
+const simulateForm = (sandbox: { readonly action: string; readonly csrf: string }, due: Money.Money): Html =>
+  html`<section class="card" id="simulate" aria-labelledby="simulate-title">
+    <h2 id="simulate-title">Simular transferencia</h2>
+    <p class="muted">
+      Solo en sandbox: envía a este cobro una transferencia de prueba, como la haría el banco de quien paga.
+      No mueve dinero real.
+    </p>
+    <form method="post" action="${sandbox.action}">
+      <input type="hidden" name="csrf_token" value="${sandbox.csrf}" />
+      <label for="simulate-amount">Monto en pesos</label>
+      <input
+        id="simulate-amount"
+        name="amount"
+        type="text"
+        inputmode="decimal"
+        autocomplete="off"
+        required
+        pattern="[0-9]{1,12}([.,][0-9]{1,2})?"
+        aria-describedby="simulate-hint"
+        value="${Money.format(due)}"
+      />
+      <p class="hint" id="simulate-hint">
+        Por ejemplo 1500 o 1500,50. Podés simular un pago de menos o de más.
+      </p>
+      <p><button type="submit" class="primary" id="simulate-submit">Simular transferencia</button></p>
+    </form>
+  </section>`
+
 const copyField = (id: string, label: string, noun: string, value: string): Html =>
   html`<div class="field">
     <dt id="${id}-label">${label}</dt>
@@ -128,6 +171,13 @@ export const page = (model: PaymentPageModel): Page => {
       data-paid-message="${`¡Pago recibido! Te llevamos de vuelta a ${merchant}.`}"
       data-expired-message="${`Este cobro venció. No transfieras a estos datos: pedile a ${merchant} un nuevo link de pago.`}"
     >
+      ${
+        model.sandbox === null
+          ? ""
+          : html`<p class="badge" id="sandbox-badge" role="note">
+              Sandbox · cobro de prueba, sin dinero real
+            </p>`
+      }
       <p class="eyebrow">Pago a</p>
       <h1 id="title">${merchant}</h1>
       ${view.motive === null || view.motive === "" ? "" : html`<p class="motive">${view.motive}</p>`}
@@ -158,18 +208,29 @@ export const page = (model: PaymentPageModel): Page => {
     ${
       open
         ? html`<section class="card" id="transfer" aria-labelledby="transfer-title">
-            <h2 id="transfer-title">Datos para transferir</h2>
-            <dl>
-              ${copyField("cvu", "CVU", "CVU", quote.address)}
-              ${copyField("alias", "Alias", "alias", quote.alias)}
-            </dl>
-            <p class="visually-hidden" id="copy-status" aria-live="polite"></p>
-            <ol>
-              <li>Abrí la app de tu banco o billetera virtual.</li>
-              <li>Elegí transferir a un CBU/CVU o alias y pegá uno de estos datos.</li>
-              <li>Transferí exactamente ${Format.money(due)}. Te avisamos acá cuando llegue.</li>
-            </ol>
-          </section>`
+              <h2 id="transfer-title">Datos para transferir</h2>
+              <dl>
+                ${copyField("cvu", "CVU", "CVU", quote.address)}
+                ${copyField("alias", "Alias", "alias", quote.alias)}
+                ${model.holder === null ? "" : plainField("holder", "Titular de la cuenta", model.holder.name)}
+                ${model.holder === null ? "" : plainField("holder-cuit", "CUIT del titular", formatCuit(model.holder.cuit))}
+              </dl>
+              <p class="visually-hidden" id="copy-status" aria-live="polite"></p>
+              <ol>
+                <li>Abrí la app de tu banco o billetera virtual.</li>
+                <li>Elegí transferir a un CBU/CVU o alias y pegá uno de estos datos.</li>
+                ${
+                  model.holder === null
+                    ? ""
+                    : html`<li>
+                        Antes de confirmar, verificá que tu banco muestre como titular a ${model.holder.name}
+                        (CUIT ${formatCuit(model.holder.cuit)}).
+                      </li>`
+                }
+                <li>Transferí exactamente ${Format.money(due)}. Te avisamos acá cuando llegue.</li>
+              </ol>
+            </section>
+            ${model.sandbox === null ? "" : simulateForm(model.sandbox, due)}`
         : ""
     }`
 
@@ -214,6 +275,13 @@ const SCRIPT = `(() => {
       state.append(p)
     }
   }
+
+  // The sandbox form: one simulated transfer per click.
+  const simulate = document.querySelector("#simulate form")
+  if (simulate) simulate.addEventListener("submit", () => {
+    const submit = document.getElementById("simulate-submit")
+    if (submit) setTimeout(() => { submit.disabled = true }, 0)
+  })
 
   // Copy buttons: the Clipboard API, or a hidden textarea where it is unavailable.
   const copyStatus = document.getElementById("copy-status")

@@ -4,12 +4,13 @@
  */
 import * as RateLimiter from "@effect/experimental/RateLimiter"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Crypto } from "@cobro/core"
-import { Cause, Effect, Encoding, Option } from "effect"
+import { Cause, Duration, Effect, Encoding, Option, Redacted } from "effect"
 import type { ApiError } from "../../ApiError.js"
 import { HttpConfig } from "../../HttpConfig.js"
 import * as RateLimit from "../rateLimit.js"
+import * as Csrf from "./csrf.js"
 import * as Layout from "./layout.js"
 
 export type Response = HttpServerResponse.HttpServerResponse
@@ -27,7 +28,17 @@ export interface PageKit {
   readonly tooMany: (nonce: string, error: ApiError) => Response
   /** A failure nobody expected: logged with its cause, answered with a page that says only that. */
   readonly guarded: <R>(handler: Effect.Effect<Response, never, R>) => Effect.Effect<Response, never, R>
+  /** The pages' CSRF tokens (one key for every form of this server). */
+  readonly csrf: Csrf.CsrfShape
+  /** `response` with the CSRF cookie set to `token`. */
+  readonly withCsrfCookie: (
+    request: HttpServerRequest.HttpServerRequest,
+    token: string
+  ) => (response: Response) => Response
 }
+
+const first = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
+  typeof value === "string" ? value : value?.[0]
 
 export const make: Effect.Effect<PageKit, never, Crypto.Crypto | HttpConfig | RateLimiter.RateLimiter> =
   Effect.gen(function* () {
@@ -35,8 +46,21 @@ export const make: Effect.Effect<PageKit, never, Crypto.Crypto | HttpConfig | Ra
     // The rate limiter's services, given to the handlers (routes may only need request services).
     const limits = yield* Effect.context<HttpConfig | RateLimiter.RateLimiter>()
     const newNonce = Effect.map(crypto.randomBytes(16), Encoding.encodeBase64)
+    const config = yield* HttpConfig
+    const csrf = yield* Csrf.make(
+      config.csrfKey === undefined ? yield* crypto.randomBytes(32) : Redacted.value(config.csrfKey)
+    )
     return {
       newNonce,
+      csrf,
+      withCsrfCookie: (request, token) =>
+        HttpServerResponse.unsafeSetCookie(Csrf.COOKIE, token, {
+          httpOnly: true,
+          sameSite: "strict",
+          path: "/",
+          maxAge: Duration.seconds(Csrf.TOKEN_LIFETIME_SECONDS),
+          secure: first(request.headers["x-forwarded-proto"]) === "https"
+        }),
       limited: (request, bucket, subject) =>
         RateLimit.check(request, bucket, subject).pipe(
           Effect.provide(limits),
