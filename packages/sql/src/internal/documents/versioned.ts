@@ -11,16 +11,28 @@
  * `Schema.Struct(frozen)` to the domain, and back for writes), or adds a version 2 (a new frozen
  * shape, a decoder for it, writes in it) while version 1 rows keep decoding.
  */
-import { Schema } from "effect"
+import { ParseResult, Predicate, Schema } from "effect"
 
-/** The version field: absent in rows written before versions (read as 1), written as 1. */
-export const versionOne = Schema.optionalWith(Schema.Literal(1), { default: () => 1 as const })
-
-/** A stored document of version 1: `v` (or none) and its fields, left to the kind's decoder. */
-const StoredV1 = Schema.Struct(
-  { v: versionOne },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
-)
+/**
+ * A stored document of version 1: an object whose `v` is 1 or absent (rows written before
+ * versions), decoded to its fields without `v`, and encoded with `v: 1` first. One check of `v`
+ * rather than a struct with an index signature: every read and write of a document passes here,
+ * and a schema pass over all its keys cost a measurable part of a request (bench/results.md).
+ */
+const StoredV1 = Schema.transformOrFail(Schema.Unknown, Schema.Unknown, {
+  strict: true,
+  decode: (stored, _, ast) => {
+    if (!Predicate.isRecord(stored))
+      return ParseResult.fail(new ParseResult.Type(ast, stored, "a stored document"))
+    const { v, ...fields } = stored
+    return v === undefined || v === 1
+      ? ParseResult.succeed(fields)
+      : ParseResult.fail(
+          new ParseResult.Type(ast, stored, `a stored document of version 1, not ${String(v)}`)
+        )
+  },
+  encode: (fields) => ParseResult.succeed({ v: 1, ...(fields as object) })
+})
 
 /**
  * Version 1 of a document kind: its frozen JSON shape `frozen` (without `v`), decoding into the
@@ -31,15 +43,7 @@ const StoredV1 = Schema.Struct(
 export const v1 = <Fields extends Schema.Struct.Fields, A>(
   frozen: Fields,
   domain: Schema.Schema<A, Schema.Struct.Type<Fields>>
-) =>
-  Object.assign(
-    Schema.transform(StoredV1, domain, {
-      strict: false,
-      decode: ({ v: _, ...wire }) => wire,
-      encode: (wire) => ({ v: 1 as const, ...(wire as object) })
-    }),
-    { frozen }
-  )
+) => Object.assign(Schema.compose(StoredV1, domain, { strict: false }), { frozen })
 
 /** A key of a stored shape that may be left out (`?: A`). */
 export const omittable = <S extends Schema.Schema.Any>(schema: S) =>
