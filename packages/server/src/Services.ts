@@ -13,7 +13,6 @@ import { FetchHttpClient } from "@effect/platform"
 import { BindBank, BindConfig } from "@cobro/bank-bind"
 import {
   BankProvider,
-  Crypto,
   Engine,
   EngineConfig,
   ExchangeRates,
@@ -26,6 +25,7 @@ import type { CobroHttp } from "@cobro/http"
 import { NodeTransport, Webhooks, type WebhooksConfig } from "@cobro/webhooks"
 import type { ConfigError } from "effect"
 import { Context, Effect, Layer } from "effect"
+import * as NodeCrypto from "./NodeCrypto.js"
 import * as SandboxClock from "./SandboxClock.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import * as Storage from "./Storage.js"
@@ -96,7 +96,7 @@ const ports = (config: ServerConfig) =>
   Layer.mergeAll(
     FeePolicy.layer(),
     ExchangeRates.layerFixed(),
-    Crypto.layerWebCrypto(config.secretKey),
+    NodeCrypto.layer(config.secretKey),
     EngineConfig.layer(engineSettings(config)),
     bank(config),
     sandboxSecondFactor(config.mode)
