@@ -236,7 +236,7 @@ const refusals = (database: string) =>
       const cases: ReadonlyArray<readonly [Json, string]> = [
         [{ cbu: BAD_CBU }, "cbu"],
         [{ cbu: "12345" }, "cbu"],
-        [{ cbu: 2850590940090418135201 }, "cbu"],
+        [{ cbu: 2850590940 }, "cbu"],
         [{ alias: "ab" }, "alias"],
         [{ alias: "Con Mayusculas" }, "alias"],
         [{ cuit: "30712345672" }, "cuit"],
