@@ -13,6 +13,7 @@ import {
   type Errors,
   Ids,
   Principal,
+  SandboxAccounts,
   SandboxBank,
   SecondFactor
 } from "@cobro/core"
@@ -36,6 +37,8 @@ export const serverLayer = (
 ): ServerLayer =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(CobroHttp.layer(settings)),
+    // The sandbox bank's accounts testers register (the server stores them; here, in memory).
+    Layer.provideMerge(SandboxAccounts.layerMemory),
     Layer.provideMerge(Engine.layerMemory(engine)),
     Layer.provideMerge(NodeHttpServer.layerTest)
   )

@@ -16,7 +16,8 @@ import type { UserId } from "../Ids.js"
 import { Transactor } from "../Transactor.js"
 import { UserRepository } from "../accounts/UserRepository.js"
 import * as A from "./SandboxAccount.js"
-import { SandboxAccountRepository } from "./SandboxAccountRepository.js"
+import * as MemoryDb from "../internal/memoryDb.js"
+import * as Repository from "./SandboxAccountRepository.js"
 
 const notFound = (cbu: string) => NotFound.of("sandbox_bank_account", cbu)
 
@@ -37,7 +38,7 @@ const sameAccount = (stored: A.SandboxAccount, wanted: Omit<A.SandboxAccount, "c
 
 export class SandboxAccounts extends Effect.Service<SandboxAccounts>()("@cobro/core/SandboxAccounts", {
   effect: Effect.gen(function* () {
-    const repo = yield* SandboxAccountRepository
+    const repo = yield* Repository.SandboxAccountRepository
     const users = yield* UserRepository
     const bank = yield* SandboxBank.SandboxBank
     const transactor = yield* Transactor
@@ -167,50 +168,63 @@ const drawFree = <A extends string>(
  * accounts: a holder look-up it cannot answer, a transfer to an alias, and an alias asked for a
  * new CVU consult `SandboxAccountRepository`, and a stored account found is registered at the bank.
  */
-export const bankLayer: Layer.Layer<BankProvider | SandboxBank.SandboxBank, never, SandboxAccountRepository> =
-  Layer.effectContext(
-    Effect.gen(function* () {
-      const { bank, controls } = yield* SandboxBank.make
-      const repo = yield* SandboxAccountRepository
-      /** The stored account at `address`, made known to the bank. */
-      const load = (address: string) =>
-        Effect.tap(repo.findByAddress(address), (found) =>
-          Option.isSome(found) ? controls.registerHolder(toHolder(found.value)) : Effect.void
-        )
-      const wrapped: Context.Tag.Service<BankProvider> = {
-        ...bank,
-        openAccount: (request) =>
-          request.alias === undefined
-            ? bank.openAccount(request)
-            : Effect.flatMap(repo.findByAddress(request.alias), (stored) =>
-                Option.isSome(stored)
-                  ? Effect.fail(
-                      new BankError({
-                        reason: "alias_taken",
-                        message: `alias ${request.alias} is already in use`
-                      })
-                    )
-                  : bank.openAccount(request)
-              ),
-        lookupHolder: (address) =>
-          bank.lookupHolder(address).pipe(
-            Effect.catchIf(
-              (e) => e.reason === "holder_not_found",
-              (e) =>
-                Effect.flatMap(load(address), (found) =>
-                  Option.match(found, {
-                    onNone: () => Effect.fail(e),
-                    onSome: (a) =>
-                      Effect.succeed(new AccountHolder({ account: a.cbu, cuit: a.cuit, name: a.holder_name }))
-                  })
-                )
-            )
-          ),
-        sendTransfer: (transfer) =>
-          isValidCbu(transfer.to)
-            ? bank.sendTransfer(transfer)
-            : Effect.zipRight(load(transfer.to), bank.sendTransfer(transfer))
-      }
-      return Context.make(BankProvider, wrapped).pipe(Context.add(SandboxBank.SandboxBank, controls))
-    })
-  )
+export const bankLayer: Layer.Layer<
+  BankProvider | SandboxBank.SandboxBank,
+  never,
+  Repository.SandboxAccountRepository
+> = Layer.effectContext(
+  Effect.gen(function* () {
+    const { bank, controls } = yield* SandboxBank.make
+    const repo = yield* Repository.SandboxAccountRepository
+    /** The stored account at `address`, made known to the bank. */
+    const load = (address: string) =>
+      Effect.tap(repo.findByAddress(address), (found) =>
+        Option.isSome(found) ? controls.registerHolder(toHolder(found.value)) : Effect.void
+      )
+    const wrapped: Context.Tag.Service<BankProvider> = {
+      ...bank,
+      openAccount: (request) =>
+        request.alias === undefined
+          ? bank.openAccount(request)
+          : Effect.flatMap(repo.findByAddress(request.alias), (stored) =>
+              Option.isSome(stored)
+                ? Effect.fail(
+                    new BankError({
+                      reason: "alias_taken",
+                      message: `alias ${request.alias} is already in use`
+                    })
+                  )
+                : bank.openAccount(request)
+            ),
+      lookupHolder: (address) =>
+        bank.lookupHolder(address).pipe(
+          Effect.catchIf(
+            (e) => e.reason === "holder_not_found",
+            (e) =>
+              Effect.flatMap(load(address), (found) =>
+                Option.match(found, {
+                  onNone: () => Effect.fail(e),
+                  onSome: (a) =>
+                    Effect.succeed(new AccountHolder({ account: a.cbu, cuit: a.cuit, name: a.holder_name }))
+                })
+              )
+          )
+        ),
+      sendTransfer: (transfer) =>
+        isValidCbu(transfer.to)
+          ? bank.sendTransfer(transfer)
+          : Effect.zipRight(load(transfer.to), bank.sendTransfer(transfer))
+    }
+    return Context.make(BankProvider, wrapped).pipe(Context.add(SandboxBank.SandboxBank, controls))
+  })
+)
+
+/**
+ * The service over an in-memory store of its own (one process; the in-memory engine and tests):
+ * registered accounts go straight to the sandbox bank, which is the only one that needs them.
+ */
+export const layerMemory: Layer.Layer<
+  SandboxAccounts,
+  never,
+  SandboxBank.SandboxBank | UserRepository | Transactor
+> = SandboxAccounts.Default.pipe(Layer.provide(Repository.layerMemory), Layer.provide(MemoryDb.layer))
