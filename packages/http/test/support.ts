@@ -27,7 +27,7 @@ type TestServerLayer = typeof NodeHttpServer.layerTest
 
 /** The engine's services, the test server and an `HttpClient` pointed at it. */
 export type ServerLayer = Layer.Layer<
-  Layer.Layer.Success<EngineLayer> | Layer.Layer.Success<TestServerLayer>,
+  Layer.Layer.Success<EngineLayer> | SandboxAccounts.SandboxAccounts | Layer.Layer.Success<TestServerLayer>,
   Layer.Layer.Error<EngineLayer> | Layer.Layer.Error<TestServerLayer>
 >
 

@@ -12,7 +12,7 @@ import { SecondFactor } from "@cobro/core"
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
 import { Effect } from "effect"
 import { Admin } from "../src/index.js"
-import { configOf, get, postJson, request, serverLayer, tempDb } from "./support.js"
+import { cli, cliJson, configOf, failureOf, get, postJson, request, serverLayer, tempDb } from "./support.js"
 
 const pgUp = await Effect.runPromise(pgAvailable)
 
@@ -329,7 +329,48 @@ const restart = (database: string) =>
     )
   })
 
+/** `cobro sandbox bank-account` stores an account the running server then knows. */
+const fromCli = (database: string) =>
+  Effect.gen(function* () {
+    const env = { COBRO_DATABASE_URL: database }
+    const created = yield* withServer(database, merchant("tienda_a"))
+    const registered = yield* cliJson(
+      ["sandbox", "bank-account", "--user-id", "tienda_a", "--cbu", CBU_2, "--alias", "cuenta.de.cli"],
+      env
+    )
+    expect(registered).toMatchObject({
+      cbu: CBU_2,
+      alias: "cuenta.de.cli",
+      holder_name: "Tienda tienda_a",
+      cuit: CUIT_A,
+      user_id: "tienda_a"
+    })
+    const bad = yield* cli(["sandbox", "bank-account", "--user-id", "tienda_a", "--cbu", BAD_CBU], env)
+    expect(failureOf(bad)).toContain("cbu")
+    const taken = yield* cli(
+      ["sandbox", "bank-account", "--user-id", "tienda_a", "--alias", "cuenta.de.cli"],
+      env
+    )
+    expect(failureOf(taken)).toContain("sandbox_bank_account.alias.taken")
+    const listed = yield* cli(["sandbox", "bank-accounts", "--user-id", "tienda_a"], env)
+    expect(listed.stdout).toContain(CBU_2)
+    yield* withServer(
+      database,
+      Effect.gen(function* () {
+        const token = yield* tokenOf(created)
+        expect(yield* activeAccountsHolder(token, "cuenta.de.cli")).toEqual({
+          holder_name: "Tienda tienda_a",
+          holder_cuit: CUIT_A
+        })
+        expect((yield* listOf(token)).map((x) => x.alias)).toEqual(["cuenta.de.cli"])
+      })
+    )
+  })
+
 describe("sandbox bank accounts (SQLite)", () => {
+  it.scopedLive("cobro sandbox bank-account registers one the server knows", () =>
+    Effect.flatMap(tempDb, fromCli)
+  )
   it.scopedLive("a merchant's two accounts receive a split's payouts; only it reads them", () =>
     Effect.flatMap(tempDb, payoutsArrive)
   )
