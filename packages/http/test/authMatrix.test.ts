@@ -17,6 +17,8 @@ import {
   PaymentRequest,
   Payments,
   Principal,
+  SandboxAccount,
+  SandboxAccounts,
   SandboxBank,
   Schedule,
   Schedules,
@@ -172,10 +174,17 @@ const makeWorld = Effect.gen(function* () {
   })
   yield* (yield* Outbox.Outbox).append(event)
 
+  // A bank account A registered at the sandbox bank.
+  const sandboxAccount = yield* (yield* SandboxAccounts.SandboxAccounts).register(
+    A,
+    new SandboxAccount.RegisterRequest({})
+  )
+
   return {
     A,
     B,
     tokens,
+    sandbox_cbu: sandboxAccount.cbu,
     event_id: event.event_id,
     payment_id: payment.id,
     payment_cvu: payment.cvu,
@@ -442,6 +451,39 @@ const PROTECTED: Readonly<Record<string, Protected>> = {
     success: "envelope",
     foreign: notFound("cvu.not.found")
   },
+  "POST /sandbox/bank-accounts": {
+    call: () => ({ path: "/sandbox/bank-accounts", body: {} }),
+    owner: "user",
+    success: "envelope",
+    foreign: undefined
+  },
+  "GET /sandbox/bank-accounts": {
+    call: () => ({ path: "/sandbox/bank-accounts" }),
+    owner: "user",
+    success: "envelope",
+    foreign: {
+      list: (_, body) =>
+        (body as { data: { accounts: ReadonlyArray<{ cbu: string }> } }).data.accounts.map((a) => a.cbu)
+    }
+  },
+  "GET /sandbox/bank-accounts/:cbu": {
+    call: (w) => ({ path: fillPath("/sandbox/bank-accounts/:cbu", { cbu: w.sandbox_cbu }) }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("sandbox_bank_account.not.found")
+  },
+  "GET /sandbox/bank-accounts/:cbu/transfers": {
+    call: (w) => ({ path: fillPath("/sandbox/bank-accounts/:cbu/transfers", { cbu: w.sandbox_cbu }) }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("sandbox_bank_account.not.found")
+  },
+  "DELETE /sandbox/bank-accounts/:cbu": {
+    call: (w) => ({ path: fillPath("/sandbox/bank-accounts/:cbu", { cbu: w.sandbox_cbu }) }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("sandbox_bank_account.not.found")
+  },
   "GET /webhooks/deliveries": {
     call: () => ({ path: "/webhooks/deliveries" }),
     owner: "user",
@@ -473,7 +515,9 @@ const foreignIds = (w: World, route: Route): ReadonlyArray<string> =>
     ? [w.schedule_id]
     : route.path.startsWith("/webhooks/")
       ? [w.event_id]
-      : [w.account_id]
+      : route.path.startsWith("/sandbox/bank-accounts")
+        ? [w.sandbox_cbu]
+        : [w.account_id]
 
 // ---------------------------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ import {
   type Errors,
   Ids,
   Principal,
+  SandboxAccounts,
   SandboxBank,
   SecondFactor
 } from "@cobro/core"
@@ -26,7 +27,7 @@ type TestServerLayer = typeof NodeHttpServer.layerTest
 
 /** The engine's services, the test server and an `HttpClient` pointed at it. */
 export type ServerLayer = Layer.Layer<
-  Layer.Layer.Success<EngineLayer> | Layer.Layer.Success<TestServerLayer>,
+  Layer.Layer.Success<EngineLayer> | SandboxAccounts.SandboxAccounts | Layer.Layer.Success<TestServerLayer>,
   Layer.Layer.Error<EngineLayer> | Layer.Layer.Error<TestServerLayer>
 >
 
@@ -36,6 +37,8 @@ export const serverLayer = (
 ): ServerLayer =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(CobroHttp.layer(settings)),
+    // The sandbox bank's accounts testers register (the server stores them; here, in memory).
+    Layer.provideMerge(SandboxAccounts.layerMemory),
     Layer.provideMerge(Engine.layerMemory(engine)),
     Layer.provideMerge(NodeHttpServer.layerTest)
   )

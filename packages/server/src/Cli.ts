@@ -20,6 +20,8 @@
  *   cobro webhooks list [--status S] [--user-id U] [--after EVENT_ID] [--limit N] [--json]
  *   cobro webhooks replay EVENT_ID [--json]
  *   cobro sandbox codes [--user-id U] [--json]
+ *   cobro sandbox bank-account --user-id U [--cbu C] [--alias A] [--holder-name N] [--cuit X] [--json]
+ *   cobro sandbox bank-accounts --user-id U [--json]
  *   cobro bank reconcile [--since T] [--json]
  *   cobro bank simulator [--port N]
  *   cobro listen --forward-to URL [--api-url URL] [--user-id U] [--client-id C] [--client-secret S]

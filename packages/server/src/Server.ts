@@ -239,6 +239,11 @@ export const banner = (
     lines.push(
       `  Sandbox bank account for payouts: CBU ${Admin.demo.payoutAccount.account} (alias ${Admin.demo.payoutAccount.alias}), holder CUIT ${Admin.demo.cuit}`
     )
+    if (config.bank === "sandbox") {
+      lines.push(
+        "    more accounts to pay out to: POST /sandbox/bank-accounts (or cobro sandbox bank-account --user-id U)"
+      )
+    }
   }
   return lines
 }

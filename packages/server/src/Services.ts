@@ -18,8 +18,11 @@ import {
   ExchangeRates,
   FeePolicy,
   Reconciliation,
+  SandboxAccounts,
   SandboxBank,
-  SecondFactor
+  SecondFactor,
+  type Transactor,
+  type UserRepository
 } from "@cobro/core"
 import type { CobroHttp } from "@cobro/http"
 import { NodeTransport, Webhooks, type WebhooksConfig } from "@cobro/webhooks"
@@ -78,7 +81,8 @@ export const sandboxSecondFactor = (mode: ServerConfig["mode"]): Layer.Layer<Sec
  * collecting account's reconciliation cursor.
  */
 const bank = (config: ServerConfig) => {
-  if (config.bank === "sandbox") return SandboxBank.layer
+  // The sandbox bank also knows the accounts testers registered (stored: see `SandboxAccounts`).
+  if (config.bank === "sandbox") return SandboxAccounts.bankLayer
   const controls = Layer.map(SandboxBank.layer, Context.omit(BankProvider.BankProvider))
   return Layer.merge(controls, BindBank.layerConfig.pipe(Layer.provide(FetchHttpClient.layer)))
 }
@@ -119,14 +123,29 @@ export const layerProduction = (config: ServerConfig): Layer.Layer<Services, Lay
     Layer.provideMerge(Storage.layer(config.database))
   )
 
-/** Sandbox: the faucet, and the shared test clock as the `Clock` of everything on top of it. */
+/**
+ * The bank accounts sandbox testers register (`POST /sandbox/bank-accounts`): only on the sandbox
+ * bank, the only bank that can hold them (on BIND the routes answer 404).
+ */
+const sandboxAccounts = (
+  config: ServerConfig
+): Layer.Layer<
+  never,
+  never,
+  SandboxBank.SandboxBank | Storage.Services | UserRepository.UserRepository | Transactor.Transactor
+> => (config.bank === "sandbox" ? SandboxAccounts.SandboxAccounts.Default : Layer.empty)
+
+/**
+ * Sandbox: the faucet, the accounts testers register at the sandbox bank, and the shared test
+ * clock as the `Clock` of everything on top of it.
+ */
 export const layerSandbox = (
   config: ServerConfig
 ): Layer.Layer<
   Services | SandboxClock.SandboxClock | Layer.Layer.Success<typeof Engine.sandboxServices>,
   LayerError
 > =>
-  Layer.merge(webhooks(config), reconciliation(config)).pipe(
+  Layer.mergeAll(webhooks(config), reconciliation(config), sandboxAccounts(config)).pipe(
     Layer.provideMerge(Engine.sandboxServices),
     Layer.provideMerge(ports(config)),
     Layer.provideMerge(SandboxClock.layer),

@@ -4,8 +4,20 @@
  * repositories (and the reconciliation's cursors). A failure to open or migrate it is a `StorageError` with a sentence an operator
  * can act on.
  */
-import type { ClockOffsetRepository, Engine, ReconciliationCursor, StorageHealth } from "@cobro/core"
-import { Migrations, SqlClockOffsetRepository, SqlReconciliationCursor, SqlStorageHealth } from "@cobro/sql"
+import type {
+  ClockOffsetRepository,
+  Engine,
+  ReconciliationCursor,
+  SandboxAccountRepository,
+  StorageHealth
+} from "@cobro/core"
+import {
+  Migrations,
+  SqlClockOffsetRepository,
+  SqlReconciliationCursor,
+  SqlSandboxAccountRepository,
+  SqlStorageHealth
+} from "@cobro/sql"
 import type { SqlClient } from "@effect/sql"
 import * as SqlClientTag from "@effect/sql/SqlClient"
 import { Effect, Layer, Schema } from "effect"
@@ -24,6 +36,7 @@ export type Services =
   | Engine.Storage
   | ClockOffsetRepository.ClockOffsetRepository
   | ReconciliationCursor.ReconciliationCursor
+  | SandboxAccountRepository.SandboxAccountRepository
   | StorageHealth.StorageHealth
   | SqlClient.SqlClient
 
@@ -79,7 +92,10 @@ export const client = (database: Database): Layer.Layer<SqlClient.SqlClient, Sto
     )
   )
 
-/** Every storage port, migrated; the sandbox clock's offset and the readiness check too. */
+/**
+ * Every storage port, migrated; the sandbox clock's offset, the sandbox bank's registered accounts
+ * and the readiness check too.
+ */
 export const layer = (database: Database): Layer.Layer<Services, StorageError> =>
   Layer.unwrapEffect(Effect.map(driver(database), (d) => d.layer)).pipe(
     Layer.catchAll((cause) =>
@@ -87,7 +103,12 @@ export const layer = (database: Database): Layer.Layer<Services, StorageError> =
     ),
     (storage) =>
       Layer.provideMerge(
-        Layer.mergeAll(SqlClockOffsetRepository.layer, SqlReconciliationCursor.layer, SqlStorageHealth.layer),
+        Layer.mergeAll(
+          SqlClockOffsetRepository.layer,
+          SqlReconciliationCursor.layer,
+          SqlSandboxAccountRepository.layer,
+          SqlStorageHealth.layer
+        ),
         storage
       )
   )

@@ -11,6 +11,7 @@ export * as SqlOutgoingTransferRepository from "./SqlOutgoingTransferRepository.
 export * as SqlPartnerRepository from "./SqlPartnerRepository.js"
 export * as SqlPaymentRepository from "./SqlPaymentRepository.js"
 export * as SqlReconciliationCursor from "./SqlReconciliationCursor.js"
+export * as SqlSandboxAccountRepository from "./SqlSandboxAccountRepository.js"
 export * as SqlScheduleRepository from "./SqlScheduleRepository.js"
 export * as SqlSplitRepository from "./SqlSplitRepository.js"
 export * as SqlStorage from "./SqlStorage.js"

@@ -222,6 +222,41 @@ export const operations: ReadonlyArray<Operation> = [
     idempotencyKey: true
   },
   {
+    method: "POST",
+    path: "/sandbox/bank-accounts",
+    operationId: "sandbox.registerBankAccount",
+    bearer: true,
+    idempotencyKey: true
+  },
+  {
+    method: "GET",
+    path: "/sandbox/bank-accounts",
+    operationId: "sandbox.listBankAccounts",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "GET",
+    path: "/sandbox/bank-accounts/{cbu}",
+    operationId: "sandbox.getBankAccount",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "DELETE",
+    path: "/sandbox/bank-accounts/{cbu}",
+    operationId: "sandbox.removeBankAccount",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "GET",
+    path: "/sandbox/bank-accounts/{cbu}/transfers",
+    operationId: "sandbox.bankAccountTransfers",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
     method: "GET",
     path: "/webhooks/deliveries",
     operationId: "webhookDeliveries.list",

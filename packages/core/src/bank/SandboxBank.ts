@@ -22,12 +22,14 @@ import {
   Option,
   SynchronizedRef
 } from "effect"
-import { type Alias, type Cuit, type Cvu, isValidAlias, isValidCbu } from "./BankAccount.js"
+import type { Cuit, Cvu } from "./BankAccount.js"
+import { isValidAlias, isValidCbu } from "./BankAccount.js"
 import { AccountHolder, BankAccountRef, BankError, BankProvider, IncomingTransfer } from "./BankProvider.js"
 import { BankTransactionId } from "../Ids.js"
 import { randomDigits } from "../internal/ids.js"
 import type { Money } from "../Money.js"
 import { fresh, randomAlias, randomCbu, randomCuit, randomCvu } from "./sandboxRandom.js"
+import * as Holders from "./sandboxHolders.js"
 import * as Outgoing from "./sandboxOutgoing.js"
 import * as Statement from "./sandboxStatement.js"
 
@@ -37,6 +39,7 @@ export { statementRetention, statementSize } from "./sandboxStatement.js"
 export type TransferFailure = "rejected" | "unavailable"
 
 export type SentTransfer = Outgoing.SentTransfer
+export type Received = Outgoing.Received
 
 export interface SimulateIncoming {
   readonly cvu: Cvu
@@ -47,13 +50,7 @@ export interface SimulateIncoming {
   readonly senderAccount?: string | undefined
 }
 
-export interface ExternalHolder {
-  /** CVU or CBU of the external account. */
-  readonly account: string
-  readonly alias?: string | undefined
-  readonly cuit: Cuit
-  readonly name: string
-}
+export type ExternalHolder = Holders.ExternalHolder
 
 export class SandboxBank extends Context.Tag("@cobro/core/SandboxBank")<
   SandboxBank,
@@ -65,6 +62,15 @@ export class SandboxBank extends Context.Tag("@cobro/core/SandboxBank")<
     readonly simulateIncoming: (input: SimulateIncoming) => Effect.Effect<IncomingTransfer>
     /** Makes an external account known to `lookupHolder` (by its CVU/CBU and its alias). */
     readonly registerHolder: (holder: ExternalHolder) => Effect.Effect<void>
+    /** Undoes `registerHolder` of this CVU/CBU (and its alias); unknown: nothing happens. */
+    readonly forgetHolder: (account: string) => Effect.Effect<void>
+    /** Whether a CVU, CBU or alias names an account the bank knows: its own open one or a registered one. */
+    readonly knows: (address: string) => Effect.Effect<boolean>
+    /**
+     * The transfers sent to `account` (a CVU/CBU; sent to it or to its alias) that were not
+     * refused or failed, newest first, at most `limit`.
+     */
+    readonly receivedBy: (account: string, limit: number) => Effect.Effect<ReadonlyArray<Outgoing.Received>>
     /** From now on `changeAlias` on this CVU fails with `alias_change_refused`. */
     readonly refuseAliasChange: (cvu: Cvu) => Effect.Effect<void>
     /** Undoes `refuseAliasChange`. */
@@ -95,18 +101,7 @@ export class SandboxBank extends Context.Tag("@cobro/core/SandboxBank")<
   }
 >() {}
 
-interface State {
-  /**
-   * Open accounts and their aliases. A closed CVU is forgotten: CVUs are drawn from 10¹³ at
-   * random, so one is reissued with a chance of one in 10¹³ ÷ (CVUs closed since the start).
-   */
-  readonly open: HashMap.HashMap<Cvu, Alias>
-  /** Aliases held by open accounts. */
-  readonly aliases: HashMap.HashMap<string, Cvu>
-  /** External holders, keyed by account and by alias. */
-  readonly holders: HashMap.HashMap<string, AccountHolder>
-  /** The holders of open accounts opened with one (`openAccount`'s `holder`), by CVU and by alias. */
-  readonly ownHolders: HashMap.HashMap<string, AccountHolder>
+interface State extends Holders.HolderState {
   readonly refused: HashSet.HashSet<Cvu>
   readonly failures: HashMap.HashMap<string, TransferFailure>
   /** Outgoing transfers by our reference (the bank's idempotency key), and their faults. */
@@ -146,18 +141,7 @@ const nextTransactionId = (state: State): Effect.Effect<readonly [string, State]
     { ...state, sequence: state.sequence + 1 }
   ])
 
-/** An alias is taken while an open account or a registered external holder uses it. */
-const aliasTaken = (state: State, alias: string): boolean =>
-  HashMap.has(state.aliases, alias) || HashMap.has(state.holders, alias)
-
-/** The account an address names: itself for a CVU/CBU, the registered account for an alias. */
-const resolve = (state: State, address: string): string =>
-  isValidCbu(address)
-    ? address
-    : Option.match(HashMap.get(state.holders, address), {
-        onNone: () => address,
-        onSome: (holder) => holder.account
-      })
+const { aliasTaken, resolve } = Holders
 
 /**
  * Builds one shared state and returns both faces of it: the `BankProvider` the engine uses and
@@ -254,11 +238,7 @@ export const make = Effect.gen(function* () {
       ).pipe(Effect.withSpan("SandboxBank.releaseAccount")),
 
     lookupHolder: Effect.fn("SandboxBank.lookupHolder")(function* (address) {
-      const state = yield* SynchronizedRef.get(ref)
-      const holder =
-        isValidCbu(address) || isValidAlias(address)
-          ? Option.orElse(HashMap.get(state.holders, address), () => HashMap.get(state.ownHolders, address))
-          : Option.none()
+      const holder = Holders.lookup(yield* SynchronizedRef.get(ref), address)
       if (Option.isNone(holder)) {
         return yield* bankError("holder_not_found", `no account holder for ${address}`)
       }
@@ -266,6 +246,7 @@ export const make = Effect.gen(function* () {
     }),
 
     sendTransfer: Effect.fn("SandboxBank.sendTransfer")(function* (transfer) {
+      const now = yield* DateTime.now
       return yield* modify((state) =>
         Effect.gen(function* () {
           const previous = Outgoing.previous(state.outgoing, transfer.reference)
@@ -287,7 +268,8 @@ export const make = Effect.gen(function* () {
             state.outgoing,
             transfer,
             BankTransactionId.make(id),
-            resolve(state, transfer.to)
+            resolve(state, transfer.to),
+            now
           )
           const next: State = { ...numbered, outgoing: booked.next }
           // A timeout after applying: the transfer is booked (kept by the state), the answer lost.
@@ -352,22 +334,15 @@ export const make = Effect.gen(function* () {
       )
     }),
 
-    registerHolder: (holder) => {
-      if (!isValidCbu(holder.account)) {
-        return Effect.dieMessage(`registerHolder: ${holder.account} is not a valid CVU/CBU`)
-      }
-      if (holder.alias !== undefined && !isValidAlias(holder.alias)) {
-        return Effect.dieMessage(`registerHolder: ${holder.alias} is not a valid alias`)
-      }
-      const record = new AccountHolder({ account: holder.account, cuit: holder.cuit, name: holder.name })
-      return update((state) => {
-        const byAccount = HashMap.set(state.holders, holder.account, record)
-        return {
-          ...state,
-          holders: holder.alias === undefined ? byAccount : HashMap.set(byAccount, holder.alias, record)
-        }
-      })
-    },
+    registerHolder: (holder) =>
+      Option.match(Holders.invalid(holder), {
+        onNone: () => update((state) => Holders.register(state, holder)),
+        onSome: Effect.dieMessage
+      }),
+    forgetHolder: (account) => update((state) => Holders.forget(state, account)),
+    knows: (address) => Effect.map(SynchronizedRef.get(ref), (state) => Holders.known(state, address)),
+    receivedBy: (account, limit) =>
+      Effect.map(SynchronizedRef.get(ref), (state) => Outgoing.receivedBy(state.outgoing, account, limit)),
 
     refuseAliasChange: (cvu) => update((state) => ({ ...state, refused: HashSet.add(state.refused, cvu) })),
     allowAliasChange: (cvu) => update((state) => ({ ...state, refused: HashSet.remove(state.refused, cvu) })),

@@ -4,7 +4,7 @@
  * and still pending for a number of status queries, applied but never answered (a timeout), and
  * failed after it was accepted.
  */
-import { Chunk, HashMap, Option } from "effect"
+import { Chunk, type DateTime, HashMap, Option } from "effect"
 import type { BankTransactionId } from "../Ids.js"
 import type { OutgoingTransfer, TransferAcceptance, TransferStatus } from "./BankProvider.js"
 
@@ -16,8 +16,18 @@ export type SentTransfer = OutgoingTransfer & {
   readonly status: SentStatus
 }
 
+/** An outgoing transfer as its destination account sees it: when it was booked, and where it stands. */
+export type Received = SentTransfer & {
+  /** The account it went to (an alias resolved). */
+  readonly account: string
+  readonly booked_at: DateTime.Utc
+}
+
 interface Entry {
   readonly transfer: SentTransfer
+  /** The account `transfer.to` named when it was booked (an alias resolved). */
+  readonly account: string
+  readonly booked_at: DateTime.Utc
   /** Status queries it still answers `Pending` before it settles. */
   readonly queriesLeft: number
   /** Set when it is to fail (late) instead of completing. */
@@ -62,7 +72,8 @@ export const book = (
   transfer: OutgoingTransfer,
   bank_transaction_id: BankTransactionId,
   /** `transfer.to` as the account it names (an alias resolved). */
-  account: string
+  account: string,
+  booked_at: DateTime.Utc
 ): { readonly answer: TransferAcceptance; readonly timedOut: boolean; readonly next: OutgoingState } => {
   const failure = Option.getOrNull(
     Option.orElse(HashMap.get(state.lateFailures, transfer.to), () =>
@@ -85,6 +96,8 @@ export const book = (
       ...state,
       byReference: HashMap.set(state.byReference, transfer.reference, {
         transfer: sent,
+        account,
+        booked_at,
         queriesLeft: state.holdQueries,
         failure
       }),
@@ -95,6 +108,7 @@ export const book = (
 }
 
 const settled = (entry: Entry, status: SentStatus, failure: string | null): Entry => ({
+  ...entry,
   transfer: { ...entry.transfer, status },
   queriesLeft: 0,
   failure
@@ -154,3 +168,19 @@ export const books = (state: OutgoingState): ReadonlyArray<SentTransfer> =>
       (reference) => Option.getOrThrow(HashMap.get(state.byReference, reference)).transfer
     )
   )
+
+/**
+ * The transfers booked to `account` that have not failed, newest first, at most `limit`: a scan
+ * of the books, which hold only the transfers sent (payouts and refunds) since the start.
+ */
+export const receivedBy = (state: OutgoingState, account: string, limit: number): ReadonlyArray<Received> => {
+  const found: Array<Received> = []
+  for (const reference of Chunk.toReadonlyArray(Chunk.reverse(state.order))) {
+    if (found.length >= limit) break
+    const entry = Option.getOrThrow(HashMap.get(state.byReference, reference))
+    if (entry.account === account && entry.transfer.status !== "failed") {
+      found.push({ ...entry.transfer, account: entry.account, booked_at: entry.booked_at })
+    }
+  }
+  return found
+}

@@ -39,8 +39,11 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
           ? Effect.fail(new Conflict({ key: "customer.alias.taken", message: e.message }))
           : Effect.fail(new ProviderFailure({ key: "bank.unavailable", message: `${what}: ${e.message}` }))
 
-    const openAccount = (alias: Alias) =>
-      bank.openAccount({ alias }).pipe(Effect.catchAll(bankFailure("the bank could not open an account")))
+    /** A customer's CVU collects for the merchant: opened in the merchant's name, as payments' are. */
+    const openAccount = (user: User, alias: Alias) =>
+      bank
+        .openAccount({ alias, holder: { cuit: user.cuit, name: user.name } })
+        .pipe(Effect.catchAll(bankFailure("the bank could not open an account")))
 
     const release = (cvu: C.Customer["bank_info"]["cvu"]) =>
       bank
@@ -97,7 +100,7 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
         })
       }
       yield* ensureAliasFree(alias)
-      const account = yield* openAccount(alias)
+      const account = yield* openAccount(user, alias)
       const now = yield* DateTime.now
       const customer = new C.Customer({
         customer_id: request.customer_id,
@@ -169,13 +172,13 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
           }
           yield* ensureAliasFree(alias)
           const account = request.create_new_cvu
-            ? yield* openAccount(alias)
+            ? yield* openAccount(user, alias)
             : yield* bank
                 .changeAlias(current.bank_info.cvu, alias)
                 .pipe(
                   Effect.catchAll((e): Effect.Effect<BankAccountRef, Conflict | ProviderFailure> =>
                     e.reason === "alias_change_refused"
-                      ? openAccount(alias)
+                      ? openAccount(user, alias)
                       : bankFailure("the bank could not change the alias")(e)
                   )
                 )

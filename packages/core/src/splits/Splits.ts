@@ -72,11 +72,12 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
       const partner = partnerOf(principal)
       const webhook_url = request.webhook_url ?? null
       yield* checkWebhookUrl("webhook_url", webhook_url)
-      yield* activeUser(users, owner)
+      const user = yield* activeUser(users, owner)
       const existing = yield* repo.findByExternalId(owner, partner, request.external_id)
       if (Option.isSome(existing)) return yield* sameOrConflict(existing.value, webhook_url)
       const account = yield* Effect.mapError(
-        bank.openAccount({}),
+        // The split's CVU collects for the merchant: opened in its name, as payments' are.
+        bank.openAccount({ holder: { cuit: user.cuit, name: user.name } }),
         bankFailure("the bank could not open an account")
       )
       const now = yield* DateTime.now

@@ -1,8 +1,8 @@
-/** The `sandbox` route: the faucet. */
+/** The `sandbox` routes: the faucet, and the bank accounts a tester registers at the sandbox bank. */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { BankAccount, Faucet, Wire } from "@cobro/core"
+import { BankAccount, Faucet, SandboxAccount, Wire } from "@cobro/core"
 import { Schema } from "effect"
 import { Envelope } from "../../Envelope.js"
 import { Authentication } from "../../Security.js"
@@ -24,6 +24,41 @@ export const FaucetResult = Schema.Struct({
   reason: Wire.Omittable(Schema.String)
 })
 
+/** A bank account registered at the sandbox bank for your tests. */
+export const SandboxBankAccountWire = Schema.Struct({
+  /** The CBU or CVU. */
+  cbu: Schema.String,
+  alias: Schema.String,
+  holder_name: Schema.String,
+  cuit: Schema.String,
+  created_at: Wire.Timestamp
+}).annotations({ identifier: "SandboxBankAccount" })
+
+export const SandboxBankAccountListWire = Schema.Struct({
+  accounts: Schema.Array(SandboxBankAccountWire)
+})
+
+/** A transfer the sandbox bank sent to a registered account (a payout or a refund). */
+export const ReceivedTransferWire = Schema.Struct({
+  /** The sandbox bank's id of the transfer: the payout's or refund's `bank_transaction_id`. */
+  transaction_id: Schema.String,
+  amount: Schema.Number,
+  currency: Schema.Literal("ARS"),
+  /** `completed`: credited to the account; `pending`: accepted by the bank, not settled yet. */
+  status: Schema.Literal("pending", "completed"),
+  /** The address the sender used: this account's CBU/CVU or its alias. */
+  to: Schema.String,
+  /** The sender's reference (the payout's or refund's id). */
+  reference: Schema.String,
+  received_at: Wire.Timestamp
+}).annotations({ identifier: "SandboxReceivedTransfer" })
+
+export const ReceivedTransferListWire = Schema.Struct({
+  transfers: Schema.Array(ReceivedTransferWire)
+})
+
+const accountPath = Schema.Struct({ cbu: SandboxAccount.AccountNumber })
+
 export class Sandbox extends HttpApiGroup.make("sandbox")
   .add(
     HttpApiEndpoint.post("faucet", "/cvu/:cvu/faucet")
@@ -39,7 +74,73 @@ export class Sandbox extends HttpApiGroup.make("sandbox")
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Envelope(FaucetResult))
   )
+  .add(
+    HttpApiEndpoint.post("registerBankAccount", "/sandbox/bank-accounts")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Register a bank account at the sandbox bank (sandbox)",
+          description: `Makes a bank account the sandbox bank knows: it answers holder look-ups (payout accounts, payout schedules) and receives payouts and refunds like any account. Every field may be left out: a random valid CBU, a random alias, and your own name and CUIT (an account of yours, as payout schedules require). Registering the same account again with the same details answers it; a number or alias in use is 409. At most ${SandboxAccount.maxAccountsPerMerchant} per merchant (remove one to make room). Only in sandbox mode, on the sandbox bank.`
+        })
+      )
+      .setPayload(
+        withExample(SandboxAccount.RegisterRequest, {
+          cbu: "2850590940090418135201",
+          alias: "mi.cuenta.pruebas",
+          holder_name: "Tienda Ejemplo SA",
+          cuit: "30-71234567-1"
+        })
+      )
+      .setHeaders(IdempotencyHeaders)
+      .addSuccess(Envelope(SandboxBankAccountWire))
+  )
+  .add(
+    HttpApiEndpoint.get("listBankAccounts", "/sandbox/bank-accounts")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List your sandbox bank accounts (sandbox)",
+          description: "The accounts you registered at the sandbox bank, oldest first."
+        })
+      )
+      .addSuccess(Envelope(SandboxBankAccountListWire))
+  )
+  .add(
+    HttpApiEndpoint.get("getBankAccount", "/sandbox/bank-accounts/:cbu")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Read a sandbox bank account (sandbox)",
+          description: "One of your registered accounts; another merchant's is 404."
+        })
+      )
+      .setPath(accountPath)
+      .addSuccess(Envelope(SandboxBankAccountWire))
+  )
+  .add(
+    HttpApiEndpoint.get("bankAccountTransfers", "/sandbox/bank-accounts/:cbu/transfers")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Transfers a sandbox bank account received (sandbox)",
+          description: `The payouts and refunds the sandbox bank sent to one of your registered accounts (from any merchant), newest first, at most ${SandboxAccount.maxReceivedListed}; failed ones are not listed. The sandbox bank keeps transfers in memory: a restart of the server forgets them. Another merchant's account is 404.`
+        })
+      )
+      .setPath(accountPath)
+      .addSuccess(Envelope(ReceivedTransferListWire))
+  )
+  .add(
+    HttpApiEndpoint.del("removeBankAccount", "/sandbox/bank-accounts/:cbu")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Remove a sandbox bank account (sandbox)",
+          description:
+            "The sandbox bank forgets the account: holder look-ups of it fail from now on; transfers already sent stay. Answers the removed account; another merchant's (or an unknown) account is 404."
+        })
+      )
+      .setPath(accountPath)
+      .addSuccess(Envelope(SandboxBankAccountWire))
+  )
   .addError(EnvelopeErrors)
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Sandbox")
-  .annotate(OpenApi.Description, "Sandbox only: simulates an incoming transfer to one of your CVUs.") {}
+  .annotate(
+    OpenApi.Description,
+    "Sandbox only: simulates an incoming transfer to one of your CVUs, and registers bank accounts at the sandbox bank to pay out to."
+  ) {}

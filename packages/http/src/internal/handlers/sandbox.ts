@@ -1,8 +1,19 @@
 /**
- * The `sandbox` route: the faucet, which sends a simulated bank transfer to a CVU. It exists only
- * when the engine has the sandbox's `Faucet`; otherwise the route answers 404.
+ * The `sandbox` routes: the faucet, which sends a simulated bank transfer to a CVU, and the bank
+ * accounts a tester registers at the sandbox bank. They exist only when the engine has the
+ * sandbox's `Faucet` (and `SandboxAccounts`, on the sandbox bank); otherwise they answer 404.
  */
-import { Faucet, type Idempotency, Money, type Transfers } from "@cobro/core"
+import {
+  type Errors,
+  Faucet,
+  type Ids,
+  type Idempotency,
+  Money,
+  type SandboxAccount,
+  SandboxAccounts,
+  type SandboxBank,
+  type Transfers
+} from "@cobro/core"
 import { Effect, Option } from "effect"
 import * as Api from "../../Api.js"
 import { ApiError } from "../../ApiError.js"
@@ -16,18 +27,71 @@ export const SandboxLive: GroupLive<"sandbox", Idempotency.Idempotency | Authent
   (handlers) =>
     Effect.gen(function* () {
       const faucet = yield* Effect.serviceOption(Faucet.Faucet)
-      return handlers.handle("faucet", ({ path, payload }) =>
-        Option.match(faucet, {
+      const accounts = yield* Effect.serviceOption(SandboxAccounts.SandboxAccounts)
+      /** `use` on the caller's merchant, when the sandbox bank's accounts exist here. */
+      const withAccounts = <A>(
+        use: (
+          service: SandboxAccounts.SandboxAccounts,
+          owner: Ids.UserId
+        ) => Effect.Effect<A, Errors.DomainError>
+      ) =>
+        Option.match(accounts, {
           onNone: () =>
-            Effect.fail(ApiError.of(404, "route.not.found", "the faucet exists only in sandbox mode")),
-          onSome: ({ send }) =>
-            asPrincipal((principal) =>
-              Effect.map(send(principal.user_id, path.cvu, payload), ({ outcome, transfer }) =>
-                ok("faucet.transfer.sent", faucetResult(transfer, outcome))
+            Effect.fail(
+              ApiError.of(
+                404,
+                "route.not.found",
+                "sandbox bank accounts exist only in sandbox mode on the sandbox bank"
               )
-            )
+            ),
+          onSome: (service) => asPrincipal((principal) => use(service, principal.user_id))
         })
-      )
+      return handlers
+        .handle("faucet", ({ path, payload }) =>
+          Option.match(faucet, {
+            onNone: () =>
+              Effect.fail(ApiError.of(404, "route.not.found", "the faucet exists only in sandbox mode")),
+            onSome: ({ send }) =>
+              asPrincipal((principal) =>
+                Effect.map(send(principal.user_id, path.cvu, payload), ({ outcome, transfer }) =>
+                  ok("faucet.transfer.sent", faucetResult(transfer, outcome))
+                )
+              )
+          })
+        )
+        .handle("registerBankAccount", ({ payload }) =>
+          withAccounts((service, owner) =>
+            Effect.map(service.register(owner, payload), (a) =>
+              ok("sandbox.bank_account.registered", accountWire(a))
+            )
+          )
+        )
+        .handle("listBankAccounts", () =>
+          withAccounts((service, owner) =>
+            Effect.map(service.list(owner), (list) =>
+              ok("sandbox.bank_accounts.found", { accounts: list.map(accountWire) })
+            )
+          )
+        )
+        .handle("getBankAccount", ({ path }) =>
+          withAccounts((service, owner) =>
+            Effect.map(service.get(owner, path.cbu), (a) => ok("sandbox.bank_account.found", accountWire(a)))
+          )
+        )
+        .handle("bankAccountTransfers", ({ path }) =>
+          withAccounts((service, owner) =>
+            Effect.map(service.received(owner, path.cbu), (list) =>
+              ok("sandbox.bank_account.transfers.found", { transfers: list.map(receivedWire) })
+            )
+          )
+        )
+        .handle("removeBankAccount", ({ path }) =>
+          withAccounts((service, owner) =>
+            Effect.map(service.remove(owner, path.cbu), (a) =>
+              ok("sandbox.bank_account.removed", accountWire(a))
+            )
+          )
+        )
     })
 )
 
@@ -51,4 +115,22 @@ const faucetResult = (
   target: outcome._tag === "Credited" ? outcome.target : null,
   target_id: outcome._tag === "Credited" ? outcome.target_id : null,
   reason: outcome._tag === "Bounced" ? outcome.reason : null
+})
+
+const accountWire = (a: SandboxAccount.SandboxAccount): typeof Api.SandboxBankAccountWire.Type => ({
+  cbu: a.cbu,
+  alias: a.alias,
+  holder_name: a.holder_name,
+  cuit: a.cuit,
+  created_at: a.creation_timestamp
+})
+
+const receivedWire = (t: SandboxBank.Received): typeof Api.ReceivedTransferWire.Type => ({
+  transaction_id: t.bank_transaction_id,
+  amount: Money.toNumber(t.amount),
+  currency: "ARS",
+  status: t.status === "completed" ? "completed" : "pending",
+  to: t.to,
+  reference: t.reference,
+  received_at: t.booked_at
 })

@@ -1,12 +1,21 @@
 /**
  * What an operator inspects and repairs: `cobro payments show`, `accounts set-status`,
- * `ledger verify`, `webhooks list|replay` and `sandbox codes`.
+ * `ledger verify`, `webhooks list|replay` and `sandbox codes`, `sandbox bank-account` and `sandbox bank-accounts`.
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Ledger, Money, Payment, WebhookDeliveryRepository } from "@cobro/core"
 import { Console, DateTime, Effect, Schema } from "effect"
 import * as Admin from "../../Admin.js"
-import { CommandFailed, table, withServices, printJson, json, optionalText, orUndefined } from "./shared.js"
+import {
+  CommandFailed,
+  creatingServices,
+  table,
+  withServices,
+  printJson,
+  json,
+  optionalText,
+  orUndefined
+} from "./shared.js"
 
 const encodePayment = Schema.encodeSync(Payment.Payment)
 
@@ -200,7 +209,61 @@ const sandboxCodes = Command.make(
     )
 ).pipe(Command.withDescription("the 2FA codes of open payout-account verifications (sandbox)"))
 
+const sandboxUserId = Options.text("user-id").pipe(Options.withDescription("the merchant whose tests use it"))
+
+const sandboxBankAccount = Command.make(
+  "bank-account",
+  {
+    userId: sandboxUserId,
+    cbu: optionalText("cbu", "the account's CBU or CVU (22 digits, check digits right); random when absent"),
+    alias: optionalText("alias", "its alias (6-20 of a-z, 0-9, '.', '-'); random when absent"),
+    holderName: optionalText("holder-name", "the holder's name; the merchant's when absent"),
+    cuit: optionalText("cuit", "the holder's CUIT; the merchant's when absent"),
+    json
+  },
+  (o) =>
+    creatingServices(() =>
+      Effect.gen(function* () {
+        const account = yield* Admin.registerSandboxAccount({
+          user_id: o.userId,
+          cbu: orUndefined(o.cbu),
+          alias: orUndefined(o.alias),
+          holder_name: orUndefined(o.holderName),
+          cuit: orUndefined(o.cuit)
+        })
+        if (o.json) return yield* printJson(account)
+        yield* Console.log(
+          table(
+            ["CBU", "ALIAS", "HOLDER", "CUIT", "USER_ID"],
+            [[account.cbu, account.alias, account.holder_name, account.cuit, account.user_id]],
+            ""
+          )
+        )
+      })
+    )
+).pipe(
+  Command.withDescription(
+    "register a bank account at the sandbox bank for a merchant's tests: it answers holder look-ups and receives payouts (sandbox)"
+  )
+)
+
+const sandboxBankAccounts = Command.make("bank-accounts", { userId: sandboxUserId, json }, (o) =>
+  withServices(() =>
+    Effect.gen(function* () {
+      const accounts = yield* Admin.listSandboxAccounts(o.userId)
+      if (o.json) return yield* printJson(accounts)
+      yield* Console.log(
+        table(
+          ["CBU", "ALIAS", "HOLDER", "CUIT", "CREATED_AT"],
+          accounts.map((a) => [a.cbu, a.alias, a.holder_name, a.cuit, a.created_at]),
+          "the merchant has registered no sandbox bank account"
+        )
+      )
+    })
+  )
+).pipe(Command.withDescription("a merchant's bank accounts at the sandbox bank (sandbox)"))
+
 export const sandbox = Command.make("sandbox").pipe(
   Command.withDescription("sandbox helpers"),
-  Command.withSubcommands([sandboxCodes])
+  Command.withSubcommands([sandboxCodes, sandboxBankAccount, sandboxBankAccounts])
 )
