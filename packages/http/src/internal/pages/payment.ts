@@ -58,7 +58,12 @@ interface StateText {
   readonly text: string
 }
 
-const stateText = (model: PaymentPageModel, merchant: string, redirect: string | null): StateText => {
+const stateText = (
+  model: PaymentPageModel,
+  merchant: string,
+  redirect: string | null,
+  refunded: boolean
+): StateText => {
   const quote = model.view.quotes[0]!.amount
   const back = redirect === null ? "Ya podés cerrar esta página." : `Te llevamos de vuelta a ${merchant}.`
   switch (model.shown) {
@@ -83,6 +88,14 @@ const stateText = (model: PaymentPageModel, merchant: string, redirect: string |
         text: `Recibimos ${Format.money(model.received)}. ${back}`
       }
     case "OVERPAID":
+      // Once the merchant refunded (part of) it, the refund note says what came back.
+      if (refunded) {
+        return {
+          tone: "ok",
+          title: "Pago recibido",
+          text: `Recibimos ${Format.money(model.received)}, más que los ${Format.money(quote)} pedidos. ${back}`
+        }
+      }
       return {
         tone: "warn",
         title: "Pago recibido, con un excedente",
@@ -184,7 +197,7 @@ export const page = (model: PaymentPageModel): Page => {
   const paid = !refunded && (model.shown === "SUCCESS" || model.shown === "OVERPAID")
   const leftMs = Duration.toMillis(DateTime.distanceDuration(model.now, view.expiration_timestamp))
   const msLeft = DateTime.lessThan(model.now, view.expiration_timestamp) ? leftMs : 0
-  const state = refund?.state ?? stateText(model, merchant, redirect)
+  const state = refund?.state ?? stateText(model, merchant, redirect, refund !== null)
   const redirectDelay = paid && redirect !== null ? (REDIRECT_DELAY_MS[model.shown] ?? 0) : 0
   const due = model.shown === "UNDERPAID" ? minus(quote.amount, model.received) : quote.amount
 
