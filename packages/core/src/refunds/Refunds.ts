@@ -237,7 +237,7 @@ export class Refunds extends Effect.Service<Refunds>()("@cobro/core/Refunds", {
           outgoing
             .dispatch(t)
             .pipe(
-              Effect.catchAllCause((cause) =>
+              Effect.catchAllDefect((cause) =>
                 Effect.logWarning(
                   "sending a refund failed; the settle job asks the bank later",
                   refund.refund_id,
