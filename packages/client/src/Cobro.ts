@@ -178,6 +178,41 @@ export class Cobro {
     )
   }
 
+  /**
+   * POST /payments/{paymentId}/refunds: sends a paid payment's money (FULL: what is left; PARTIAL:
+   * `amount`) back to the account it came from. Retries reuse one `Idempotency-Key`.
+   */
+  refundPayment(
+    paymentId: string,
+    body: RequestBody<"/payments/{paymentId}/refunds", "post">,
+    options?: CallOptions
+  ) {
+    return unwrap(
+      this.api.POST("/payments/{paymentId}/refunds", {
+        params: { path: { paymentId } },
+        body,
+        ...callInit(options)
+      })
+    )
+  }
+
+  /** GET /payments/{paymentId}/refunds: the payment's refunds, oldest first. */
+  listRefunds(paymentId: string, options?: CallOptions) {
+    return unwrap(
+      this.api.GET("/payments/{paymentId}/refunds", { params: { path: { paymentId } }, ...callInit(options) })
+    )
+  }
+
+  /** GET /payments/{paymentId}/refunds/{refundId}: one refund, with its status. */
+  getRefund(paymentId: string, refundId: string, options?: CallOptions) {
+    return unwrap(
+      this.api.GET("/payments/{paymentId}/refunds/{refundId}", {
+        params: { path: { paymentId, refundId } },
+        ...callInit(options)
+      })
+    )
+  }
+
   // --- customers --------------------------------------------------------------------------------
 
   /** POST /customers/: a fixed customer with a permanent CVU and alias. */

@@ -26,6 +26,8 @@ import * as Outbox from "./webhooks/Outbox.js"
 import * as OutgoingTransferRepository from "./outgoing/OutgoingTransferRepository.js"
 import { OutgoingTransfers } from "./outgoing/OutgoingTransfers.js"
 import * as PartnerRepository from "./accounts/PartnerRepository.js"
+import * as RefundRepository from "./refunds/RefundRepository.js"
+import { Refunds } from "./refunds/Refunds.js"
 import * as PaymentRepository from "./payments/PaymentRepository.js"
 import { Payments } from "./payments/Payments.js"
 import * as SandboxBank from "./bank/SandboxBank.js"
@@ -49,6 +51,7 @@ export const services = Layer.mergeAll(
   Balances.Default,
   WebhookDeliveries.Default
 ).pipe(
+  Layer.provideMerge(Refunds.Default),
   Layer.provideMerge(Transfers.Default),
   Layer.provideMerge(Splits.Default),
   Layer.provideMerge(Onboarding.Default),
@@ -72,6 +75,7 @@ export const layerMemoryStorage = Layer.mergeAll(
   ScheduleRepository.layerMemory,
   SplitRepository.layerMemory,
   OutgoingTransferRepository.layerMemory,
+  RefundRepository.layerMemory,
   LedgerRepository.layerMemory,
   WebhookDeliveryRepository.layerMemory.pipe(Layer.provideMerge(Outbox.layerMemory)),
   TransferRepository.layerMemory,

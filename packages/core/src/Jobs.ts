@@ -10,6 +10,7 @@ import { EngineConfig } from "./EngineConfig.js"
 import { emitPaymentUpdated } from "./payments/paymentEvents.js"
 import * as Metrics from "./Metrics.js"
 import { Outbox } from "./webhooks/Outbox.js"
+import { OutgoingTransfers, type SettleReport } from "./outgoing/OutgoingTransfers.js"
 import * as P from "./payments/Payment.js"
 import { PaymentRepository } from "./payments/PaymentRepository.js"
 import { type PayoutRunReport, Schedules } from "./schedules/Schedules.js"
@@ -28,6 +29,8 @@ export interface RunReport {
   readonly payouts: PayoutRunReport
   /** Split payouts instructions executed after their hold (see `Splits.runDue`). */
   readonly splits: SplitRunReport
+  /** Refund transfers in flight checked with the bank (see `OutgoingTransfers.settleDue`). */
+  readonly refunds: SettleReport
 }
 
 export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
@@ -39,6 +42,7 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
     const config = yield* EngineConfig
     const schedules = yield* Schedules
     const splitPayments = yield* Splits
+    const outgoing = yield* OutgoingTransfers
 
     /** Closes one payment whose time has come; `none` when another run has it or got there first. */
     const closePayment = (id: P.Payment["id"], now: DateTime.Utc) =>
@@ -108,11 +112,12 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
       }
       const payouts = yield* schedules.runDue()
       const splits = yield* splitPayments.runDue()
+      const refunds = yield* outgoing.settleDue("refund")
       yield* Metric.incrementBy(Metrics.jobsRun.payout_schedule, payouts.runs)
       yield* Metric.incrementBy(Metrics.jobsFailed.payout_schedule, payouts.errors)
       yield* Metric.incrementBy(Metrics.jobsRun.split_payout, splits.finished)
       yield* Metric.incrementBy(Metrics.jobsFailed.split_payout, splits.failed)
-      return { expired, released, failed, payouts, splits } satisfies RunReport
+      return { expired, released, failed, payouts, splits, refunds } satisfies RunReport
     })
 
     return { runDue } as const

@@ -11,6 +11,7 @@ import type {
   Customers,
   Idempotency,
   Payments,
+  Refunds,
   Schedules,
   Splits,
   WebhookDeliveries
@@ -46,6 +47,7 @@ export const handlers = Layer.mergeAll(
 /** The services the handlers use (the faucet is optional: present in sandbox mode). */
 export type Requirements =
   | Payments.Payments
+  | Refunds.Refunds
   | Accounts.Accounts
   | Customers.Customers
   | Auth.Auth

@@ -17,6 +17,8 @@ import {
   PaymentRequest,
   Payments,
   Principal,
+  Refund,
+  Refunds,
   SandboxAccount,
   SandboxAccounts,
   SandboxBank,
@@ -105,6 +107,21 @@ const makeWorld = Effect.gen(function* () {
   )
 
   const faucet = yield* Faucet.Faucet
+  // A paid payment of A's, with a refund.
+  const paid = yield* (yield* Payments.Payments).create(
+    Schema.decodeUnknownSync(PaymentRequest.CreatePaymentRequest)({
+      user_id: A,
+      price: { amount: 1500, currency: "ARS" },
+      payment_options: ["transfer"],
+      external_id: `paid-${n}`
+    })
+  )
+  yield* faucet.send(A, paid.cvu, new Faucet.FaucetRequest({ amount: 1500 }))
+  const refund = yield* (yield* Refunds.Refunds).create(
+    A,
+    paid.id,
+    Schema.decodeUnknownSync(Refund.RefundRequest)({ refund_type: "PARTIAL", amount: "1.00" })
+  )
   const customer = yield* (yield* Customers.Customers).create(
     A,
     Schema.decodeUnknownSync(Customer.CreateCustomerRequest)({
@@ -189,6 +206,8 @@ const makeWorld = Effect.gen(function* () {
     payment_id: payment.id,
     payment_cvu: payment.cvu,
     payment_expiration: payment.expiration_timestamp,
+    paid_payment_id: paid.id,
+    refund_id: refund.refund_id,
     customer_id: customer.customer_id,
     transaction_id,
     split_payment_id: split.split_payment_id,
@@ -280,6 +299,32 @@ const PROTECTED: Readonly<Record<string, Protected>> = {
     success: "envelope",
     // docs/decisions.md: a non-owner's motive change is 403 (SPEC: "rejected"), not 404.
     foreign: { status: 403, key: "payment.metadata.forbidden" }
+  },
+  "POST /payments/:paymentId/refunds": {
+    call: (w) => ({
+      path: fillPath("/payments/:paymentId/refunds", { paymentId: w.paid_payment_id }),
+      body: { refund_type: "PARTIAL", amount: "1.00", currency: "ARS" }
+    }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("payment.not.found")
+  },
+  "GET /payments/:paymentId/refunds": {
+    call: (w) => ({ path: fillPath("/payments/:paymentId/refunds", { paymentId: w.paid_payment_id }) }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("payment.not.found")
+  },
+  "GET /payments/:paymentId/refunds/:refundId": {
+    call: (w) => ({
+      path: fillPath("/payments/:paymentId/refunds/:refundId", {
+        paymentId: w.paid_payment_id,
+        refundId: w.refund_id
+      })
+    }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("payment.not.found")
   },
   "POST /customers/": {
     call: (w) => ({

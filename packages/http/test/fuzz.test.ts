@@ -303,6 +303,10 @@ const decodable = (user_id: string): Readonly<Record<string, { path: string; bod
     path: "/customers/",
     body: { user_id, alias: "cli", customer_id: "c1", name: "Ana" }
   },
+  "POST /payments/:paymentId/refunds": {
+    path: `/payments/VAR-${user_id}-x/refunds`,
+    body: { refund_type: "PARTIAL", amount: "1.00", currency: "ARS" }
+  },
   "POST /transactions/schedules": {
     path: "/transactions/schedules",
     body: { schedule_type: "payout", frequency: "daily", payload: { address: cbu } }

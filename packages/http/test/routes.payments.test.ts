@@ -197,7 +197,16 @@ layer(serverLayer())("GET /payments/{paymentId}", (it) => {
       expect(body).toMatchObject({ message: "payment.found", error: false, code: 200 })
       const data = body.data
       expect(Object.keys(data).sort()).toEqual(
-        keysWith("motive", "webhook_url", "redirect_url", "team_id", "client_data", "user_info")
+        keysWith(
+          "motive",
+          "webhook_url",
+          "redirect_url",
+          "team_id",
+          "client_data",
+          "user_info",
+          "refunds",
+          "refunded_amount"
+        )
       )
       expect(data).not.toHaveProperty("partner_id")
       expect(data).not.toHaveProperty("cvu_released")
@@ -220,7 +229,9 @@ layer(serverLayer())("GET /payments/{paymentId}", (it) => {
         metadata: { motive: [] },
         client_data: { first_name: "Ana", email: "ana@example.com" },
         team_id: "team-1",
-        tags: ["a"]
+        tags: ["a"],
+        refunds: [],
+        refunded_amount: "0.00"
       })
       expect(data.quotes).toEqual([
         {

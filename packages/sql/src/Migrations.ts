@@ -18,6 +18,7 @@ import m0011 from "./migrations/0011_cvu_directory_triggers.js"
 import m0012 from "./migrations/0012_outgoing_transfers.js"
 import m0013 from "./migrations/0013_bank_reconciliation.js"
 import m0014 from "./migrations/0014_money_reads.js"
+import m0015 from "./migrations/0015_refunds.js"
 import m0017 from "./migrations/0017_sandbox_bank_accounts.js"
 
 export const loader = Migrator.fromRecord({
@@ -35,6 +36,7 @@ export const loader = Migrator.fromRecord({
   "0012_outgoing_transfers": m0012,
   "0013_bank_reconciliation": m0013,
   "0014_money_reads": m0014,
+  "0015_refunds": m0015,
   "0017_sandbox_bank_accounts": m0017
 })
 

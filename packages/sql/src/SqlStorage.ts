@@ -15,6 +15,7 @@ import type {
   OutgoingTransferRepository,
   PartnerRepository,
   PaymentRepository,
+  RefundRepository,
   ScheduleRepository,
   SplitRepository,
   Transactor,
@@ -33,6 +34,7 @@ import * as SqlOutbox from "./SqlOutbox.js"
 import * as SqlOutgoingTransferRepository from "./SqlOutgoingTransferRepository.js"
 import * as SqlPartnerRepository from "./SqlPartnerRepository.js"
 import * as SqlPaymentRepository from "./SqlPaymentRepository.js"
+import * as SqlRefundRepository from "./SqlRefundRepository.js"
 import * as SqlScheduleRepository from "./SqlScheduleRepository.js"
 import * as SqlSplitRepository from "./SqlSplitRepository.js"
 import * as SqlTransactor from "./SqlTransactor.js"
@@ -54,6 +56,7 @@ export type Storage =
   | ScheduleRepository.ScheduleRepository
   | SplitRepository.SplitRepository
   | OutgoingTransferRepository.OutgoingTransferRepository
+  | RefundRepository.RefundRepository
   | IdempotencyRepository.IdempotencyRepository
   | WebhookDeliveryRepository.WebhookDeliveryRepository
 
@@ -72,6 +75,7 @@ export const repositories: Layer.Layer<Storage, never, SqlClient.SqlClient> = La
   SqlScheduleRepository.layer,
   SqlSplitRepository.layer,
   SqlOutgoingTransferRepository.layer,
+  SqlRefundRepository.layer,
   SqlIdempotencyRepository.layer,
   SqlWebhookDeliveryRepository.layer
 )

@@ -13,6 +13,8 @@ import {
   LedgerAccount,
   Money,
   Payments,
+  Refund,
+  Refunds,
   SandboxBank,
   Schedules,
   SecondFactor,
@@ -21,7 +23,7 @@ import {
   User
 } from "@cobro/core"
 import { PgStorage } from "@cobro/sql-pg"
-import { BigDecimal, type Context, Effect, Layer, Redacted, Schema, TestClock } from "effect"
+import { BigDecimal, type Context, Effect, Either, Layer, Redacted, Schema, TestClock } from "effect"
 import { freshPgUrl, pgAdminUrl, pgAvailable } from "../src/index.js"
 import { createRequest, expectLedgerOk, seedUser, u1, u2 } from "../src/scenarios/fixtures.js"
 import {
@@ -366,6 +368,54 @@ describe.skipIf(!available)("three instances on one Postgres", () => {
         yield* everywhere(instances, 2, runDue)
         expect(yield* sandbox.sentTransfers).toHaveLength(2)
         for (const context of instances) yield* Effect.provide(expectLedgerOk, context)
+      }),
+    120_000
+  )
+
+  it.scoped(
+    "50 concurrent refunds of one payment over two instances never refund more than it credited",
+    () =>
+      Effect.gen(function* () {
+        const { on, sandbox } = yield* fresh(8, 8)
+        yield* on(0)(seedUser())
+        const payment = yield* on(0)(
+          Effect.flatMap(Payments.Payments, (p) => p.create(createRequest({ external_id: "order-refund" })))
+        )
+        const incoming = yield* sandbox.simulateIncoming({
+          cvu: payment.cvu,
+          amount: payment.quoteAmount,
+          senderAccount: BankAccount.makeCbu("0170099", "2200001234567")
+        })
+        yield* on(0)(Effect.flatMap(Transfers.Transfers, (t) => t.ingest(incoming)))
+        const paid = yield* on(0)(Effect.flatMap(Payments.Payments, (p) => p.get(u1, payment.id)))
+        const credited = paid.transaction_fields!.credited_amount
+        const request = Schema.decodeUnknownSync(Refund.RefundRequest)({
+          refund_type: "PARTIAL",
+          amount: "100.00"
+        })
+        const outcomes = yield* Effect.all(
+          Array.from({ length: 50 }, (_, i) =>
+            on(i % 2)(
+              Effect.either(Effect.flatMap(Refunds.Refunds, (r) => r.create(u1, payment.id, request)))
+            )
+          ),
+          { concurrency: "unbounded" }
+        )
+        const made = outcomes.filter(Either.isRight).map((o) => o.right)
+        const refused = outcomes.filter(Either.isLeft).map((o) => o.left.key)
+        // 100.00 fits in what the payment credited this many times, and not once more.
+        const fits = Number(credited.minor / 10000n)
+        expect(made).toHaveLength(fits)
+        expect(new Set(refused)).toEqual(new Set(["refund.amount.exceeds_refundable"]))
+        expect(made.every((r) => r.status === "SUCCESS")).toBe(true)
+        const stored = yield* on(1)(Effect.flatMap(Refunds.Refunds, (r) => r.list(u1, payment.id)))
+        expect(stored).toHaveLength(fits)
+        expect(yield* sandbox.sentTransfers).toHaveLength(fits)
+        const available = yield* on(0)(
+          Effect.flatMap(Ledger.Ledger, (l) => l.balance(LedgerAccount.merchantAvailable(u1)))
+        )
+        expect(available.minor).toBe(credited.minor - BigInt(fits) * 10000n)
+        yield* on(0)(expectLedgerOk)
       }),
     120_000
   )

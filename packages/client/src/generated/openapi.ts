@@ -128,6 +128,50 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/payments/{paymentId}/refunds": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List a payment's refunds
+     * @description Every refund of the payment, oldest first, with its status. Another account's payment is not found (404).
+     */
+    get: operations["payments.refunds"]
+    put?: never
+    /**
+     * Refund a payment
+     * @description Sends a paid payment's money (SUCCESS, OVERPAID or UNDERPAID) back to the account it came from (the sender's CBU or CVU and CUIT in its transactions). `FULL` refunds what is left of what the payment credited; `PARTIAL` refunds `amount` (a decimal string such as "250.50" or a number, at most 2 decimals, ARS). The refunds of a payment never add up to more than it credited, and the merchant's available balance must cover the refund (money in transit does not count): else 409 naming the shortfall. A payment paid from several accounts is refused (409). The refund starts PENDING with its money moved from available to in transit, and becomes SUCCESS when the bank confirms the transfer or FAILED (money back in available, `failure_reason` the bank's) if it fails; each change sends the payment's "Payment updated" webhook. Refunding never changes `payment_status`: an OVERPAID payment whose excess is refunded stays paid. With an `Idempotency-Key`, a retry answers the first refund instead of making another.
+     */
+    post: operations["payments.refund"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/payments/{paymentId}/refunds/{refundId}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Read a refund
+     * @description One refund of the payment. A refund of another payment, or of another account's, is not found (404).
+     */
+    get: operations["payments.getRefund"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/customers/": {
     parameters: {
       query?: never
@@ -911,6 +955,11 @@ export interface components {
       address: string
       alias: string
     }
+    PublicRefund: {
+      amount: string
+      full: boolean
+      pending: boolean
+    }
     Transaction: {
       address: string
       amount: string
@@ -978,6 +1027,57 @@ export interface components {
         modification_timestamp: components["schemas"]["DateTimeUtc"]
       }[]
     }
+    Refund: {
+      /**
+       * maxLength(256)
+       * @description a string at most 256 character(s) long
+       */
+      refund_id: string
+      /**
+       * maxLength(256)
+       * @description a string at most 256 character(s) long
+       */
+      payment_id: string
+      /**
+       * maxLength(256)
+       * @description a string at most 256 character(s) long
+       */
+      user_id: string
+      /** @enum {string} */
+      refund_type: "FULL" | "PARTIAL"
+      amount: string
+      /** @enum {string} */
+      currency: "ARS" | "BRL" | "USDT" | "BNB"
+      /** @enum {string} */
+      status: "PENDING" | "SUCCESS" | "FAILED"
+      destination: components["schemas"]["RefundDestination"]
+      blame?: components["schemas"]["Blame"]
+      /**
+       * maxLength(256)
+       * @description a string at most 256 character(s) long
+       */
+      bank_reference?: string
+      failure_reason?: string
+      created_at: components["schemas"]["DateTimeUtc"]
+      updated_at: components["schemas"]["DateTimeUtc"]
+    }
+    RefundDestination: {
+      address: string
+      cuit: string
+      name: string
+    }
+    Blame: {
+      /**
+       * maxLength(200)
+       * @description a string at most 200 character(s) long
+       */
+      team_id?: string
+      /**
+       * maxLength(320)
+       * @description a string at most 320 character(s) long
+       */
+      mail?: string
+    }
     /**
      * @example {
      *       "expiration_timestamp": "2030-01-31T23:59:59.000Z"
@@ -1009,6 +1109,32 @@ export interface components {
        * @description a string at most 500 character(s) long
        */
       motive: string
+    }
+    /**
+     * @example {
+     *       "refund_type": "PARTIAL",
+     *       "amount": "250.50",
+     *       "currency": "ARS",
+     *       "user_id": "demo",
+     *       "blame": {
+     *         "team_id": "soporte",
+     *         "mail": "soporte@example.com"
+     *       }
+     *     }
+     */
+    RefundRequest: {
+      /** @enum {string} */
+      refund_type: "FULL" | "PARTIAL"
+      /** @description PARTIAL only: pesos as a decimal string ("250.50") or a number, at most 2 decimals */
+      amount?: string | number
+      /** @description ARS (the payment's currency) */
+      currency?: string
+      /**
+       * maxLength(256)
+       * @description a string at most 256 character(s) long
+       */
+      user_id?: string
+      blame?: components["schemas"]["Blame"]
     }
     /**
      * @example {
@@ -1957,6 +2083,7 @@ export interface operations {
               motive?: string
               redirect_url?: string
               merchant_name: string
+              refund?: components["schemas"]["PublicRefund"]
             }
           }
         }
@@ -2151,6 +2278,8 @@ export interface operations {
                 expiration_timestamp: components["schemas"]["DateTimeUtc"]
                 transactions: components["schemas"]["Transaction"][]
               }
+              refunds: components["schemas"]["Refund"][]
+              refunded_amount: string
             }
           }
         }
@@ -2703,6 +2832,442 @@ export interface operations {
                */
               partner_id?: string
             }
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "payments.refunds": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description a string at most 256 character(s) long */
+        paymentId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: {
+              refunds: components["schemas"]["Refund"][]
+            }
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "payments.refund": {
+    parameters: {
+      query?: never
+      header?: {
+        "idempotency-key"?: string
+      }
+      path: {
+        /** @description a string at most 256 character(s) long */
+        paymentId: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "refund_type": "PARTIAL",
+         *       "amount": "250.50",
+         *       "currency": "ARS",
+         *       "user_id": "demo",
+         *       "blame": {
+         *         "team_id": "soporte",
+         *         "mail": "soporte@example.com"
+         *       }
+         *     }
+         */
+        "application/json": components["schemas"]["RefundRequest"]
+      }
+    }
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: components["schemas"]["Refund"]
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "payments.getRefund": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description a string at most 256 character(s) long */
+        paymentId: string
+        /** @description a string at most 256 character(s) long */
+        refundId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: components["schemas"]["Refund"]
           }
         }
       }
@@ -6354,6 +6919,7 @@ export interface operations {
                 failure_reason?: string
                 schedule_id?: string
                 split_payment_id?: string
+                payment_id?: string
                 creation_timestamp: components["schemas"]["DateTimeUtc"]
                 executed_timestamp?: components["schemas"]["DateTimeUtc"]
               }[]

@@ -61,6 +61,27 @@ export const operations: ReadonlyArray<Operation> = [
   },
   {
     method: "POST",
+    path: "/payments/{paymentId}/refunds",
+    operationId: "payments.refund",
+    bearer: true,
+    idempotencyKey: true
+  },
+  {
+    method: "GET",
+    path: "/payments/{paymentId}/refunds",
+    operationId: "payments.refunds",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "GET",
+    path: "/payments/{paymentId}/refunds/{refundId}",
+    operationId: "payments.getRefund",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "POST",
     path: "/customers/",
     operationId: "customers.create",
     bearer: true,

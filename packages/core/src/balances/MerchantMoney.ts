@@ -1,6 +1,6 @@
 /**
  * The merchant's money as read: its balance in each currency (available, in transit) and the
- * payouts that sent it out — schedule sweeps and split payouts now, refunds once they exist —
+ * payouts that sent it out — schedule sweeps, split payouts and refunds —
  * as one list. Each payout source maps its own record to `MerchantPayout`
  * (`payoutSources.ts`); the list and its pages do not know how many sources there are.
  */
@@ -12,8 +12,8 @@ import { Class } from "../internal/schemaClass.js"
 
 /**
  * Where a payout comes from: `schedule` (a payout schedule's sweep of the available balance),
- * `split` (one payout of a split payment's instruction), `refund` (money returned to a payer;
- * reserved: refunds do not exist yet, the value is declared so clients accept it when they do).
+ * `split` (one payout of a split payment's instruction), `refund` (a payment's money returned to
+ * the account it came from).
  */
 export const PayoutKind = Schema.Literal("schedule", "split", "refund")
 export type PayoutKind = typeof PayoutKind.Type
@@ -63,6 +63,8 @@ export class MerchantPayout extends Class<MerchantPayout>("MerchantPayout")({
   schedule_id: Omittable(Schema.String),
   /** The split payment it pays out (`kind` split). */
   split_payment_id: Omittable(Schema.String),
+  /** The payment it refunds (`kind` refund). */
+  payment_id: Omittable(Schema.String),
   creation_timestamp: Timestamp,
   /** When it became SUCCESS or FAILED. */
   executed_timestamp: Omittable(Timestamp)

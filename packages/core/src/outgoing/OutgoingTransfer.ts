@@ -15,8 +15,8 @@ import { Money } from "../Money.js"
 import { Class } from "../internal/schemaClass.js"
 import { Timestamp } from "../Wire.js"
 
-/** What a transfer is for: which owner hears of its outcome (refunds join with issue 20). */
-export const TransferPurpose = Schema.Literal("schedule_payout", "split_payout")
+/** What a transfer is for: which owner hears of its outcome. */
+export const TransferPurpose = Schema.Literal("schedule_payout", "split_payout", "refund")
 export type TransferPurpose = typeof TransferPurpose.Type
 
 /**

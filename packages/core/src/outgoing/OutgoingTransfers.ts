@@ -1,6 +1,5 @@
 /**
- * Outgoing transfers in flight, for every owner (schedule payouts, split payouts; refunds plug
- * in the same way): one way to record a transfer, send it, ask the bank about it and settle it.
+ * Outgoing transfers in flight, for every owner (schedule payouts, split payouts, refunds): one way to record a transfer, send it, ask the bank about it and settle it.
  *
  * 1. `record`, inside the owner's unit of work that moved the money to in transit: the transfer
  *    is SENDING, owned by the caller until `next_check_at` (now + `transferCheckInterval`).
@@ -26,6 +25,7 @@ import type { LedgerAccount } from "../ledger/LedgerAccount.js"
 import * as Metrics from "../Metrics.js"
 import type { Money } from "../Money.js"
 import { Transactor } from "../Transactor.js"
+import * as RefundSettlement from "../refunds/refundSettlement.js"
 import * as SchedulePayouts from "../schedules/payoutSettlement.js"
 import * as SplitPayouts from "../splits/payoutSettlement.js"
 import {
@@ -88,7 +88,8 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
     const config = yield* EngineConfig
     const settlements: Record<TransferPurpose, Settlement> = {
       schedule_payout: yield* SchedulePayouts.make,
-      split_payout: yield* SplitPayouts.make
+      split_payout: yield* SplitPayouts.make,
+      refund: yield* RefundSettlement.make
     }
     const interval = config.transferCheckInterval
 

@@ -237,6 +237,16 @@ export const transactionFields = (
   })
 }
 
+/** What the payer's page says of a paid payment's refunds (absent when none counts). */
+export class PublicRefund extends Class<PublicRefund>("PublicRefund")({
+  /** Refunded so far, PENDING and SUCCESS refunds together. */
+  amount: ArsText,
+  /** Whether the refunds return everything the payment credited. */
+  full: Schema.Boolean,
+  /** Whether some of it is still on its way (a PENDING refund). */
+  pending: Schema.Boolean
+}) {}
+
 /** What a payer's page needs, readable without credentials. */
 export class PublicPayment extends Class<PublicPayment>("PublicPayment")({
   id: PaymentId,
@@ -246,5 +256,7 @@ export class PublicPayment extends Class<PublicPayment>("PublicPayment")({
   expiration_timestamp: Timestamp,
   motive: Omittable(Schema.String),
   redirect_url: Omittable(Schema.String),
-  merchant_name: Schema.String
+  merchant_name: Schema.String,
+  /** The money returned to the payer, once a refund is made. */
+  refund: Omittable(PublicRefund)
 }) {}

@@ -20,6 +20,8 @@ import { Transactor } from "../Transactor.js"
 import { paymentLifetime } from "../accounts/User.js"
 import { UserRepository } from "../accounts/UserRepository.js"
 import * as WebhookDestination from "../webhooks/WebhookDestination.js"
+import { RefundRepository } from "../refunds/RefundRepository.js"
+import { refundedTotal } from "../refunds/Refund.js"
 
 const PAGE_SIZE = 200
 
@@ -52,6 +54,26 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
     const outbox = yield* Outbox
     const config = yield* EngineConfig
     const checkWebhookUrl = yield* WebhookDestination.checker
+    const refunds = yield* RefundRepository
+
+    /** What the payer's page says of the payment's refunds. */
+    const publicRefund = (payment: P.Payment) =>
+      Effect.map(refunds.listByPayment(payment.id), (all) => {
+        const counted = all.filter((r) => r.status !== "FAILED")
+        if (counted.length === 0) return null
+        const amount = refundedTotal(counted)
+        const credited = Money.orThrow(
+          Money.sum(
+            "ARS",
+            payment.transactions.map((t) => t.credited_amount)
+          )
+        )
+        return new P.PublicRefund({
+          amount,
+          full: amount.minor >= credited.minor,
+          pending: counted.some((r) => r.status === "PENDING")
+        })
+      })
 
     const bankFailure = (e: { message: string }) =>
       new ProviderFailure({
@@ -191,7 +213,8 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
         expiration_timestamp: payment.expiration_timestamp,
         motive: payment.motive,
         redirect_url: payment.redirect_url,
-        merchant_name: Option.match(merchant, { onNone: () => "", onSome: (u) => u.name })
+        merchant_name: Option.match(merchant, { onNone: () => "", onSome: (u) => u.name }),
+        refund: yield* publicRefund(payment)
       })
     })
 

@@ -7,6 +7,7 @@ import { moneyScenarios } from "./money.js"
 import { outgoingScenarios } from "./outgoing.js"
 import { moneyReadScenarios } from "./moneyReads.js"
 import { paymentScenarios } from "./payments.js"
+import { refundScenarios } from "./refunds.js"
 import { scheduleScenarios } from "./schedules/index.js"
 import { splitScenarios } from "./splits/index.js"
 import { transferScenarios } from "./transfers.js"
@@ -25,5 +26,6 @@ export const scenarios: ReadonlyArray<Scenario> = [
   ...idempotencyScenarios,
   ...webhookScenarios,
   ...moneyScenarios,
-  ...moneyReadScenarios
+  ...moneyReadScenarios,
+  ...refundScenarios
 ]

@@ -2,7 +2,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Ids, Payment, PaymentRequest, BankAccount, Wire } from "@cobro/core"
+import { Ids, Payment, PaymentRequest, BankAccount, Refund, Wire } from "@cobro/core"
 import type { Money } from "@cobro/core"
 import { Schema, Struct } from "effect"
 import { Envelope } from "../../Envelope.js"
@@ -31,8 +31,16 @@ export const UserInfo = Schema.Struct({
   transactions: Schema.Array(Payment.Transaction)
 })
 
-/** GET /payments/{paymentId} `data`: the payment with `user_info`. */
-export const PaymentDetail = Schema.Struct({ ...PaymentWire.fields, user_info: UserInfo })
+/**
+ * GET /payments/{paymentId} `data`: the payment with `user_info`, its refunds (oldest first) and
+ * `refunded_amount` (PENDING and SUCCESS refunds, decimal text; "0.00" when none).
+ */
+export const PaymentDetail = Schema.Struct({
+  ...PaymentWire.fields,
+  user_info: UserInfo,
+  refunds: Schema.Array(Refund.RefundWire),
+  refunded_amount: Schema.String
+})
 
 /** POST /payments/ `data`. */
 export const PaymentCreated = Schema.Struct({
@@ -67,6 +75,7 @@ export const ListPaymentsParams = Schema.Struct({
 })
 
 const paymentId = Schema.Struct({ paymentId: Ids.PaymentId })
+const refundPath = Schema.Struct({ paymentId: Ids.PaymentId, refundId: Refund.RefundId })
 
 /** Routes anyone may call: creating a payment (the body names the merchant) and the payer's view. */
 export class PublicPayments extends HttpApiGroup.make("publicPayments")
@@ -177,6 +186,52 @@ export class Payments extends HttpApiGroup.make("payments")
       .setPath(paymentId)
       .setPayload(withExample(PaymentRequest.UpdateMetadataRequest, { motive: "Pedido 1001 (2 unidades)" }))
       .addSuccess(Envelope(PaymentWire))
+  )
+  .add(
+    HttpApiEndpoint.post("refund", "/payments/:paymentId/refunds")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Refund a payment",
+          description:
+            "Sends a paid payment's money (SUCCESS, OVERPAID or UNDERPAID) back to the account it came from (the sender's CBU or CVU and CUIT in its transactions). `FULL` refunds what is left of what the payment credited; `PARTIAL` refunds `amount` (a decimal string such as \"250.50\" or a number, at most 2 decimals, ARS). The refunds of a payment never add up to more than it credited, and the merchant's available balance must cover the refund (money in transit does not count): else 409 naming the shortfall. A payment paid from several accounts is refused (409). The refund starts PENDING with its money moved from available to in transit, and becomes SUCCESS when the bank confirms the transfer or FAILED (money back in available, `failure_reason` the bank's) if it fails; each change sends the payment's \"Payment updated\" webhook. Refunding never changes `payment_status`: an OVERPAID payment whose excess is refunded stays paid. With an `Idempotency-Key`, a retry answers the first refund instead of making another."
+        })
+      )
+      .setPath(paymentId)
+      .setPayload(
+        withExample(Refund.RefundRequest, {
+          refund_type: "PARTIAL",
+          amount: "250.50",
+          currency: "ARS",
+          user_id: "demo",
+          blame: { team_id: "soporte", mail: "soporte@example.com" }
+        })
+      )
+      .setHeaders(IdempotencyHeaders)
+      .addSuccess(Envelope(Refund.RefundWire))
+  )
+  .add(
+    HttpApiEndpoint.get("refunds", "/payments/:paymentId/refunds")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List a payment's refunds",
+          description:
+            "Every refund of the payment, oldest first, with its status. Another account's payment is not found (404)."
+        })
+      )
+      .setPath(paymentId)
+      .addSuccess(Envelope(Schema.Struct({ refunds: Schema.Array(Refund.RefundWire) })))
+  )
+  .add(
+    HttpApiEndpoint.get("getRefund", "/payments/:paymentId/refunds/:refundId")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Read a refund",
+          description:
+            "One refund of the payment. A refund of another payment, or of another account's, is not found (404)."
+        })
+      )
+      .setPath(refundPath)
+      .addSuccess(Envelope(Refund.RefundWire))
   )
   .addError(EnvelopeErrors)
   .middleware(Authentication)

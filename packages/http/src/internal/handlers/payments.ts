@@ -2,7 +2,7 @@
  * The payment routes: `publicPayments` (create a payment and read its public view, rate limited
  * and without a token) and `payments` (the merchant's list, detail and changes of its payments).
  */
-import { Accounts, type Idempotency, type Payment, Payments } from "@cobro/core"
+import { Accounts, type Idempotency, Money, type Payment, Payments, Refund, Refunds } from "@cobro/core"
 import { Effect } from "effect"
 import * as Api from "../../Api.js"
 import { ok } from "../../Envelope.js"
@@ -35,9 +35,9 @@ export const PublicPaymentsLive: GroupLive<
   })
 )
 
-/** A payment as SPEC shows it, with the merchant's `user_info` (the detailed read). */
-const detailOf = (payment: Payment.Payment, accounts: Accounts.Accounts) =>
-  Effect.map(accounts.getUser(payment.user_id), (user) => ({
+/** A payment as SPEC shows it, with the merchant's `user_info` and its refunds (the detailed read). */
+const detailOf = (payment: Payment.Payment, accounts: Accounts.Accounts, refunds: Refunds.Refunds) =>
+  Effect.zipWith(accounts.getUser(payment.user_id), refunds.ofPayment(payment), (user, refunded) => ({
     ...payment,
     user_info: {
       email: user.email,
@@ -49,47 +49,73 @@ const detailOf = (payment: Payment.Payment, accounts: Accounts.Accounts) =>
       payment_options: payment.payment_options,
       expiration_timestamp: payment.expiration_timestamp,
       transactions: payment.transactions
-    }
+    },
+    refunds: refunded.refunds.map(Refund.toWire),
+    refunded_amount: Money.format(refunded.refunded)
   }))
 
-export const PaymentsLive: GroupLive<"payments", Payments.Payments | Accounts.Accounts | Authentication> =
-  group("payments", (handlers) =>
-    Effect.gen(function* () {
-      const payments = yield* Payments.Payments
-      const accounts = yield* Accounts.Accounts
-      return handlers
-        .handle("list", ({ urlParams }) =>
-          Effect.gen(function* () {
-            const principal = yield* CurrentPrincipal
-            yield* ownList(principal, urlParams.user_id)
-            return yield* streamedList(
-              "payments.found",
-              "payments",
-              Api.PaymentSummary,
-              payments.list(principal.user_id, urlParams)
-            )
-          })
-        )
-        .handle("get", ({ path }) =>
-          asPrincipal((principal) =>
-            payments.get(principal.user_id, path.paymentId).pipe(
-              Effect.flatMap((payment) => detailOf(payment, accounts)),
-              Effect.map((detail) => ok("payment.found", detail))
-            )
+export const PaymentsLive: GroupLive<
+  "payments",
+  Payments.Payments | Accounts.Accounts | Refunds.Refunds | Idempotency.Idempotency | Authentication
+> = group("payments", (handlers) =>
+  Effect.gen(function* () {
+    const payments = yield* Payments.Payments
+    const accounts = yield* Accounts.Accounts
+    const refunds = yield* Refunds.Refunds
+    return handlers
+      .handle("list", ({ urlParams }) =>
+        Effect.gen(function* () {
+          const principal = yield* CurrentPrincipal
+          yield* ownList(principal, urlParams.user_id)
+          return yield* streamedList(
+            "payments.found",
+            "payments",
+            Api.PaymentSummary,
+            payments.list(principal.user_id, urlParams)
+          )
+        })
+      )
+      .handle("get", ({ path }) =>
+        asPrincipal((principal) =>
+          payments.get(principal.user_id, path.paymentId).pipe(
+            Effect.flatMap((payment) => detailOf(payment, accounts, refunds)),
+            Effect.map((detail) => ok("payment.found", detail))
           )
         )
-        .handle("extendExpiration", ({ path, payload }) =>
-          asPrincipal((principal) => payments.extendExpiration(principal.user_id, path.paymentId, payload))
-        )
-        .handle("reprice", ({ path, payload }) =>
-          asPrincipal((principal) => payments.reprice(principal.user_id, path.paymentId, payload))
-        )
-        .handle("updateMetadata", ({ path, payload }) =>
-          asPrincipal((principal) =>
-            Effect.map(payments.updateMotive(principal.user_id, path.paymentId, payload.motive), (p) =>
-              ok("payment.metadata.updated", p)
-            )
+      )
+      .handle("extendExpiration", ({ path, payload }) =>
+        asPrincipal((principal) => payments.extendExpiration(principal.user_id, path.paymentId, payload))
+      )
+      .handle("reprice", ({ path, payload }) =>
+        asPrincipal((principal) => payments.reprice(principal.user_id, path.paymentId, payload))
+      )
+      .handle("updateMetadata", ({ path, payload }) =>
+        asPrincipal((principal) =>
+          Effect.map(payments.updateMotive(principal.user_id, path.paymentId, payload.motive), (p) =>
+            ok("payment.metadata.updated", p)
           )
         )
-    })
-  )
+      )
+      .handle("refund", ({ path, payload }) =>
+        asPrincipal((principal) =>
+          Effect.map(refunds.create(principal.user_id, path.paymentId, payload), (r) =>
+            ok("refund.created", Refund.toWire(r))
+          )
+        )
+      )
+      .handle("refunds", ({ path }) =>
+        asPrincipal((principal) =>
+          Effect.map(refunds.list(principal.user_id, path.paymentId), (all) =>
+            ok("refunds.found", { refunds: all.map(Refund.toWire) })
+          )
+        )
+      )
+      .handle("getRefund", ({ path }) =>
+        asPrincipal((principal) =>
+          Effect.map(refunds.get(principal.user_id, path.paymentId, path.refundId), (r) =>
+            ok("refund.found", Refund.toWire(r))
+          )
+        )
+      )
+  })
+)

@@ -58,7 +58,12 @@ interface StateText {
   readonly text: string
 }
 
-const stateText = (model: PaymentPageModel, merchant: string, redirect: string | null): StateText => {
+const stateText = (
+  model: PaymentPageModel,
+  merchant: string,
+  redirect: string | null,
+  refunded: boolean
+): StateText => {
   const quote = model.view.quotes[0]!.amount
   const back = redirect === null ? "Ya podés cerrar esta página." : `Te llevamos de vuelta a ${merchant}.`
   switch (model.shown) {
@@ -83,6 +88,14 @@ const stateText = (model: PaymentPageModel, merchant: string, redirect: string |
         text: `Recibimos ${Format.money(model.received)}. ${back}`
       }
     case "OVERPAID":
+      // Once the merchant refunded (part of) it, the refund note says what came back.
+      if (refunded) {
+        return {
+          tone: "ok",
+          title: "Pago recibido",
+          text: `Recibimos ${Format.money(model.received)}, más que los ${Format.money(quote)} pedidos. ${back}`
+        }
+      }
       return {
         tone: "warn",
         title: "Pago recibido, con un excedente",
@@ -96,6 +109,36 @@ const stateText = (model: PaymentPageModel, merchant: string, redirect: string |
         title: "Este cobro venció",
         text: `Ya no se puede pagar: no transfieras a estos datos, la transferencia sería devuelta. Pedile a ${merchant} un nuevo link de pago.`
       }
+  }
+}
+
+/** A refunded payment, in the payer's words: the whole of it returned (or on its way) or a part. */
+const refundText = (
+  refund: Payment.PublicRefund,
+  merchant: string
+): { readonly state: StateText | null; readonly note: string } => {
+  const amount = Format.money(refund.amount)
+  if (!refund.full) {
+    return {
+      state: null,
+      note: refund.pending
+        ? `${merchant} te está devolviendo ${amount} de este pago a la cuenta desde la que pagaste.`
+        : `${merchant} te devolvió ${amount} de este pago a la cuenta desde la que pagaste.`
+    }
+  }
+  return {
+    state: refund.pending
+      ? {
+          tone: "info",
+          title: "Reembolso en curso",
+          text: `${merchant} te está devolviendo ${amount} a la cuenta desde la que pagaste. Puede tardar unos minutos en acreditarse. No transfieras a estos datos.`
+        }
+      : {
+          tone: "ok",
+          title: "Pago reembolsado",
+          text: `${merchant} te devolvió ${amount} a la cuenta desde la que pagaste. No transfieras a estos datos.`
+        },
+    note: ""
   }
 }
 
@@ -148,11 +191,13 @@ export const page = (model: PaymentPageModel): Page => {
   const quote = view.quotes[0]!
   const merchant = view.merchant_name.trim() === "" ? "el comercio" : view.merchant_name
   const redirect = safeHttpUrl(view.redirect_url)
-  const open = model.shown === "PENDING" || model.shown === "UNDERPAID"
-  const paid = model.shown === "SUCCESS" || model.shown === "OVERPAID"
+  const refund = view.refund === null ? null : refundText(view.refund, merchant)
+  const refunded = refund !== null && refund.state !== null
+  const open = !refunded && (model.shown === "PENDING" || model.shown === "UNDERPAID")
+  const paid = !refunded && (model.shown === "SUCCESS" || model.shown === "OVERPAID")
   const leftMs = Duration.toMillis(DateTime.distanceDuration(model.now, view.expiration_timestamp))
   const msLeft = DateTime.lessThan(model.now, view.expiration_timestamp) ? leftMs : 0
-  const state = stateText(model, merchant, redirect)
+  const state = refund?.state ?? stateText(model, merchant, redirect, refund !== null)
   const redirectDelay = paid && redirect !== null ? (REDIRECT_DELAY_MS[model.shown] ?? 0) : 0
   const due = model.shown === "UNDERPAID" ? minus(quote.amount, model.received) : quote.amount
 
@@ -190,6 +235,7 @@ export const page = (model: PaymentPageModel): Page => {
         <strong>${state.title}</strong>
         <p>${state.text}</p>
       </div>
+      ${refund === null || refund.note === "" ? "" : html`<p class="muted" id="refund-note">${refund.note}</p>`}
       ${
         open
           ? html`<p id="expiry">

@@ -68,7 +68,9 @@ const payoutsList = Command.make(
         )
       })
     )
-).pipe(Command.withDescription("a merchant's payouts (schedule sweeps, split payouts), newest first"))
+).pipe(
+  Command.withDescription("a merchant's payouts (schedule sweeps, split payouts, refunds), newest first")
+)
 
 export const payouts = Command.make("payouts").pipe(
   Command.withDescription("what sent merchants' money out"),

@@ -1,0 +1,271 @@
+/**
+ * Refunds of paid payments (issue 20): the rules, the money and the reads.
+ *
+ * Creating one is one unit of work under the payment's row lock (so concurrent refunds of a
+ * payment are serialised and the sum never exceeds what was credited): the refund row PENDING,
+ * its ledger entry (merchant available → in transit), its outgoing transfer recorded
+ * (`OutgoingTransfers`, purpose `refund`, reference the refund id, the bank's idempotency key)
+ * and "Payment updated". After commit the transfer is sent; its outcome is settled once by
+ * `refundSettlement.ts` (in transit → bank, or back to available with the refund FAILED).
+ */
+import { DateTime, Effect, Either, Option } from "effect"
+import { Conflict, InvalidInput, NotFound } from "../Errors.js"
+import type { PaymentId, UserId } from "../Ids.js"
+import { newId } from "../internal/ids.js"
+import { credit, debit, Ledger } from "../ledger/Ledger.js"
+import * as Accounts from "../ledger/LedgerAccount.js"
+import * as Money from "../Money.js"
+import type { OutgoingTransfer } from "../outgoing/OutgoingTransfer.js"
+import { OutgoingTransfers } from "../outgoing/OutgoingTransfers.js"
+import * as P from "../payments/Payment.js"
+import { emitPaymentUpdated } from "../payments/paymentEvents.js"
+import { PaymentRepository } from "../payments/PaymentRepository.js"
+import { Transactor } from "../Transactor.js"
+import { Outbox } from "../webhooks/Outbox.js"
+import * as R from "./Refund.js"
+import { RefundRepository } from "./RefundRepository.js"
+
+/** Payment states with money received: the only ones that can be refunded. */
+export const refundableStates: ReadonlyArray<P.PaymentStatus> = ["SUCCESS", "OVERPAID", "UNDERPAID"]
+
+const amountInvalid = (message: string) => InvalidInput.of("amount", message, "refund.amount.invalid")
+
+/** The PARTIAL amount asked for, parsed exactly (decimal text or JSON number, ARS). */
+const requestedAmount = (
+  request: R.RefundRequest
+): Either.Either<Option.Option<Money.Money>, InvalidInput> => {
+  if (request.currency !== undefined && request.currency !== "ARS") {
+    return Either.left(
+      InvalidInput.of(
+        "currency",
+        `the payment is in ARS and is refunded in ARS, not '${request.currency}'`,
+        "refund.currency.mismatch"
+      )
+    )
+  }
+  const raw = request.amount
+  if (request.refund_type === "FULL") {
+    return raw === undefined
+      ? Either.right(Option.none())
+      : Either.left(
+          amountInvalid("a FULL refund returns what is left of the payment: send no amount, or use PARTIAL")
+        )
+  }
+  if (raw === undefined) return Either.left(amountInvalid("is required for a PARTIAL refund"))
+  const parsed =
+    typeof raw === "string"
+      ? Either.flatMap(Money.fromString(raw.trim(), "ARS"), Money.withinMaximum)
+      : Money.fromInput(raw, "ARS")
+  return Either.match(parsed, {
+    onLeft: (e) => Either.left(amountInvalid(e.message)),
+    onRight: (m) =>
+      m.minor > 0n ? Either.right(Option.some(m)) : Either.left(amountInvalid("must be positive"))
+  })
+}
+
+/** The account the payment's money came from; refused when it came from several. */
+const senderOf = (payment: P.Payment): Either.Either<R.RefundDestination, Conflict> => {
+  const senders = new Map<string, P.TransferDetails>()
+  for (const t of payment.transactions) {
+    const details = t.transaction_data.PROCESSED
+    senders.set(details.sender, details)
+  }
+  const [first, ...others] = senders.values()
+  if (first === undefined || others.length > 0) {
+    return Either.left(
+      new Conflict({
+        key: "refund.payment.several_senders",
+        message: `the payment was paid from ${senders.size} different accounts (${[...senders.keys()].join(", ")}); cobro refunds a payment only to the one account it came from: return this money outside cobro`
+      })
+    )
+  }
+  return Either.right(
+    new R.RefundDestination({ address: first.sender, cuit: first.senderCuit, name: first.senderTitular })
+  )
+}
+
+/** What a payment credited to the merchant: the sum of its transactions' `credited_amount`. */
+export const creditedOf = (payment: P.Payment): Money.Money =>
+  Money.orThrow(
+    Money.sum(
+      "ARS",
+      payment.transactions.map((t) => t.credited_amount)
+    )
+  )
+
+/** A payment's refunds (oldest first) and their total (PENDING and SUCCESS ones). */
+export interface PaymentRefunds {
+  readonly refunds: ReadonlyArray<R.Refund>
+  readonly refunded: Money.Money
+  /** Whether the refunds that count return everything the payment credited. */
+  readonly full: boolean
+}
+
+export class Refunds extends Effect.Service<Refunds>()("@cobro/core/Refunds", {
+  effect: Effect.gen(function* () {
+    const repo = yield* RefundRepository
+    const payments = yield* PaymentRepository
+    const ledger = yield* Ledger
+    const outgoing = yield* OutgoingTransfers
+    const transactor = yield* Transactor
+    const outbox = yield* Outbox
+
+    const findOwned = (owner: UserId, id: PaymentId, lock: boolean) =>
+      Effect.flatMap(lock ? payments.findByIdForUpdate(id) : payments.findById(id), (found) =>
+        Option.isSome(found) && found.value.user_id === owner
+          ? Effect.succeed(found.value)
+          : Effect.fail(NotFound.of("payment", id))
+      )
+
+    const summaryOf = (payment: P.Payment, refunds: ReadonlyArray<R.Refund>): PaymentRefunds => {
+      const refunded = R.refundedTotal(refunds)
+      return {
+        refunds,
+        refunded,
+        full: refunds.length > 0 && refunded.minor >= creditedOf(payment).minor
+      }
+    }
+
+    /** A payment's refunds, for its reads (no owner check: the caller has the payment). */
+    const ofPayment = (payment: P.Payment) =>
+      Effect.map(repo.listByPayment(payment.id), (r) => summaryOf(payment, r))
+
+    /** The unit of work of a new refund; the transfer to send after it commits. */
+    const reserve = (
+      owner: UserId,
+      id: PaymentId,
+      request: R.RefundRequest,
+      requested: Option.Option<Money.Money>
+    ) =>
+      transactor.withTransaction(
+        Effect.gen(function* () {
+          const payment = yield* findOwned(owner, id, true)
+          if (!refundableStates.includes(payment.payment_status)) {
+            return yield* new Conflict({
+              key: "refund.payment.not_paid",
+              message: `a ${payment.payment_status} payment has received no money to refund; only SUCCESS, OVERPAID and UNDERPAID payments are refunded`
+            })
+          }
+          const destination = yield* senderOf(payment)
+          const credited = creditedOf(payment)
+          const refunded = R.refundedTotal(yield* repo.listByPayment(payment.id))
+          const left = Money.orThrow(Money.subtract(credited, refunded))
+          if (left.minor <= 0n) {
+            return yield* new Conflict({
+              key: "refund.payment.fully_refunded",
+              message: `the ${Money.format(credited)} ARS credited by this payment are already refunded (or being refunded)`
+            })
+          }
+          const amount = Option.getOrElse(requested, () => left)
+          if (amount.minor > left.minor) {
+            return yield* new Conflict({
+              key: "refund.amount.exceeds_refundable",
+              message: `${Money.format(amount)} ARS is more than the ${Money.format(left)} ARS left to refund of this payment (credited ${Money.format(credited)} ARS, refunded ${Money.format(refunded)} ARS)`
+            })
+          }
+          const available = Accounts.merchantAvailable(owner)
+          const balance = yield* ledger.balance(available, "ARS")
+          const insufficient = (have: Money.Money) =>
+            new Conflict({
+              key: "refund.balance.insufficient",
+              message: `the available balance is ${Money.format(have)} ARS and the refund needs ${Money.format(amount)} ARS: ${Money.format(Money.make(amount.minor - have.minor, "ARS"))} ARS short (money in transit does not count)`
+            })
+          if (balance.minor < amount.minor) return yield* insufficient(balance)
+
+          const now = yield* DateTime.now
+          const refund = new R.Refund({
+            refund_id: R.RefundId.make(yield* newId("rfd")),
+            payment_id: payment.id,
+            user_id: owner,
+            refund_type: request.refund_type,
+            amount,
+            status: "PENDING",
+            destination,
+            blame: request.blame ?? null,
+            bank_transaction_id: null,
+            failure_reason: null,
+            creation_timestamp: now,
+            last_modified_timestamp: now
+          })
+          yield* Effect.orDie(repo.insert(refund))
+          const inTransit = Accounts.merchantInTransit(owner)
+          yield* ledger
+            .post({
+              kind: "refund.reserved",
+              reference: refund.refund_id,
+              postings: [debit(available, amount), credit(inTransit, amount)]
+            })
+            .pipe(
+              // A concurrent movement took the balance between the check and the post.
+              Effect.catchTag("Conflict", () =>
+                Effect.flatMap(ledger.balance(available, "ARS"), (have) => Effect.fail(insufficient(have)))
+              )
+            )
+          const transfer = yield* outgoing.record({
+            reference: refund.refund_id,
+            purpose: "refund",
+            owner_id: refund.refund_id,
+            destination: destination.address,
+            amount,
+            in_transit: inTransit,
+            return_to: available
+          })
+          const touched = new P.Payment({ ...payment, last_modified_timestamp: now })
+          yield* payments.update(touched)
+          yield* emitPaymentUpdated(outbox, touched)
+          return { refund, transfer }
+        })
+      )
+
+    /**
+     * Refunds `request` of the owner's payment `id`: PENDING, or already SUCCESS/FAILED when the
+     * bank answered at once.
+     */
+    const create = Effect.fn("Refunds.create")(function* (
+      owner: UserId,
+      id: PaymentId,
+      request: R.RefundRequest
+    ) {
+      if (request.user_id !== undefined && request.user_id !== owner) {
+        return yield* NotFound.of("user", request.user_id)
+      }
+      const requested = yield* requestedAmount(request)
+      const { refund, transfer } = yield* reserve(owner, id, request, requested)
+      yield* Option.match(transfer, {
+        onNone: () => Effect.void,
+        onSome: (t: OutgoingTransfer) =>
+          outgoing
+            .dispatch(t)
+            .pipe(
+              Effect.catchAllDefect((cause) =>
+                Effect.logWarning(
+                  "sending a refund failed; the settle job asks the bank later",
+                  refund.refund_id,
+                  cause
+                )
+              )
+            )
+      })
+      return Option.getOrElse(yield* repo.findById(refund.refund_id), () => refund)
+    })
+
+    /** The refunds of the owner's payment, oldest first. */
+    const list = Effect.fn("Refunds.list")(function* (owner: UserId, id: PaymentId) {
+      const payment = yield* findOwned(owner, id, false)
+      return (yield* ofPayment(payment)).refunds
+    })
+
+    /** One refund of the owner's payment. */
+    const get = Effect.fn("Refunds.get")(function* (owner: UserId, id: PaymentId, refundId: R.RefundId) {
+      yield* findOwned(owner, id, false)
+      const found = yield* repo.findById(refundId)
+      if (Option.isNone(found) || found.value.payment_id !== id) return yield* NotFound.of("refund", refundId)
+      return found.value
+    })
+
+    /** Runs the settle step of refund transfers in flight (the job; see `OutgoingTransfers`). */
+    const settleDue = () => outgoing.settleDue("refund")
+
+    return { create, list, get, ofPayment, settleDue } as const
+  })
+}) {}
