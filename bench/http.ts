@@ -1,18 +1,24 @@
 /**
  * The reference server over HTTP, as `npm start` runs it (a child process: bin/cobro.js, sandbox
  * mode, the API's own rate limits off), on SQLite and on Postgres, each beside a raw baseline in
- * the same run: `bench/raw-server.ts`, node:http and one INSERT into the same store, and
+ * the same run: `bench/raw-server.ts`, node:http and the same statements on the same store, and
  * `bench/effect-server.ts`, the same work on cobro's own stack (Effect HttpApi, Schema,
  * `@effect/sql`): what the stack costs before the engine does anything. Not part of the tests.
  *
  *   npm run bench:http          (SQLite, and Postgres when 127.0.0.1:5432 answers)
  *
- * For each store:
+ * For each store, and each of the three servers where the request exists:
  * - create-payment throughput: closed loop, BENCH_CONCURRENCY requests in flight on keep-alive
  *   connections for BENCH_SECONDS, after a warm-up; p50/p99 latency of that loop;
  * - latency at half that maximum rate: open loop (requests sent on a fixed schedule, latency
  *   counted from the scheduled time, so a stall is not hidden), p50/p99;
- * - incoming transfers through the faucet over HTTP, one per created payment, per second;
+ * - GET /payments/{id}: closed loop over the payments the creations made (before any is paid),
+ *   with the merchant's bearer token, after a warm-up (cobro: the demo merchant's token; the
+ *   baselines: the token each made at start, looked up by its hash the same way);
+ * - incoming transfers through the faucet over HTTP (cobro), one per created payment, per second;
+ * - CPU per request of every measured loop: the server process's own CPU time (utime + stime of
+ *   `/proc/<pid>/stat`, CLK_TCK 100, so ±10 ms a loop) over the loop, divided by its requests:
+ *   steadier than req/s on a shared machine, since another process's work does not count;
  * - GET /payments over BENCH_LIST_SIZES payments of one merchant, on a database of its own (rows
  *   added with SQL from a template payment the server created; nothing else in it, so the figure
  *   is the list's, not that of the webhook deliveries the other phases leave due): time to the
@@ -50,6 +56,11 @@ interface Server {
   readonly child: ChildProcess
   readonly base: string
   readonly output: () => string
+}
+
+/** A baseline server and the bearer token of its merchant `demo`. */
+interface Baseline extends Server {
+  readonly token: string
 }
 
 const startProcess = async (
@@ -93,9 +104,9 @@ const startCobro = async (database: string): Promise<Server> => {
 }
 
 /** A baseline server (`raw-server.ts`, `effect-server.ts`) on `database`. */
-const startBaseline = async (script: string, database: string): Promise<Server> => {
-  const started = await startProcess(["--import", "tsx", script, database], {}, /listening (\d+)/)
-  return { ...started, base: `http://127.0.0.1:${started.match[1]}` }
+const startBaseline = async (script: string, database: string): Promise<Baseline> => {
+  const started = await startProcess(["--import", "tsx", script, database], {}, /listening (\d+) token (\S+)/)
+  return { ...started, base: `http://127.0.0.1:${started.match[1]}`, token: started.match[2]! }
 }
 
 const stop = async (server: Server) => {
@@ -115,6 +126,14 @@ const memory = (server: Server) => {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** CPU time the process has used (user + system), in µs: `/proc/<pid>/stat`, CLK_TCK 100. */
+const cpuMicros = (pid: number | undefined) => {
+  if (pid === undefined || !fs.existsSync(`/proc/${pid}/stat`)) return NaN
+  // The command name (2nd field) is in parentheses and may hold spaces: count from after it.
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10_000
+}
 
 // --- HTTP client --------------------------------------------------------------------------------
 
@@ -171,6 +190,8 @@ interface Run {
   readonly count: number
   /** Share of the machine's CPU time the hypervisor took for other guests during the run (%). */
   readonly steal: number
+  /** The server's own CPU time during the run divided by the requests it answered, in µs. */
+  readonly cpu: number
 }
 
 /** The machine's CPU time counters (/proc/stat), to tell a slow run from a busy host. */
@@ -186,22 +207,37 @@ const stealSince = (before: ReadonlyArray<number>) => {
   return total > 0 ? ((delta[7] ?? 0) / total) * 100 : NaN
 }
 
-const summary = (latencies: ReadonlyArray<number>, elapsed: number, before: ReadonlyArray<number>): Run => ({
+/** What a loop measures from its start: the machine's CPU counters and the server's CPU time. */
+interface Before {
+  readonly machine: ReadonlyArray<number>
+  readonly server: number
+  readonly pid: number | undefined
+}
+
+const measureFrom = (server: Server): Before => ({
+  machine: cpuTimes(),
+  server: cpuMicros(server.child.pid),
+  pid: server.child.pid
+})
+
+const summary = (latencies: ReadonlyArray<number>, elapsed: number, before: Before): Run => ({
   perSecond: Math.round((latencies.length / elapsed) * 1000),
   p50: percentile(latencies, 50),
   p99: percentile(latencies, 99),
   count: latencies.length,
-  steal: stealSince(before)
+  steal: stealSince(before.machine),
+  cpu: Math.round((cpuMicros(before.pid) - before.server) / latencies.length)
 })
 
-/** `concurrency` workers call `request` back to back for `seconds`. */
+/** `concurrency` workers call `request` back to back for `seconds`; `server` is the one measured. */
 const closedLoop = async (
+  server: Server,
   seconds: number,
   concurrency: number,
   request: () => Promise<void>
 ): Promise<Run> => {
   const latencies: Array<number> = []
-  const before = cpuTimes()
+  const before = measureFrom(server)
   const start = performance.now()
   const end = start + seconds * 1000
   await Promise.all(
@@ -217,11 +253,16 @@ const closedLoop = async (
 }
 
 /** `rate` requests a second on a fixed schedule for `seconds`; latency from the scheduled time. */
-const openLoop = async (seconds: number, rate: number, request: () => Promise<void>): Promise<Run> => {
+const openLoop = async (
+  server: Server,
+  seconds: number,
+  rate: number,
+  request: () => Promise<void>
+): Promise<Run> => {
   const latencies: Array<number> = []
   const inFlight: Array<Promise<void>> = []
   const total = Math.max(1, Math.round(seconds * rate))
-  const before = cpuTimes()
+  const before = measureFrom(server)
   const start = performance.now()
   for (let i = 0; i < total; i++) {
     const scheduled = start + (i * 1000) / rate
@@ -254,12 +295,37 @@ const creations = async (server: Server, prefix: string, keep?: Array<Created>) 
   const create = async () => {
     const data = ok(await send(server.base, "POST", "/payments/", createBody(prefix)), "create").data
     const quotes = data["quotes"] as ReadonlyArray<{ cvu?: string }> | undefined
-    keep?.push({ id: String(data["id"]), cvu: String(quotes?.[0]?.cvu) })
+    keep?.push({ id: String(data["id"]), cvu: String(quotes?.[0]?.cvu ?? data["cvu"]) })
   }
-  await closedLoop(WARMUP_SECONDS, CONCURRENCY, create)
-  const max = await closedLoop(SECONDS, CONCURRENCY, create)
-  const half = await openLoop(SECONDS, Math.max(1, max.perSecond / 2), create)
+  await closedLoop(server, WARMUP_SECONDS, CONCURRENCY, create)
+  const max = await closedLoop(server, SECONDS, CONCURRENCY, create)
+  const half = await openLoop(server, SECONDS, Math.max(1, max.perSecond / 2), create)
   return { max, half }
+}
+
+interface Reads extends Run {
+  /** Size of one answer's body, in bytes. */
+  readonly bytes: number
+}
+
+/**
+ * GET /payments/{id} with `token`, closed loop over `payments` in turn (after a warm-up over the
+ * same ids); each answer must be the payment asked for.
+ */
+const reads = async (server: Server, token: string, payments: ReadonlyArray<Created>): Promise<Reads> => {
+  if (payments.length === 0) throw new Error("no payments to read")
+  let next = 0
+  let bytes = 0
+  const read = async () => {
+    const id = payments[next++ % payments.length]!.id
+    const reply = await send(server.base, "GET", `/payments/${encodeURIComponent(id)}`, undefined, token)
+    const data = ok(reply, "read").data
+    if (data["id"] !== id) throw new Error(`read ${id}: answered ${String(data["id"])}`)
+    bytes = Buffer.byteLength(reply.body)
+  }
+  await closedLoop(server, WARMUP_SECONDS, CONCURRENCY, read)
+  const run = await closedLoop(server, SECONDS, CONCURRENCY, read)
+  return { ...run, bytes }
 }
 
 /** The demo merchant's token, from the credentials the server printed on its first start. */
@@ -277,6 +343,7 @@ const demoToken = async (server: Server) => {
 /** One faucet transfer for each payment (the amount it asks for), closed loop. */
 const faucet = async (server: Server, token: string, payments: ReadonlyArray<Created>) => {
   let next = 0
+  const before = cpuMicros(server.child.pid)
   const start = performance.now()
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -286,7 +353,10 @@ const faucet = async (server: Server, token: string, payments: ReadonlyArray<Cre
       }
     })
   )
-  return Math.round((payments.length / (performance.now() - start)) * 1000)
+  return {
+    perSecond: Math.round((payments.length / (performance.now() - start)) * 1000),
+    cpu: Math.round((cpuMicros(server.child.pid) - before) / payments.length)
+  }
 }
 
 interface Store {
@@ -420,10 +490,12 @@ const list = async (store: Store, token: string) => {
 
 interface StoreResult {
   readonly store: string
-  readonly raw: { max: Run; half: Run }
-  readonly floor: { max: Run; half: Run }
-  readonly cobro: { max: Run; half: Run }
+  readonly raw: { max: Run; half: Run; read: Reads }
+  readonly floor: { max: Run; half: Run; read: Reads }
+  readonly cobro: { max: Run; half: Run; read: Reads }
   readonly faucetPerSecond: number
+  /** µs of the server's CPU per faucet transfer. */
+  readonly faucetCpu: number
   readonly transfers: number
   readonly idleRss: number
   readonly restRss: number
@@ -457,16 +529,25 @@ const prepareList = async (store: Store) => {
 }
 
 const benchStore = async (store: Store, listStore: Store, rawUrl: string): Promise<StoreResult> => {
+  /** A baseline's creations, then its reads of the payments they made. */
+  const baseline = async (script: string, prefix: string) => {
+    const server = await startBaseline(script, rawUrl)
+    try {
+      const created: Array<Created> = []
+      const runs = await creations(server, prefix, created)
+      return { ...runs, read: await reads(server, server.token, created) }
+    } finally {
+      await stop(server)
+    }
+  }
   console.error(`${store.name}: raw baseline`)
-  const raw = await startBaseline(rawServer, rawUrl)
-  const rawRuns = await creations(raw, "raw").finally(() => stop(raw))
+  const rawRuns = await baseline(rawServer, "raw")
   console.error(`${store.name}: Effect floor`)
-  const floor = await startBaseline(floorServer, rawUrl)
-  const floorRuns = await creations(floor, "floor").finally(() => stop(floor))
+  const floorRuns = await baseline(floorServer, "floor")
 
   console.error(`${store.name}: cobro`)
   const server = await startCobro(store.url)
-  let cobroRuns, faucetPerSecond, transfers, idleRss, restRss
+  let cobroRuns, faucetRun, transfers, idleRss, restRss
   try {
     await sleep(5000)
     idleRss = memory(server).rss
@@ -474,9 +555,11 @@ const benchStore = async (store: Store, listStore: Store, rawUrl: string): Promi
     restRss = memory(server).rss
     const token = await demoToken(server)
     const created: Array<Created> = []
-    cobroRuns = await creations(server, "http", created)
+    const runs = await creations(server, "http", created)
+    // Read before the faucet pays them: the same pending payments the baselines read.
+    cobroRuns = { ...runs, read: await reads(server, token, created) }
     transfers = created.length
-    faucetPerSecond = await faucet(server, token, created)
+    faucetRun = await faucet(server, token, created)
   } finally {
     await stop(server)
   }
@@ -493,7 +576,8 @@ const benchStore = async (store: Store, listStore: Store, rawUrl: string): Promi
     raw: rawRuns,
     floor: floorRuns,
     cobro: cobroRuns,
-    faucetPerSecond,
+    faucetPerSecond: faucetRun.perSecond,
+    faucetCpu: faucetRun.cpu,
     transfers,
     idleRss,
     restRss,
@@ -549,7 +633,7 @@ const cpu = os.cpus()
 lines.push(
   `## HTTP — ${new Date().toISOString().slice(0, 10)} — ${cpu.length}× ${cpu[0]?.model ?? "?"}, ${Math.round(os.totalmem() / 2 ** 30)} GB, ${os.type().toLowerCase()} ${os.release()}, Node ${process.versions.node}`,
   "",
-  `\`npm run bench:http\` (\`bench/http.ts\`): the reference server as a child process (sandbox mode, rate limits off, log level warn) beside \`bench/raw-server.ts\` (node:http + one INSERT) and \`bench/effect-server.ts\` (the same work on cobro's stack: Effect HttpApi with Schema and \`@effect/sql\`, the framework floor) on the same store, in one run. Closed loop of ${CONCURRENCY} concurrent keep-alive requests for ${SECONDS} s after ${WARMUP_SECONDS} s of warm-up; then an open loop at half the measured maximum, latency from the scheduled send time. CPU stolen: the share of the machine's CPU time the hypervisor gave to other guests during each loop (\`/proc/stat\`); a run with much of it says more about the host than about the code. Load average at the end: ${os
+  `\`npm run bench:http\` (\`bench/http.ts\`): the reference server as a child process (sandbox mode, rate limits off, log level warn) beside \`bench/raw-server.ts\` (node:http + better-sqlite3/pg: one INSERT a creation; a read is the bearer token by its SHA-256, the payment's row, the merchant's row, the JSON answer) and \`bench/effect-server.ts\` (the same work on cobro's stack: Effect HttpApi with Schema, a bearer-security middleware and \`@effect/sql\`, the framework floor) on the same store, in one run. Closed loop of ${CONCURRENCY} concurrent keep-alive requests for ${SECONDS} s after ${WARMUP_SECONDS} s of warm-up; then an open loop at half the measured maximum, latency from the scheduled send time; then GET /payments/{id} over the payments just created (still pending), closed loop after a warm-up. CPU per request: the server process's own CPU time over each loop (utime + stime, \`/proc/<pid>/stat\`, 10 ms ticks) divided by the requests it answered; cobro ÷ floor by CPU is floor µs ÷ cobro µs, so both ratios read the same way (1 = as cheap as the floor). CPU stolen: the share of the machine's CPU time the hypervisor gave to other guests during each loop (\`/proc/stat\`); a run with much of it says more about the host than about the code. Load average at the end: ${os
     .loadavg()
     .map((l) => l.toFixed(1))
     .join(", ")}.`,
@@ -562,14 +646,39 @@ for (const r of results) {
     `| ${r.store} | ${r.cobro.max.perSecond} | ${r.raw.max.perSecond} | ${(r.cobro.max.perSecond / r.raw.max.perSecond).toFixed(2)} | ${r.floor.max.perSecond} | ${(r.floor.max.perSecond / r.raw.max.perSecond).toFixed(2)} | ${(r.cobro.max.perSecond / r.floor.max.perSecond).toFixed(2)} | ${ms(r.cobro.max.p50)} | ${ms(r.cobro.max.p99)} | ${ms(r.raw.max.p50)} | ${ms(r.raw.max.p99)} | ${r.cobro.half.perSecond} | ${ms(r.cobro.half.p50)} | ${ms(r.cobro.half.p99)} | ${[r.raw.max, r.floor.max, r.cobro.max, r.cobro.half].map((run) => run.steal.toFixed(0)).join(", ")} |`
   )
 }
+const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? (a / b).toFixed(2) : "—")
 lines.push(
   "",
-  `| store | faucet transfers/s over HTTP | transfers | idle RSS MB, 5 s after start | at rest (${REST_SECONDS} s) |`,
-  "| --- | --- | --- | --- | --- |"
+  "| store | request | raw req/s | raw CPU µs | floor req/s | floor CPU µs | cobro req/s | cobro CPU µs | cobro ÷ floor by req/s | cobro ÷ floor by CPU | cobro p50 ms | cobro p99 ms | answer bytes: raw, floor, cobro | CPU stolen %: raw, floor, cobro |",
+  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+)
+for (const r of results) {
+  const row = (
+    request: string,
+    pick: (s: StoreResult["raw"]) => Run,
+    bytes?: (s: StoreResult["raw"]) => number
+  ) => {
+    const [raw, floor, cobro] = [pick(r.raw), pick(r.floor), pick(r.cobro)]
+    lines.push(
+      `| ${r.store} | ${request} | ${raw.perSecond} | ${raw.cpu} | ${floor.perSecond} | ${floor.cpu} | ${cobro.perSecond} | ${cobro.cpu} | ${ratio(cobro.perSecond, floor.perSecond)} | ${ratio(floor.cpu, cobro.cpu)} | ${ms(cobro.p50)} | ${ms(cobro.p99)} | ${bytes === undefined ? "—" : [r.raw, r.floor, r.cobro].map(bytes).join(", ")} | ${[raw, floor, cobro].map((run) => run.steal.toFixed(0)).join(", ")} |`
+    )
+  }
+  row("create-payment, max", (s) => s.max)
+  row("create-payment, at half max (open loop)", (s) => s.half)
+  row(
+    "GET /payments/{id}",
+    (s) => s.read,
+    (s) => s.read.bytes
+  )
+}
+lines.push(
+  "",
+  `| store | faucet transfers/s over HTTP | CPU µs a transfer | transfers | idle RSS MB, 5 s after start | at rest (${REST_SECONDS} s) |`,
+  "| --- | --- | --- | --- | --- | --- |"
 )
 for (const r of results)
   lines.push(
-    `| ${r.store} | ${r.faucetPerSecond} | ${r.transfers} | ${r.idleRss.toFixed(0)} | ${r.restRss.toFixed(0)} |`
+    `| ${r.store} | ${r.faucetPerSecond} | ${r.faucetCpu} | ${r.transfers} | ${r.idleRss.toFixed(0)} | ${r.restRss.toFixed(0)} |`
   )
 lines.push(
   "",
