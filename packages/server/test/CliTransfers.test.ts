@@ -177,6 +177,9 @@ const scenario = (env: Record<string, string>) =>
     expect(failureOf(yield* cli(["transfers", "list", "--limit", "0"], env))).toBe(
       "request.invalid (limit): must be an integer from 1 to 500, got 0"
     )
+    expect(failureOf(yield* cli(["transfers", "list", "--stuck-after", "-5"], env))).toBe(
+      "request.invalid (stuck_after): must be a whole number of minutes, 0 or more, got -5"
+    )
     // A state that does not exist: the CLI's own usage error, naming the choices.
     const unknown = yield* cli(["transfers", "list", "--status", "lost"], env)
     expect(Exit.isFailure(unknown.exit)).toBe(true)

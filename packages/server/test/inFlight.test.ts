@@ -336,7 +336,7 @@ const killMidFlightAndRestart = async (database: string, reader: Reader) => {
     sim.faults.holdTransfers = true
     sim.faults.dropTransferAnswers = 3
     // Each answer takes a while, so the kill comes while transfers are still being sent.
-    sim.faults.slowAnswersMillis = 100
+    sim.faults.slowAnswersMillis = 200
     const advancing = call(first.base, "POST", "/sandbox/clock/advance", { seconds: 2 * day }).catch(
       () => undefined
     )

@@ -18,13 +18,13 @@ export const transferFilters = [
 ] as const
 export type TransferFilter = (typeof transferFilters)[number]
 
-/** How long a transfer may stay in flight before it counts as stuck, unless the operator says. */
-export const defaultStuckAfter = Duration.hours(1)
+/** How many minutes a transfer may stay in flight before it counts as stuck, unless the operator says. */
+export const defaultStuckAfterMinutes = 60
 
 export interface ListTransfersInput {
   readonly status?: string | undefined
-  /** In flight for longer than this is stuck (`stuck` lists only those). */
-  readonly stuck_after?: Duration.Duration | undefined
+  /** Minutes in flight after which a transfer is stuck (`stuck` lists only those); default 60. */
+  readonly stuck_after_minutes?: number | undefined
   /** The reference of the last transfer of the previous page. */
   readonly after?: string | undefined
   readonly limit?: number | undefined
@@ -90,7 +90,7 @@ const view = (t: OutgoingTransfer.OutgoingTransfer, now: DateTime.Utc, stuckAfte
 
 /**
  * Outgoing transfers, oldest first (by when they were recorded), a page at a time: by default the
- * ones in flight. `stuck` keeps the in-flight ones older than `stuck_after` (default one hour):
+ * ones in flight. `stuck` keeps the in-flight ones older than `stuck_after_minutes` (default 60):
  * oldest first, they come before every other, so the first one that is not stuck ends the list.
  * `next_after` is there when another page may follow.
  */
@@ -102,7 +102,14 @@ export const listTransfers = Effect.fn("Admin.listTransfers")(function* (input: 
       `must be one of ${transferFilters.join(", ")}, got "${input.status}"`
     )
   }
-  const stuckAfter = input.stuck_after ?? defaultStuckAfter
+  const minutes = input.stuck_after_minutes ?? defaultStuckAfterMinutes
+  if (!Number.isInteger(minutes) || minutes < 0) {
+    return yield* Errors.InvalidInput.of(
+      "stuck_after",
+      `must be a whole number of minutes, 0 or more, got ${minutes}`
+    )
+  }
+  const stuckAfter = Duration.minutes(minutes)
   const limit = yield* pageLimit(input.limit)
   const repo = yield* OutgoingTransferRepository.OutgoingTransferRepository
   const page = yield* repo.list({

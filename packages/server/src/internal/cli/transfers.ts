@@ -1,6 +1,6 @@
 /** `cobro transfers list`: outgoing transfers in flight (and stuck), or settled, oldest first. */
 import { Command, Options } from "@effect/cli"
-import { Console, Duration, Effect, Option } from "effect"
+import { Console, Effect, Option } from "effect"
 import * as Admin from "../../Admin.js"
 import { json, optionalText, orUndefined, printJson, table, withServices } from "./shared.js"
 
@@ -35,7 +35,7 @@ const transfersList = Command.make(
       Effect.gen(function* () {
         const page = yield* Admin.listTransfers({
           status: orUndefined(o.status),
-          stuck_after: orUndefined(Option.map(o.stuckAfter, (m) => Duration.minutes(Math.max(0, m)))),
+          stuck_after_minutes: orUndefined(o.stuckAfter),
           after: orUndefined(o.after),
           limit: orUndefined(o.limit)
         })
