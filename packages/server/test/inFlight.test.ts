@@ -435,6 +435,9 @@ const killMidFlightAndRestart = async (database: string, reader: Reader) => {
     // Each payout's transfer is in the bank's books exactly once, under its reference, and the
     // payout ended as the bank says.
     expect(sim.transfers.size).toBe(TOTAL)
+    // Nothing was sent twice: a send whose answer was lost was found by its status, and only the
+    // transfers the bank never saw were sent after the restart.
+    expect(sim.stats.transferRequests).toBe(TOTAL)
     const settled = await payoutsOf(reader)
     expect(settled).toHaveLength(TOTAL)
     let failedSweeps = 0
