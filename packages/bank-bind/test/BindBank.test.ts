@@ -98,6 +98,25 @@ describe("BindBank over the simulator", () => {
       )
   )
 
+  it.live(
+    "a CVU is opened in the collecting entity's name: the merchant given as holder is not sent, lookups answer the entity",
+    () =>
+      withBank((bank, _, sim) =>
+        Effect.gen(function* () {
+          const opened = yield* bank.openAccount({
+            alias: alias("tienda.holder"),
+            holder: { cuit: BankAccount.Cuit.make(seller.cuit), name: seller.name }
+          })
+          const entity = { cuit: "30716595540", name: "Cobro Simulado SA" }
+          expect(yield* bank.lookupHolder(opened.cvu)).toMatchObject({ account: opened.cvu, ...entity })
+          expect(yield* bank.lookupHolder("tienda.holder")).toMatchObject({ account: opened.cvu, ...entity })
+          expect(sim.cvus.get(opened.cvu)?.open).toBe(true)
+          yield* bank.releaseAccount(opened.cvu)
+          expect((yield* Effect.flip(bank.lookupHolder(opened.cvu))).reason).toBe("holder_not_found")
+        })
+      )
+  )
+
   it.live("looks up a holder by CBU or alias; an unknown one is holder_not_found", () =>
     withBank((bank, _, sim) =>
       Effect.gen(function* () {

@@ -15,6 +15,7 @@
  *   cobro partners list [--after PARTNER_ID] [--limit N] [--json]
  *   cobro payments show PAYMENT_ID [--json]
  *   cobro payouts list --user-id U [--kind K] [--cursor C] [--limit N] [--json]
+ *   cobro transfers list [--status S] [--stuck-after MINUTES] [--after REFERENCE] [--limit N] [--json]
  *   cobro accounts set-status USER_ID STATUS [--json]
  *   cobro ledger verify [--json]
  *   cobro webhooks list [--status S] [--user-id U] [--after EVENT_ID] [--limit N] [--json]
@@ -40,6 +41,7 @@ import * as Storage from "./Storage.js"
 import { CommandFailed, describe, isDomainError, loadFor } from "./internal/cli/shared.js"
 import { partners, users } from "./internal/cli/merchants.js"
 import { payouts } from "./internal/cli/money.js"
+import { transfers } from "./internal/cli/transfers.js"
 import { accounts, ledger, payments, sandbox, webhooks } from "./internal/cli/operations.js"
 import { bank } from "./internal/cli/bank.js"
 import { listen, listenOptions } from "./internal/cli/listen.js"
@@ -82,6 +84,7 @@ export const command = Command.make("cobro").pipe(
     partners,
     payments,
     payouts,
+    transfers,
     accounts,
     ledger,
     webhooks,

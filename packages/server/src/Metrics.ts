@@ -16,6 +16,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OtelMetrics from "@effect/opentelemetry/Metrics"
 import * as OtelResource from "@effect/opentelemetry/Resource"
+import type { OutgoingTransfer } from "@cobro/core"
 import { ApiError } from "@cobro/http"
 import { SqlMonitoring } from "@cobro/sql"
 import type { SqlClient } from "@effect/sql"
@@ -83,10 +84,28 @@ const webhooksDead = gauge(
 )
 const inFlight = gauge(
   "cobro_outgoing_transfers_in_flight",
-  "Outgoing transfers sent whose outcome is not final yet"
+  "Outgoing transfers whose outcome is not final yet, by kind and state (SENDING: the bank's answer is unknown or the transfer is not sent yet; PENDING: accepted by the bank)"
 )
-const payoutsInFlight = Metric.tagged(inFlight, "kind", "payout_schedule")
-const splitsInFlight = Metric.tagged(inFlight, "kind", "split_payout")
+const oldestInFlight = gauge(
+  "cobro_outgoing_transfers_oldest_in_flight_age_seconds",
+  "Age of the oldest outgoing transfer not final yet, in seconds (0 when none is in flight)"
+)
+/**
+ * The metric's `kind` of each purpose of a transfer (the job names of `cobro_jobs_*` where there
+ * is one); typed by the purposes, so a new one cannot be left out of the gauges.
+ */
+const kinds: Record<OutgoingTransfer.TransferPurpose, string> = {
+  schedule_payout: "payout_schedule",
+  split_payout: "split_payout",
+  refund: "refund"
+}
+const inFlightGauges = Object.entries(kinds).flatMap(([purpose, kind]) =>
+  (["SENDING", "PENDING"] as const).map((status) => ({
+    purpose,
+    status,
+    gauge: Metric.tagged(Metric.tagged(inFlight, "kind", kind), "state", status)
+  }))
+)
 
 /** Reads the database's state into the gauges; a failure is logged and leaves them as they were. */
 const readDatabase: Effect.Effect<void, never, SqlClient.SqlClient> = Effect.gen(function* () {
@@ -99,8 +118,17 @@ const readDatabase: Effect.Effect<void, never, SqlClient.SqlClient> = Effect.gen
     snapshot.webhooksOldestPendingMs === null ? 0 : Math.max(0, now - snapshot.webhooksOldestPendingMs) / 1000
   )
   yield* Metric.set(webhooksDead, snapshot.webhooksDead)
-  yield* Metric.set(payoutsInFlight, snapshot.payoutsInFlight)
-  yield* Metric.set(splitsInFlight, snapshot.splitPayoutsInFlight)
+  // Every pair is set, to 0 when none is in flight, so a pair that drained does not keep its count.
+  for (const { purpose, status, gauge } of inFlightGauges) {
+    const row = snapshot.transfersInFlight.find((r) => r.purpose === purpose && r.status === status)
+    yield* Metric.set(gauge, row?.count ?? 0)
+  }
+  yield* Metric.set(
+    oldestInFlight,
+    snapshot.transfersOldestInFlightMs === null
+      ? 0
+      : Math.max(0, now - snapshot.transfersOldestInFlightMs) / 1000
+  )
 }).pipe(
   Effect.catchAllCause((cause) =>
     Effect.logWarning(

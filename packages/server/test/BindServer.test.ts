@@ -153,6 +153,12 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
           const payment = yield* createPayment(user.user_id, "order-1", hook.url)
           const cvu = yield* cvuOf(payment.id)
           expect(sim.cvus.get(cvu)?.open).toBe(true)
+          // BIND's CVUs are the collecting entity's: the payer's page names the holder BIND
+          // reports for the CVU (the entity), never the merchant's profile as a guess.
+          const page = yield* get(`/pay/${payment.id}`)
+          expect(page.status).toBe(200)
+          expect(String(page.body)).toContain("Cobro Simulado SA")
+          expect(String(page.body)).toContain("30-71659554-0")
 
           // Sent twice (BIND's retry): credited once.
           sim.faults.duplicateNotifications = 1

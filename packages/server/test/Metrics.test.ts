@@ -147,7 +147,10 @@ const traffic = (database: string) =>
       expect(after.get("cobro_webhook_deliveries_dead")).toBe(1)
       expect(after.get("cobro_webhook_deliveries_pending")).toBe(0)
       expect(after.get("cobro_webhook_oldest_pending_age_seconds")).toBe(0)
-      expect(after.get('cobro_outgoing_transfers_in_flight{kind="payout_schedule"}')).toBe(0)
+      for (const kind of ["payout_schedule", "split_payout"])
+        for (const state of ["SENDING", "PENDING"])
+          expect(after.get(`cobro_outgoing_transfers_in_flight{kind="${kind}",state="${state}"}`)).toBe(0)
+      expect(after.get("cobro_outgoing_transfers_oldest_in_flight_age_seconds")).toBe(0)
       if (database.startsWith("postgres")) {
         // This process's pool (the default maximum), idle between requests: nothing waits.
         const open = after.get("cobro_db_pool_connections_open")!

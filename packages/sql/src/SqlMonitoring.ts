@@ -1,7 +1,7 @@
 /**
  * What a monitor reads from the database rather than counts in a process: the webhook backlog and
  * the outgoing transfers not final yet. Every instance sharing the database reads the same values
- * (a scrape of any one is the whole picture). Three aggregate queries, each over an index or a
+ * (a scrape of any one is the whole picture). Four aggregate queries, each over an index or a
  * small set of rows; meant for a scrape every few seconds, not for a request path.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
@@ -15,16 +15,26 @@ export interface Snapshot {
   readonly webhooksOldestPendingMs: number | null
   /** Deliveries that exhausted their retries (or whose URL is refused), until replayed. */
   readonly webhooksDead: number
-  /** Payout schedule payouts sent to the bank whose outcome is not known yet. */
-  readonly payoutsInFlight: number
-  /** Split payouts of instructions being executed (PROCESSING) not final yet. */
-  readonly splitPayoutsInFlight: number
+  /**
+   * Outgoing transfers not final yet (`cobro_outgoing_transfers`), by purpose and state: SENDING
+   * (recorded, the bank's answer unknown or not sent yet) or PENDING (accepted by the bank). Only
+   * the pairs that have any are listed.
+   */
+  readonly transfersInFlight: ReadonlyArray<{
+    readonly purpose: string
+    readonly status: string
+    readonly count: number
+  }>
+  /** When the oldest transfer in flight was recorded (epoch ms, engine time); none in flight: null. */
+  readonly transfersOldestInFlightMs: number | null
 }
 
 /** A count or a time as either dialect answers it (Postgres: text for BIGINT aggregates). */
 const Num = Schema.Union(Schema.Number, Schema.NumberFromString)
 
 const Row = Schema.Struct({ n: Num, oldest: Schema.NullOr(Num) })
+
+const ByState = Schema.Array(Schema.Struct({ purpose: Schema.String, status: Schema.String, n: Num }))
 
 /** Reads the `Snapshot` now. */
 export const read: Effect.Effect<Snapshot, SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
@@ -34,22 +44,26 @@ export const read: Effect.Effect<Snapshot, SqlError, SqlClient.SqlClient> = Effe
       // An aggregate answers one row of numbers: anything else is a defect, not a storage error.
       Effect.catchTags({ ParseError: Effect.die, NoSuchElementException: Effect.die })
     )
-  const [pending, dead, payouts, splits] = yield* Effect.all([
+  const [pending, dead, inFlight, oldest] = yield* Effect.all([
     one(
       sql`SELECT COUNT(*) AS n, MIN(created_ms) AS oldest FROM cobro_webhook_deliveries WHERE status = 'pending'`
     ),
     one(sql`SELECT COUNT(*) AS n, NULL AS oldest FROM cobro_webhook_deliveries WHERE status = 'dead'`),
-    one(sql`SELECT COUNT(*) AS n, NULL AS oldest FROM cobro_payouts WHERE payout_status = 'PENDING'`),
-    one(sql`SELECT COUNT(*) AS n, NULL AS oldest FROM cobro_split_payouts p
-      JOIN cobro_split_payments s ON s.split_payment_id = p.split_payment_id
-      WHERE p.status = 'PENDING' AND s.payout_status = 'PROCESSING'`)
+    // Both over the partial index of transfers in flight.
+    sql`SELECT purpose, status, COUNT(*) AS n FROM cobro_outgoing_transfers
+      WHERE status IN ('SENDING', 'PENDING') GROUP BY purpose, status`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(ByState)),
+      Effect.catchTag("ParseError", Effect.die)
+    ),
+    one(sql`SELECT COUNT(*) AS n, MIN(created_ms) AS oldest FROM cobro_outgoing_transfers
+      WHERE status IN ('SENDING', 'PENDING')`)
   ])
   return {
     webhooksPending: pending.n,
     webhooksOldestPendingMs: pending.oldest,
     webhooksDead: dead.n,
-    payoutsInFlight: payouts.n,
-    splitPayoutsInFlight: splits.n
+    transfersInFlight: inFlight.map((r) => ({ purpose: r.purpose, status: r.status, count: r.n })),
+    transfersOldestInFlightMs: oldest.oldest
   }
 })
 

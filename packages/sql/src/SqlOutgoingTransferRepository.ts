@@ -10,7 +10,7 @@ import {
   OutgoingTransfer as T,
   OutgoingTransferRepository as Port
 } from "@cobro/core"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { BigIntText, findAll, findByKey, Millis, orDie } from "./internal/sql.js"
 
 /** A row as written and read (the amount read as text). */
@@ -71,6 +71,25 @@ export const make: Effect.Effect<Port.OutgoingTransferRepository["Type"], never,
         ORDER BY next_check_ms, reference LIMIT ${limit}`
     })
 
+    const list = findAll({
+      Request: Schema.Struct({
+        states: Schema.Array(Schema.String),
+        after: Schema.NullOr(Schema.String),
+        limit: Schema.Number
+      }),
+      Result: Stored,
+      execute: ({ after, limit, states }) => {
+        const cursor =
+          after === null
+            ? sql`1 = 1`
+            : sql`EXISTS (SELECT 1 FROM cobro_outgoing_transfers c WHERE c.reference = ${after}
+                AND (t.created_ms > c.created_ms OR (t.created_ms = c.created_ms AND t.reference > c.reference)))`
+        return sql`SELECT ${sql.literal(columns)} FROM cobro_outgoing_transfers t
+          WHERE ${sql.in("status", states)} AND ${cursor}
+          ORDER BY created_ms, reference LIMIT ${limit}`
+      }
+    })
+
     return Port.OutgoingTransferRepository.of({
       insert: (transfer) =>
         encode(transfer).pipe(
@@ -95,7 +114,9 @@ export const make: Effect.Effect<Port.OutgoingTransferRepository["Type"], never,
         ),
       findByReference: byReference(false),
       findByReferenceForUpdate: byReference(true),
-      findDue: (purpose, now, limit) => due([purpose, now, limit])
+      findDue: (purpose, now, limit) => due([purpose, now, limit]),
+      list: ({ after, limit, states }) =>
+        states.length === 0 ? Effect.succeed([]) : list({ states, after: Option.getOrNull(after), limit })
     })
   })
 

@@ -107,6 +107,11 @@ export interface Options {
   readonly port?: number
   readonly host?: string
   readonly webhook?: WebhookTarget
+  /**
+   * The entity whose collecting account the CVUs belong to: who a lookup of one of them answers
+   * (default "Cobro Simulado SA", CUIT 30-71659554-0).
+   */
+  readonly entity?: { readonly cuit: string; readonly name: string }
   /** The simulator's clock (token expiry, notification dates), epoch millis. */
   readonly now: () => number
 }
@@ -127,6 +132,13 @@ export const start = (options: Options): Promise<Simulator> => {
   let serial = 0
 
   const aliasHolder = (alias: string) => [...cvus.values()].find((c) => c.open && c.alias === alias)
+  const entity = options.entity ?? { cuit: "30716595540", name: "Cobro Simulado SA" }
+  /** Who holds `address`: a CVU of ours (open, by CVU or alias) is the entity's; else a holder added. */
+  const holderOf = (address: string): Holder | undefined => {
+    const own = cvus.get(address) ?? aliasHolder(address)
+    if (own !== undefined) return own.open ? { ...entity, cbu: own.cvu, alias: own.alias } : undefined
+    return holders.find((h) => h.cbu === address || h.alias === address)
+  }
   const transferAnswer = (t: TransferEntry) => ({
     id: t.id,
     type: "TRANSFER",
@@ -245,7 +257,7 @@ export const start = (options: Options): Promise<Simulator> => {
     const counterpartyPrefix = Api.paths.counterparty("")
     if (method === "GET" && path.startsWith(counterpartyPrefix)) {
       const address = decodeURIComponent(path.slice(counterpartyPrefix.length))
-      const holder = holders.find((h) => h.cbu === address || h.alias === address)
+      const holder = holderOf(address)
       if (holder === undefined) return json(res, 404, { mensaje: "cuenta inexistente" })
       return json(res, 200, {
         id: holder.cuit,

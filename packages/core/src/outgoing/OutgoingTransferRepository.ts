@@ -4,7 +4,20 @@
 import { Context, DateTime, Effect, HashMap, Layer, Option, Order, RedBlackTree } from "effect"
 import { Conflict } from "../Errors.js"
 import { makeRef, type MemoryDb, timeKey } from "../internal/memoryDb.js"
-import { isInFlight, type OutgoingTransfer, type TransferPurpose } from "./OutgoingTransfer.js"
+import {
+  isInFlight,
+  type OutgoingTransfer,
+  type TransferPurpose,
+  type TransferState
+} from "./OutgoingTransfer.js"
+
+/** Which transfers `list` reads: in `states`, after the cursor, at most `limit`. */
+export interface ListFilter {
+  readonly states: ReadonlyArray<TransferState>
+  /** The reference of the last transfer of the previous page (none: from the first). */
+  readonly after: Option.Option<string>
+  readonly limit: number
+}
 
 export class OutgoingTransferRepository extends Context.Tag("@cobro/core/OutgoingTransferRepository")<
   OutgoingTransferRepository,
@@ -24,8 +37,19 @@ export class OutgoingTransferRepository extends Context.Tag("@cobro/core/Outgoin
       now: DateTime.Utc,
       limit: number
     ) => Effect.Effect<ReadonlyArray<OutgoingTransfer>>
+    /**
+     * Transfers in any of `states`, oldest first (by creation, then reference), after the
+     * transfer `after` names (none when no transfer has that reference), for operators.
+     */
+    readonly list: (filter: ListFilter) => Effect.Effect<ReadonlyArray<OutgoingTransfer>>
   }
 >() {}
+
+/** `list`'s order: creation, then reference. */
+const listOrder: Order.Order<OutgoingTransfer> = Order.combine(
+  Order.mapInput(Order.number, (t: OutgoingTransfer) => DateTime.toEpochMillis(t.creation_timestamp)),
+  Order.mapInput(Order.string, (t: OutgoingTransfer) => t.reference)
+)
 
 /** The `Conflict` the adapters raise when a reference is taken. */
 export const referenceTaken = () =>
@@ -90,6 +114,21 @@ export const makeMemory = Effect.gen(function* () {
           out.push(transfer)
         }
         return out
+      }),
+    list: ({ after, limit, states }) =>
+      Effect.map(tables.get, (t) => {
+        const all = Array.from(HashMap.values(t.byReference)).sort(listOrder)
+        const start = Option.match(after, {
+          onNone: () => 0,
+          onSome: (reference) => {
+            const i = all.findIndex((x) => x.reference === reference)
+            return i < 0 ? all.length : i + 1
+          }
+        })
+        return all
+          .slice(start)
+          .filter((x) => states.includes(x.status))
+          .slice(0, limit)
       })
   })
 })

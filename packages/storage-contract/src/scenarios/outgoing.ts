@@ -71,6 +71,52 @@ const dueSchedule = Effect.gen(function* () {
 
 export const outgoingScenarios: ReadonlyArray<Scenario> = [
   {
+    name: "outgoing transfers: listed for operators by state, oldest first, a page after a reference",
+    run: Effect.gen(function* () {
+      const repo = yield* OutgoingTransferRepository.OutgoingTransferRepository
+      const t0 = DateTime.unsafeMake(Date.UTC(2026, 0, 28, 15, 0))
+      const later = DateTime.addDuration(t0, "1 minute")
+      const at = (reference: string, when: DateTime.Utc, status: OutgoingTransfer.TransferState) =>
+        new OutgoingTransfer.OutgoingTransfer({
+          ...transfer(reference, "schedule_payout", when),
+          status,
+          creation_timestamp: when
+        })
+      // Inserted out of order: the list orders by creation, then reference.
+      yield* repo.insert(at("po_z", later, "PENDING"))
+      yield* repo.insert(at("po_b", t0, "SENDING"))
+      yield* repo.insert(at("po_a", t0, "COMPLETED"))
+      yield* repo.insert(
+        new OutgoingTransfer.OutgoingTransfer({ ...at("sp_1", t0, "FAILED"), purpose: "split_payout" })
+      )
+      const list = (states: ReadonlyArray<OutgoingTransfer.TransferState>, after?: string, limit = 10) =>
+        Effect.map(repo.list({ states, after: Option.fromNullable(after), limit }), (ts) =>
+          ts.map((t) => t.reference)
+        )
+      expect(yield* list(OutgoingTransfer.inFlightStates)).toEqual(["po_b", "po_z"])
+      expect(yield* list(["SENDING", "PENDING", "COMPLETED", "FAILED"])).toEqual([
+        "po_a",
+        "po_b",
+        "sp_1",
+        "po_z"
+      ])
+      expect(yield* list(["FAILED"])).toEqual(["sp_1"])
+      expect(yield* list([])).toEqual([])
+      expect(yield* list(["SENDING", "PENDING", "COMPLETED", "FAILED"], undefined, 2)).toEqual([
+        "po_a",
+        "po_b"
+      ])
+      expect(yield* list(["SENDING", "PENDING", "COMPLETED", "FAILED"], "po_b", 2)).toEqual(["sp_1", "po_z"])
+      // After a settled one, only the states asked for.
+      expect(yield* list(OutgoingTransfer.inFlightStates, "po_a")).toEqual(["po_b", "po_z"])
+      expect(yield* list(OutgoingTransfer.inFlightStates, "po_z")).toEqual([])
+      expect(yield* list(OutgoingTransfer.inFlightStates, "po_unknown")).toEqual([])
+      // The amount past 2^53 comes back exact.
+      const [first] = yield* repo.list({ states: ["SENDING"], after: Option.none(), limit: 1 })
+      expect(first).toEqual(at("po_b", t0, "SENDING"))
+    })
+  },
+  {
     name: "outgoing transfers: stored exactly, one per reference, due by purpose in check order",
     run: Effect.gen(function* () {
       const repo = yield* OutgoingTransferRepository.OutgoingTransferRepository
