@@ -15,6 +15,8 @@
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
+import * as os from "node:os"
+import * as path from "node:path"
 import pg from "pg"
 
 const roots = process.argv.slice(2)
@@ -51,15 +53,23 @@ const cpu = (pid) => {
   return (Number(f[11]) + Number(f[12])) * 10000 // µs (CLK_TCK 100)
 }
 let seq = 0
+const admin = async (statement) => {
+  const c = new pg.Client({ connectionString: "postgres://postgres@127.0.0.1:5432/postgres" })
+  await c.connect()
+  await c.query(statement)
+  await c.end()
+}
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "cobro-cpu-ab-"))
+/** What each run leaves behind: a Postgres database to drop (SQLite files go with `scratch`). */
+const databases = []
+
 const start = async (root) => {
   let url
-  if (store === "sqlite") url = `/tmp/ab/db-${Date.now()}-${Math.random()}.sqlite`
+  if (store === "sqlite") url = path.join(scratch, `db-${databases.length}-${Date.now()}.sqlite`)
   else {
-    const name = `ab_${Date.now()}_${Math.floor(Math.random() * 1e6)}`
-    const c = new pg.Client({ connectionString: "postgres://postgres@127.0.0.1:5432/postgres" })
-    await c.connect()
-    await c.query(`CREATE DATABASE ${name}`)
-    await c.end()
+    const name = `cobro_cpu_ab_${Date.now()}_${Math.floor(Math.random() * 1e6)}`
+    await admin(`CREATE DATABASE ${name}`)
+    databases.push(name)
     url = `postgres://postgres@127.0.0.1:5432/${name}`
   }
   const child = spawn(process.execPath, [`${root}/packages/server/bin/cobro.js`, "serve"], {
@@ -152,4 +162,6 @@ for (let r = 0; r < rounds; r++)
       fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0]
     )
   }
+for (const name of databases) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+fs.rmSync(scratch, { recursive: true, force: true })
 process.exit(0)
