@@ -10,7 +10,8 @@
  *   node bench/cpu-ab.mjs /path/to/checkout-a /path/to/checkout-b
  *
  * A checkout of another commit: `git worktree add /tmp/a <commit>` and copy `node_modules` (and
- * `packages/server/node_modules`) into it.
+ * `packages/server/node_modules`) into it. `PROFILE_DIR=/tmp/prof` writes each server's V8 CPU
+ * profile there (`--cpu-prof`), for `node bench/profile-summary.mjs /tmp/prof/<file>.cpuprofile`.
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -72,7 +73,8 @@ const start = async (root) => {
     databases.push(name)
     url = `postgres://postgres@127.0.0.1:5432/${name}`
   }
-  const child = spawn(process.execPath, [`${root}/packages/server/bin/cobro.js`, "serve"], {
+  const profile = process.env.PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : []
+  const child = spawn(process.execPath, [...profile, `${root}/packages/server/bin/cobro.js`, "serve"], {
     env: {
       ...process.env,
       PORT: "0",

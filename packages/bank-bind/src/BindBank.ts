@@ -8,7 +8,7 @@
  * `origin_id`) are retried while BIND is `unavailable`.
  */
 import type { HttpClient } from "@effect/platform"
-import { BankAccount, BankProvider, Ids, Money } from "@cobro/core"
+import { BankAccount, BankProvider, Ids, Money, Spans } from "@cobro/core"
 import { type ConfigError, Context, DateTime, Effect, Either, Layer, Schema } from "effect"
 import { type BindSettings, config } from "./BindConfig.js"
 import * as Api from "./internal/api.js"
@@ -273,7 +273,7 @@ const makeWith = (client: Client) => {
         }
         if (page.transactions.length < Api.MOVEMENTS_PAGE) return found
       }
-    }).pipe(Effect.withSpan("BindBank.incomingTransfers"))
+    }).pipe(Spans.span("BindBank.incomingTransfers"))
 
   const provider: BankProvider.BankProvider["Type"] = {
     incomingTransfers,

@@ -9,7 +9,7 @@
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { type BankProvider, Transfers } from "@cobro/core"
+import { type BankProvider, Spans, Transfers } from "@cobro/core"
 import { Cause, Effect, Either, Metric, Option } from "effect"
 import type { IngressSettings } from "./BindConfig.js"
 import * as AllowList from "./internal/allowList.js"
@@ -84,7 +84,7 @@ export const handler = (
         answer(500, "failed", "the notification could not be recorded; retry")
       )
     ),
-    Effect.withSpan("BindIngress.notification")
+    Spans.span("BindIngress.notification")
   )
 }
 

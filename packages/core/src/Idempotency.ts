@@ -17,6 +17,7 @@ import { EngineConfig } from "./EngineConfig.js"
 import { Conflict, InvalidInput, RequestMismatch } from "./Errors.js"
 import { IdempotencyRecord, IdempotencyRepository } from "./IdempotencyRepository.js"
 import { RealTime } from "./RealTime.js"
+import * as Spans from "./Spans.js"
 
 /** What `run` answers: the operation's outcome, this time's or the recorded one. */
 export interface Outcome {
@@ -175,13 +176,13 @@ export class Idempotency extends Effect.Service<Idempotency>()("@cobro/core/Idem
             return { result, replayed: false }
           })
         )
-      }).pipe(Effect.withSpan("Idempotency.run", { attributes: { scope } }))
+      }).pipe(Spans.span("Idempotency.run", { attributes: { scope } }))
 
     /**
      * The fingerprint of a request: a SHA-256 over the method, the path and the canonical JSON
      * of the body, so a retry matches whatever the key order or whitespace of its body.
      */
-    const fingerprint = Effect.fn("Idempotency.fingerprint")(function* (
+    const fingerprint = Spans.fn("Idempotency.fingerprint")(function* (
       method: string,
       path: string,
       body: unknown
@@ -191,7 +192,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@cobro/core/Idem
     })
 
     /** Deletes every key older than the retention; returns how many. The server schedules it. */
-    const purge = Effect.fn("Idempotency.purge")(function* () {
+    const purge = Spans.fn("Idempotency.purge")(function* () {
       const now = yield* realTime.now
       return yield* repo.purgeBefore(DateTime.subtractDuration(now, retention))
     })

@@ -17,6 +17,7 @@ import { type PayoutRunReport, Schedules } from "./schedules/Schedules.js"
 import type { SplitRunReport } from "./splits/Split.js"
 import { Splits } from "./splits/Splits.js"
 import { Transactor } from "./Transactor.js"
+import * as Spans from "./Spans.js"
 
 export interface RunReport {
   /** PENDING payments that became EXPIRED. */
@@ -76,7 +77,7 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
         )
       ])
 
-    const runDue = Effect.fn("Jobs.runDue")(function* () {
+    const runDue = Spans.fn("Jobs.runDue")(function* () {
       const now = yield* DateTime.now
       let expired = 0
       let released = 0

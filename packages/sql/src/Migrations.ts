@@ -20,6 +20,7 @@ import m0013 from "./migrations/0013_bank_reconciliation.js"
 import m0014 from "./migrations/0014_money_reads.js"
 import m0015 from "./migrations/0015_refunds.js"
 import m0017 from "./migrations/0017_sandbox_bank_accounts.js"
+import { Spans } from "@cobro/core"
 
 export const loader = Migrator.fromRecord({
   "0001_payments": m0001,
@@ -75,4 +76,4 @@ export const run = Effect.flatMap(SqlClient.SqlClient, (sql) =>
       ),
     orElse: () => migrate
   })
-).pipe(Effect.withSpan("Migrations.run"))
+).pipe(Spans.span("Migrations.run"))

@@ -6,7 +6,7 @@
  * for the lease's holder.
  */
 import { SqlClient } from "@effect/sql"
-import { ReconciliationCursor as Port } from "@cobro/core"
+import { ReconciliationCursor as Port, Spans } from "@cobro/core"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { findOne, millis, NullableMillis } from "./internal/sql.js"
 
@@ -68,12 +68,12 @@ export const make = Effect.gen(function* () {
             })
           })
         ),
-        Effect.withSpan("ReconciliationCursor.claim")
+        Spans.span("ReconciliationCursor.claim")
       ),
     release: (account, owner, to) =>
       releaseRow({ account, owner, to: Option.match(to, { onNone: () => null, onSome: millis }) }).pipe(
         Effect.map(Option.isSome),
-        Effect.withSpan("ReconciliationCursor.release")
+        Spans.span("ReconciliationCursor.release")
       )
   })
 })

@@ -5,7 +5,7 @@
  * refused with `Conflict`.
  */
 import { SqlClient } from "@effect/sql"
-import { BankAccount, Ids, SandboxAccount, SandboxAccountRepository as Port } from "@cobro/core"
+import { BankAccount, Ids, SandboxAccount, SandboxAccountRepository as Port, Spans } from "@cobro/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { findAll, findOne, insertUnique, Millis } from "./internal/sql.js"
 
@@ -66,16 +66,13 @@ export const make: Effect.Effect<Port.SandboxAccountRepository["Type"], never, S
     return Port.SandboxAccountRepository.of({
       insert: (account) =>
         insertRow(account, () => Effect.fail(Port.exists(account.cbu))).pipe(
-          Effect.withSpan("SandboxAccountRepository.insert")
+          Spans.span("SandboxAccountRepository.insert")
         ),
       findByAddress: (address) =>
-        byAddress(address).pipe(Effect.withSpan("SandboxAccountRepository.findByAddress")),
-      listOf: (user) => ofUser(user).pipe(Effect.withSpan("SandboxAccountRepository.listOf")),
+        byAddress(address).pipe(Spans.span("SandboxAccountRepository.findByAddress")),
+      listOf: (user) => ofUser(user).pipe(Spans.span("SandboxAccountRepository.listOf")),
       remove: (user, cbu) =>
-        deleted({ user, cbu }).pipe(
-          Effect.map(Option.isSome),
-          Effect.withSpan("SandboxAccountRepository.remove")
-        )
+        deleted({ user, cbu }).pipe(Effect.map(Option.isSome), Spans.span("SandboxAccountRepository.remove"))
     })
   })
 

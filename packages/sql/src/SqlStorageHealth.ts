@@ -5,7 +5,7 @@
  * reason, for the host's logs.
  */
 import { SqlClient } from "@effect/sql"
-import { StorageHealth as Port } from "@cobro/core"
+import { Spans, StorageHealth as Port } from "@cobro/core"
 import { Effect, Layer } from "effect"
 import * as Migrations from "./Migrations.js"
 
@@ -21,7 +21,7 @@ export const make = Effect.gen(function* () {
       (cause) =>
         new Port.StorageUnavailable({ message: `the database did not answer: ${cause.message}`, cause })
     ),
-    Effect.withSpan("StorageHealth.check")
+    Spans.span("StorageHealth.check")
   )
 
   return { check } satisfies Port.StorageHealth["Type"]

@@ -14,7 +14,7 @@
  *
  * Sandbox mode allows every address: the point is to deliver to a receiver on localhost.
  */
-import { IpAddress, WebhookDestination } from "@cobro/core"
+import { IpAddress, Spans, WebhookDestination } from "@cobro/core"
 import { Duration, Effect, Layer, Option, type Scope } from "effect"
 import * as dns from "node:dns"
 import * as http from "node:http"
@@ -223,7 +223,7 @@ export const make = (options: Options): Effect.Effect<WebhookTransport["Type"], 
       })
 
     return WebhookTransport.of({
-      send: (request) => send(request).pipe(Effect.withSpan("NodeTransport.send"))
+      send: (request) => send(request).pipe(Spans.span("NodeTransport.send"))
     })
   })
 

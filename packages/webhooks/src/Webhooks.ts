@@ -18,6 +18,7 @@ import {
   type Ids,
   type PartnerRepository,
   RealTime,
+  Spans,
   WebhookDeliveryRepository as W
 } from "@cobro/core"
 import { Cause, type ConfigError, DateTime, Effect, Either, Layer, Metric, Option, Schedule } from "effect"
@@ -207,7 +208,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
         }
         return status === "pending" ? ("retrying" as const) : status
       }).pipe(
-        Effect.withSpan("Webhooks.attempt", { attributes: { event_id: claimed.event_id } }),
+        Spans.span("Webhooks.attempt", { attributes: { event_id: claimed.event_id } }),
         // A fault of storage or crypto ends this attempt only; the lease brings it back later.
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)
@@ -225,7 +226,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
      * Claims and attempts every delivery due now, batch after batch, until none is left; returns
      * the counts. Safe to run concurrently, in this process or in others sharing the storage.
      */
-    const deliverDue = Effect.fn("Webhooks.deliverDue")(function* () {
+    const deliverDue = Spans.fn("Webhooks.deliverDue")(function* () {
       const counts: Record<Outcome, number> = { delivered: 0, retrying: 0, dead: 0, superseded: 0, errors: 0 }
       let attempted = 0
       const secretOf = secrets()
@@ -255,27 +256,27 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
      * Sends the event again from the start of the schedule, whatever its state (delivered, dead
      * or pending), with the same event id; the next `deliverDue` makes the attempt.
      */
-    const replay = Effect.fn("Webhooks.replay")(function* (eventId: Ids.EventId) {
+    const replay = Spans.fn("Webhooks.replay")(function* (eventId: Ids.EventId) {
       const replayed = yield* repo.replay(eventId, yield* DateTime.now)
       if (Option.isNone(replayed)) return yield* notFound(eventId)
       yield* Effect.logInfo("webhook delivery replayed").pipe(Effect.annotateLogs({ event_id: eventId }))
       return replayed.value
     })
 
-    const get = Effect.fn("Webhooks.get")(function* (eventId: Ids.EventId) {
+    const get = Spans.fn("Webhooks.get")(function* (eventId: Ids.EventId) {
       const found = yield* repo.find(eventId)
       if (Option.isNone(found)) return yield* notFound(eventId)
       return found.value
     })
 
     /** Every attempt made for the event, oldest first (time, status code, duration, error, worker). */
-    const attempts = Effect.fn("Webhooks.attempts")(function* (eventId: Ids.EventId) {
+    const attempts = Spans.fn("Webhooks.attempts")(function* (eventId: Ids.EventId) {
       yield* get(eventId)
       return yield* repo.attemptsOf(eventId)
     })
 
     /** Deliveries by event id (creation order), filtered, a page at a time. */
-    const list = Effect.fn("Webhooks.list")(function* (options: ListOptions = {}) {
+    const list = Spans.fn("Webhooks.list")(function* (options: ListOptions = {}) {
       const limit = options.limit ?? 100
       if (!Number.isInteger(limit) || limit < 1 || limit > maxListLimit) {
         return yield* Errors.InvalidInput.of("limit", `must be an integer from 1 to ${maxListLimit}`)

@@ -30,6 +30,7 @@ import { UserRepository } from "./UserRepository.js"
 import { ArsInput, ArsNumber, Omittable, Rate } from "../Wire.js"
 import { Class } from "../internal/schemaClass.js"
 import { EMAIL_PATTERN } from "../internal/text.js"
+import * as Spans from "../Spans.js"
 
 /** A CUIT as people write it ("30-71234567-1" or bare digits), validated after removing dashes. */
 export const CuitInput = Schema.compose(
@@ -144,7 +145,7 @@ export class Accounts extends Effect.Service<Accounts>()("@cobro/core/Accounts",
     const ownAccount = (principal: Principal, userId: UserId) =>
       principal.user_id === userId ? Effect.void : Effect.fail(NotFound.of("user", userId))
 
-    const createUser = Effect.fn("Accounts.createUser")(function* (request: CreateUserRequest) {
+    const createUser = Spans.fn("Accounts.createUser")(function* (request: CreateUserRequest) {
       const clientId = yield* newClientId(crypto)
       const secret = yield* newSecret(crypto, "cs_")
       const sealed = yield* crypto.encrypt(secret, clientId)
@@ -190,7 +191,7 @@ export class Accounts extends Effect.Service<Accounts>()("@cobro/core/Accounts",
       )
     })
 
-    const getUser = Effect.fn("Accounts.getUser")(function* (userId: UserId) {
+    const getUser = Spans.fn("Accounts.getUser")(function* (userId: UserId) {
       return yield* findUser(userId)
     })
 
@@ -218,7 +219,7 @@ export class Accounts extends Effect.Service<Accounts>()("@cobro/core/Accounts",
       )
 
     /** GET /users/{user_id}/account: a partner token for that very user (SPEC: a user token is 403). */
-    const getAccount = Effect.fn("Accounts.getAccount")(function* (principal: Principal, userId: UserId) {
+    const getAccount = Spans.fn("Accounts.getAccount")(function* (principal: Principal, userId: UserId) {
       if (principal._tag !== "Partner") {
         return yield* new NotPermitted({
           key: "account.partner_token.required",
@@ -233,7 +234,7 @@ export class Accounts extends Effect.Service<Accounts>()("@cobro/core/Accounts",
      * PATCH /users/{user_id}: the user itself or a partner acting for it; in any account state.
      * A taken alias prefix is a `Conflict` (`user.alias_prefix.taken`).
      */
-    const updateAccount = Effect.fn("Accounts.updateAccount")(function* (
+    const updateAccount = Spans.fn("Accounts.updateAccount")(function* (
       principal: Principal,
       userId: UserId,
       patch: AccountPatch
@@ -255,7 +256,7 @@ export class Accounts extends Effect.Service<Accounts>()("@cobro/core/Accounts",
      * An operator's status change (identity verification, suspension). Becoming ACTIVE writes the
      * "Account activated" event for the partner that onboarded the user, in the same unit of work.
      */
-    const setStatus = Effect.fn("Accounts.setStatus")(function* (userId: UserId, status: AccountStatus) {
+    const setStatus = Spans.fn("Accounts.setStatus")(function* (userId: UserId, status: AccountStatus) {
       return yield* transactor.withTransaction(
         Effect.gen(function* () {
           const current = yield* findUser(userId, true)

@@ -20,6 +20,7 @@ import { Transactor } from "../Transactor.js"
 import { User } from "./User.js"
 import { UserRepository } from "./UserRepository.js"
 import { Class } from "../internal/schemaClass.js"
+import * as Spans from "../Spans.js"
 
 /** What the partner put in the `/authorize` query. */
 export class AuthorizeRequest extends Class<AuthorizeRequest>("AuthorizeRequest")({
@@ -91,7 +92,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("@cobro/core/Onboar
         : Effect.fail(InvalidInput.of("redirect_uri", "does not match the partner's registered redirect URL"))
 
     /** Step 1: the partner and the request are valid; what the pages show. */
-    const authorize = Effect.fn("Onboarding.authorize")(function* (request: AuthorizeRequest) {
+    const authorize = Spans.fn("Onboarding.authorize")(function* (request: AuthorizeRequest) {
       const partner = yield* auth.getPartner(request.partner_id)
       yield* checkRedirect(partner, request)
       return {
@@ -102,7 +103,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("@cobro/core/Onboar
     })
 
     /** Step 2a: a new merchant (PENDING) onboarded by the partner, with a password for the web app. */
-    const register = Effect.fn("Onboarding.register")(function* (request: RegisterRequest) {
+    const register = Spans.fn("Onboarding.register")(function* (request: RegisterRequest) {
       const passwordHash = yield* crypto.hashPassword(request.password)
       return yield* transactor.withTransaction(
         Effect.gen(function* () {
@@ -126,7 +127,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("@cobro/core/Onboar
     })
 
     /** Step 2b: an existing merchant signs in with email and password. */
-    const signIn = Effect.fn("Onboarding.signIn")(function* (request: SignInRequest) {
+    const signIn = Spans.fn("Onboarding.signIn")(function* (request: SignInRequest) {
       const user = yield* users.findByEmail(request.email)
       const credential = Option.isSome(user)
         ? yield* credentials.findCredential(user.value.user_id)
@@ -144,7 +145,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("@cobro/core/Onboar
      * Step 3: the signed-in user consents. Records the consent, makes the partner the user's
      * onboarding partner if it has none yet, issues the code and builds the redirect.
      */
-    const consent = Effect.fn("Onboarding.consent")(function* (userId: UserId, request: AuthorizeRequest) {
+    const consent = Spans.fn("Onboarding.consent")(function* (userId: UserId, request: AuthorizeRequest) {
       const partner = yield* auth.getPartner(request.partner_id)
       yield* checkRedirect(partner, request)
       return yield* transactor.withTransaction(

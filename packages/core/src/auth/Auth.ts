@@ -23,6 +23,7 @@ import { DisplayName } from "../accounts/Accounts.js"
 import { HttpUrl, Rate, Timestamp } from "../Wire.js"
 import { Class } from "../internal/schemaClass.js"
 import * as WebhookDestination from "../webhooks/WebhookDestination.js"
+import * as Spans from "../Spans.js"
 
 const zero = BigDecimal.unsafeFromNumber(0)
 const one = BigDecimal.unsafeFromNumber(1)
@@ -135,10 +136,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
       })
 
     /** POST /users/{id}/tokens: a fresh user token for a valid credential of that user. */
-    const issueUserToken = Effect.fn("Auth.issueUserToken")(function* (
-      userId: UserId,
-      request: TokenRequest
-    ) {
+    const issueUserToken = Spans.fn("Auth.issueUserToken")(function* (userId: UserId, request: TokenRequest) {
       const found = yield* credentials.findCredential(userId)
       if (Option.isNone(found) || found.value.client_id !== request.client_id)
         return yield* invalidCredentials()
@@ -176,7 +174,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
     })
 
     /** A bearer token (without "Bearer ") to the principal it acts for; `Unauthenticated` if unknown, revoked or expired. */
-    const authenticate = Effect.fn("Auth.authenticate")(function* (token: string) {
+    const authenticate = Spans.fn("Auth.authenticate")(function* (token: string) {
       if (token.length === 0) return yield* invalidToken()
       const found = yield* credentials.findToken(yield* hashOf(crypto, token))
       if (Option.isNone(found) || found.value.revoked_at !== null) return yield* invalidToken()
@@ -190,7 +188,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
     })
 
     /** A new client secret for the user; the old one stops working and the user's tokens are revoked. */
-    const rotateSecret = Effect.fn("Auth.rotateSecret")(function* (userId: UserId) {
+    const rotateSecret = Spans.fn("Auth.rotateSecret")(function* (userId: UserId) {
       const secret = yield* newSecret(crypto, "cs_")
       return yield* transactor.withTransaction(
         Effect.gen(function* () {
@@ -212,7 +210,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
     })
 
     /** Registers a partner ("with support": the CLI); its secret is shown this once. */
-    const registerPartner = Effect.fn("Auth.registerPartner")(function* (request: RegisterPartnerRequest) {
+    const registerPartner = Spans.fn("Auth.registerPartner")(function* (request: RegisterPartnerRequest) {
       yield* checkWebhookUrl("webhook_url", request.webhook_url)
       const slug = request.slug ?? slugify(request.name)
       if (!Schema.is(PartnerSlug)(slug)) {
@@ -237,14 +235,14 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
       return { partner, client_id: clientId, client_secret: secret } as const
     })
 
-    const getPartner = Effect.fn("Auth.getPartner")(function* (partnerId: PartnerId) {
+    const getPartner = Spans.fn("Auth.getPartner")(function* (partnerId: PartnerId) {
       return yield* Effect.flatMap(partners.findById(partnerId), (p) =>
         Option.isSome(p) ? Effect.succeed(p.value) : Effect.fail(NotFound.of("partner", partnerId))
       )
     })
 
     /** A new client secret for the partner; the old one stops working (its tokens stay valid). */
-    const rotatePartnerSecret = Effect.fn("Auth.rotatePartnerSecret")(function* (partnerId: PartnerId) {
+    const rotatePartnerSecret = Spans.fn("Auth.rotatePartnerSecret")(function* (partnerId: PartnerId) {
       const secret = yield* newSecret(crypto, "cs_")
       return yield* transactor.withTransaction(
         Effect.gen(function* () {
@@ -267,7 +265,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
      * A single-use code, valid 5 minutes, bound to the partner and the user (call it after the
      * user consented). Only its hash is stored; the text goes to the partner on the redirect.
      */
-    const issueCode = Effect.fn("Auth.issueCode")(function* (
+    const issueCode = Spans.fn("Auth.issueCode")(function* (
       partnerId: PartnerId,
       userId: UserId,
       options: { readonly referred_user_id?: string | undefined; readonly state?: string | undefined } = {}
@@ -294,7 +292,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
      * for the code's user. A code works once; presenting it again revokes what it was exchanged
      * for (it may have leaked) and fails.
      */
-    const exchangeCode = Effect.fn("Auth.exchangeCode")(function* (request: CodeExchangeRequest) {
+    const exchangeCode = Spans.fn("Auth.exchangeCode")(function* (request: CodeExchangeRequest) {
       const partner = yield* authenticatePartner(request.client_id, request.client_secret)
       const codeHash = yield* hashOf(crypto, request.code)
       const outcome = yield* transactor.withTransaction(
@@ -350,7 +348,7 @@ export class Auth extends Effect.Service<Auth>()("@cobro/core/Auth", {
      * Revokes a partner token, authenticated with the partner's credentials. Like RFC 7009, a
      * token that is unknown, already revoked or another partner's is left alone without error.
      */
-    const revokePartnerToken = Effect.fn("Auth.revokePartnerToken")(function* (request: RevokeRequest) {
+    const revokePartnerToken = Spans.fn("Auth.revokePartnerToken")(function* (request: RevokeRequest) {
       const partner = yield* authenticatePartner(request.client_id, request.client_secret)
       const hash = yield* hashOf(crypto, request.token)
       const found = yield* credentials.findToken(hash)

@@ -12,6 +12,7 @@ import * as Money from "../Money.js"
 import * as Page from "../Page.js"
 import { CurrencyBalance, MerchantBalance, type MerchantPayout, type PayoutKind } from "./MerchantMoney.js"
 import { sources } from "./payoutSources.js"
+import * as Spans from "../Spans.js"
 
 export interface PayoutQuery {
   /** Only payouts of this kind; every kind when absent. */
@@ -36,7 +37,7 @@ export class Balances extends Effect.Service<Balances>()("@cobro/core/Balances",
       user_id === owner ? Effect.void : Effect.fail(NotFound.of("user", user_id))
 
     /** ARS always (a new merchant sees zeros), any other currency once it holds money. */
-    const balance = Effect.fn("Balances.balance")(function* (owner: UserId, user_id: UserId) {
+    const balance = Spans.fn("Balances.balance")(function* (owner: UserId, user_id: UserId) {
       yield* own(owner, user_id)
       const balances: Array<CurrencyBalance> = []
       for (const currency of Money.Currency.literals) {
@@ -54,7 +55,7 @@ export class Balances extends Effect.Service<Balances>()("@cobro/core/Balances",
      * page holds, after the same cursor; the merge of those is exact for the page and says
      * whether another follows.
      */
-    const payouts = Effect.fn("Balances.payouts")(function* (
+    const payouts = Spans.fn("Balances.payouts")(function* (
       owner: UserId,
       user_id: UserId,
       query: PayoutQuery = {}

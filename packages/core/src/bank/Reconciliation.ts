@@ -13,6 +13,7 @@ import type { Money } from "../Money.js"
 import { type IngestOutcome, Transfers } from "../transfers/Transfers.js"
 import { BankProvider, type BankError, type IncomingTransfer } from "./BankProvider.js"
 import { ReconciliationCursor } from "./ReconciliationCursor.js"
+import * as Spans from "../Spans.js"
 
 export interface Settings {
   /** The collecting account's key in storage (one cursor each), e.g. `bind:<client id>`. */
@@ -121,7 +122,7 @@ export const make = (settings: Settings) =>
         return { found, failed, known }
       })
 
-    const run = Effect.fn("Reconciliation.run")(function* (
+    const run = Spans.fn("Reconciliation.run")(function* (
       options: { readonly since?: DateTime.Utc | undefined } = {}
     ) {
       const now = yield* DateTime.now

@@ -32,6 +32,7 @@ import { fresh, randomAlias, randomCbu, randomCuit, randomCvu } from "./sandboxR
 import * as Holders from "./sandboxHolders.js"
 import * as Outgoing from "./sandboxOutgoing.js"
 import * as Statement from "./sandboxStatement.js"
+import * as Spans from "../Spans.js"
 
 const DEFAULT_SENDER_NAME = "Pagador Sandbox"
 export { statementRetention, statementSize } from "./sandboxStatement.js"
@@ -168,7 +169,7 @@ export const make = Effect.gen(function* () {
   const update = (f: (state: State) => State) => SynchronizedRef.update(ref, f)
 
   const bank: Context.Tag.Service<BankProvider> = {
-    openAccount: Effect.fn("SandboxBank.openAccount")(function* (request) {
+    openAccount: Spans.fn("SandboxBank.openAccount")(function* (request) {
       return yield* modify((state) =>
         Effect.gen(function* () {
           const requested = request.alias
@@ -197,7 +198,7 @@ export const make = Effect.gen(function* () {
       )
     }),
 
-    changeAlias: Effect.fn("SandboxBank.changeAlias")(function* (cvu, alias) {
+    changeAlias: Spans.fn("SandboxBank.changeAlias")(function* (cvu, alias) {
       return yield* modify((state) =>
         Effect.gen(function* () {
           const current = HashMap.get(state.open, cvu)
@@ -235,9 +236,9 @@ export const make = Effect.gen(function* () {
             ownHolders: HashMap.remove(HashMap.remove(state.ownHolders, cvu), alias)
           })
         })
-      ).pipe(Effect.withSpan("SandboxBank.releaseAccount")),
+      ).pipe(Spans.span("SandboxBank.releaseAccount")),
 
-    lookupHolder: Effect.fn("SandboxBank.lookupHolder")(function* (address) {
+    lookupHolder: Spans.fn("SandboxBank.lookupHolder")(function* (address) {
       const holder = Holders.lookup(yield* SynchronizedRef.get(ref), address)
       if (Option.isNone(holder)) {
         return yield* bankError("holder_not_found", `no account holder for ${address}`)
@@ -245,7 +246,7 @@ export const make = Effect.gen(function* () {
       return holder.value
     }),
 
-    sendTransfer: Effect.fn("SandboxBank.sendTransfer")(function* (transfer) {
+    sendTransfer: Spans.fn("SandboxBank.sendTransfer")(function* (transfer) {
       const now = yield* DateTime.now
       return yield* modify((state) =>
         Effect.gen(function* () {
@@ -287,9 +288,9 @@ export const make = Effect.gen(function* () {
       SynchronizedRef.modify(ref, (state) => {
         const [status, outgoing] = Outgoing.query(state.outgoing, reference)
         return [status, { ...state, outgoing }] as const
-      }).pipe(Effect.withSpan("SandboxBank.transferStatus")),
+      }).pipe(Spans.span("SandboxBank.transferStatus")),
 
-    returnTransfer: Effect.fn("SandboxBank.returnTransfer")(function* (transfer) {
+    returnTransfer: Spans.fn("SandboxBank.returnTransfer")(function* (transfer) {
       const id = transfer.bank_transaction_id
       return yield* modify((state) => {
         if (HashSet.has(state.returnedIds, id)) return Effect.succeed([undefined, state] as const)
@@ -307,12 +308,12 @@ export const make = Effect.gen(function* () {
 
     incomingTransfers: ({ from, to }) =>
       Effect.map(SynchronizedRef.get(ref), (state) => Statement.window(state.received, from, to)).pipe(
-        Effect.withSpan("SandboxBank.incomingTransfers")
+        Spans.span("SandboxBank.incomingTransfers")
       )
   }
 
   const controls: Context.Tag.Service<SandboxBank> = {
-    simulateIncoming: Effect.fn("SandboxBank.simulateIncoming")(function* (input) {
+    simulateIncoming: Spans.fn("SandboxBank.simulateIncoming")(function* (input) {
       const sender_cuit = input.senderCuit ?? (yield* randomCuit)
       const sender_account = input.senderAccount ?? (yield* randomCbu)
       const now = yield* DateTime.now

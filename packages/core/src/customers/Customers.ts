@@ -15,6 +15,7 @@ import { Transactor } from "../Transactor.js"
 import type { User } from "../accounts/User.js"
 import { UserRepository } from "../accounts/UserRepository.js"
 import * as WebhookDestination from "../webhooks/WebhookDestination.js"
+import * as Spans from "../Spans.js"
 
 const PAGE_SIZE = 200
 
@@ -83,7 +84,7 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
         Option.isSome(c) ? Effect.fail(aliasTaken(alias)) : Effect.void
       )
 
-    const create = Effect.fn("Customers.create")(function* (owner: UserId, request: C.CreateCustomerRequest) {
+    const create = Spans.fn("Customers.create")(function* (owner: UserId, request: C.CreateCustomerRequest) {
       yield* checkWebhookUrl("webhook_url", request.webhook_url)
       const user = yield* ownUser(owner, request.user_id)
       if (user.account_status !== "ACTIVE") {
@@ -150,7 +151,7 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
      * changes the alias of the current CVU; if it refuses, a new CVU is assigned as with true.
      * The row stays locked while the bank is asked, so changes of one customer are serialized.
      */
-    const changeAlias = Effect.fn("Customers.changeAlias")(function* (
+    const changeAlias = Spans.fn("Customers.changeAlias")(function* (
       owner: UserId,
       id: C.CustomerId,
       request: C.ChangeAliasRequest
@@ -189,7 +190,7 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
       return updated
     })
 
-    const get = Effect.fn("Customers.get")(function* (owner: UserId, id: C.CustomerId) {
+    const get = Spans.fn("Customers.get")(function* (owner: UserId, id: C.CustomerId) {
       return yield* findOwned(owner, id)
     })
 
@@ -213,7 +214,7 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
             })
           )
 
-    const getTransaction = Effect.fn("Customers.getTransaction")(function* (
+    const getTransaction = Spans.fn("Customers.getTransaction")(function* (
       owner: UserId,
       customer_id: C.CustomerId,
       transaction_id: C.CustomerTransactionId
@@ -228,7 +229,7 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
      * One page of a customer's transactions, newest first, after `before` (the previous page's
      * `next`). The customer must be the owner's.
      */
-    const listTransactions = Effect.fn("Customers.listTransactions")(function* (
+    const listTransactions = Spans.fn("Customers.listTransactions")(function* (
       owner: UserId,
       customer_id: C.CustomerId,
       before: Option.Option<Page.Cursor>,

@@ -9,6 +9,7 @@ import { newId } from "../internal/ids.js"
 import * as Accounts from "./LedgerAccount.js"
 import { insufficientFunds, JournalEntry, LedgerRepository, Posting } from "./LedgerRepository.js"
 import * as Money from "../Money.js"
+import * as Spans from "../Spans.js"
 
 export interface PostingInput {
   readonly account: Accounts.LedgerAccount
@@ -58,7 +59,7 @@ export class Ledger extends Effect.Service<Ledger>()("@cobro/core/Ledger", {
      * Only the accounts the entries take from are read back: a credit to a balance owed to
      * someone cannot take it below zero.
      */
-    const postAll = Effect.fn("Ledger.postAll")(function* (inputs: ReadonlyArray<EntryInput>) {
+    const postAll = Spans.fn("Ledger.postAll")(function* (inputs: ReadonlyArray<EntryInput>) {
       const created_at = yield* DateTime.now
       const entries: Array<JournalEntry> = []
       for (const input of inputs) {
@@ -108,7 +109,7 @@ export class Ledger extends Effect.Service<Ledger>()("@cobro/core/Ledger", {
      * balances equal the sum of postings, and no account that must stay non-negative is negative.
      * Reads the journal page by page.
      */
-    const verify = Effect.fn("Ledger.verify")(function* () {
+    const verify = Spans.fn("Ledger.verify")(function* () {
       const problems: Array<string> = []
       const sums = new Map<
         string,

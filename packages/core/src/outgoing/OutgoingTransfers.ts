@@ -36,6 +36,7 @@ import {
   type TransferPurpose
 } from "./OutgoingTransfer.js"
 import { OutgoingTransferRepository } from "./OutgoingTransferRepository.js"
+import * as Spans from "../Spans.js"
 
 /** What the caller asks to send, in the unit of work that moved `amount` into `in_transit`. */
 export interface NewTransfer {
@@ -97,7 +98,7 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
      * Records a transfer in the caller's unit of work, for `dispatch` after it commits; `none`
      * when one with that reference exists already (the settle job owns it).
      */
-    const record = Effect.fn("OutgoingTransfers.record")(function* (input: NewTransfer) {
+    const record = Spans.fn("OutgoingTransfers.record")(function* (input: NewTransfer) {
       const existing = yield* repo.findByReferenceForUpdate(input.reference)
       if (Option.isSome(existing)) return Option.none<OutgoingTransfer>()
       const now = yield* DateTime.now
@@ -215,7 +216,7 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
       ).pipe(Effect.flatMap((result) => afterSend(transfer.reference, result)))
 
     /** Sends a transfer just recorded (outside any unit of work) and records the answer. */
-    const dispatch = Effect.fn("OutgoingTransfers.dispatch")(function* (transfer: OutgoingTransfer) {
+    const dispatch = Spans.fn("OutgoingTransfers.dispatch")(function* (transfer: OutgoingTransfer) {
       if (transfer.status !== "SENDING") return only("stale")
       return yield* send(transfer)
     })
@@ -271,7 +272,7 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
       })
 
     /** Checks every due transfer of `purpose` once. */
-    const settleDue = Effect.fn("OutgoingTransfers.settleDue")(function* (purpose: TransferPurpose) {
+    const settleDue = Spans.fn("OutgoingTransfers.settleDue")(function* (purpose: TransferPurpose) {
       const now = yield* DateTime.now
       const report = { completed: 0, failed: 0, pending: 0, resent: 0, unknown: 0, errors: 0, finished: 0 }
       const seen = new Set<string>()

@@ -22,6 +22,7 @@ import { UserRepository } from "../accounts/UserRepository.js"
 import * as WebhookDestination from "../webhooks/WebhookDestination.js"
 import { RefundRepository } from "../refunds/RefundRepository.js"
 import { refundedTotal } from "../refunds/Refund.js"
+import * as Spans from "../Spans.js"
 
 const PAGE_SIZE = 200
 
@@ -101,7 +102,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
             })
           )
 
-    const create = Effect.fn("Payments.create")(function* (request: CreatePaymentRequest) {
+    const create = Spans.fn("Payments.create")(function* (request: CreatePaymentRequest) {
       yield* checkWebhookUrl("webhook_url", request.webhook_url)
       const deprecated = request.payment_options.filter((o) =>
         P.deprecatedPaymentOptions.includes(o.toLowerCase())
@@ -196,11 +197,11 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
       )
     })
 
-    const get = Effect.fn("Payments.get")(function* (owner: UserId, id: PaymentId) {
+    const get = Spans.fn("Payments.get")(function* (owner: UserId, id: PaymentId) {
       return yield* findOwned(owner, id)
     })
 
-    const getPublic = Effect.fn("Payments.getPublic")(function* (id: PaymentId) {
+    const getPublic = Spans.fn("Payments.getPublic")(function* (id: PaymentId) {
       const payment = yield* Effect.flatMap(repo.findById(id), (p) =>
         Option.isSome(p) ? Effect.succeed(p.value) : Effect.fail(NotFound.of("payment", id))
       )
@@ -251,7 +252,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
         })
       )
 
-    const extendExpiration = Effect.fn("Payments.extendExpiration")(function* (
+    const extendExpiration = Spans.fn("Payments.extendExpiration")(function* (
       owner: UserId,
       id: PaymentId,
       request: ExtendExpirationRequest
@@ -273,7 +274,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
       )
     })
 
-    const reprice = Effect.fn("Payments.reprice")(function* (
+    const reprice = Spans.fn("Payments.reprice")(function* (
       owner: UserId,
       id: PaymentId,
       request: RepriceRequest
@@ -310,7 +311,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
       )
     })
 
-    const updateMotive = Effect.fn("Payments.updateMotive")(function* (
+    const updateMotive = Spans.fn("Payments.updateMotive")(function* (
       actor: UserId,
       id: PaymentId,
       motive: string

@@ -24,6 +24,7 @@ import { Transactor } from "../Transactor.js"
 import { Outbox } from "../webhooks/Outbox.js"
 import * as R from "./Refund.js"
 import { RefundRepository } from "./RefundRepository.js"
+import * as Spans from "../Spans.js"
 
 /** Payment states with money received: the only ones that can be refunded. */
 export const refundableStates: ReadonlyArray<P.PaymentStatus> = ["SUCCESS", "OVERPAID", "UNDERPAID"]
@@ -221,7 +222,7 @@ export class Refunds extends Effect.Service<Refunds>()("@cobro/core/Refunds", {
      * Refunds `request` of the owner's payment `id`: PENDING, or already SUCCESS/FAILED when the
      * bank answered at once.
      */
-    const create = Effect.fn("Refunds.create")(function* (
+    const create = Spans.fn("Refunds.create")(function* (
       owner: UserId,
       id: PaymentId,
       request: R.RefundRequest
@@ -250,13 +251,13 @@ export class Refunds extends Effect.Service<Refunds>()("@cobro/core/Refunds", {
     })
 
     /** The refunds of the owner's payment, oldest first. */
-    const list = Effect.fn("Refunds.list")(function* (owner: UserId, id: PaymentId) {
+    const list = Spans.fn("Refunds.list")(function* (owner: UserId, id: PaymentId) {
       const payment = yield* findOwned(owner, id, false)
       return (yield* ofPayment(payment)).refunds
     })
 
     /** One refund of the owner's payment. */
-    const get = Effect.fn("Refunds.get")(function* (owner: UserId, id: PaymentId, refundId: R.RefundId) {
+    const get = Spans.fn("Refunds.get")(function* (owner: UserId, id: PaymentId, refundId: R.RefundId) {
       yield* findOwned(owner, id, false)
       const found = yield* repo.findById(refundId)
       if (Option.isNone(found) || found.value.payment_id !== id) return yield* NotFound.of("refund", refundId)

@@ -18,6 +18,7 @@ import { UserRepository } from "../accounts/UserRepository.js"
 import * as A from "./SandboxAccount.js"
 import * as MemoryDb from "../internal/memoryDb.js"
 import * as Repository from "./SandboxAccountRepository.js"
+import * as Spans from "../Spans.js"
 
 const notFound = (cbu: string) => NotFound.of("sandbox_bank_account", cbu)
 
@@ -62,7 +63,7 @@ export class SandboxAccounts extends Effect.Service<SandboxAccounts>()("@cobro/c
      * Registers an account for `owner`'s tests. The same request again (same number, alias,
      * holder and CUIT) answers the stored account; a number or alias in use fails with 409.
      */
-    const register = Effect.fn("SandboxAccounts.register")(function* (
+    const register = Spans.fn("SandboxAccounts.register")(function* (
       owner: UserId,
       request: A.RegisterRequest
     ) {
@@ -120,22 +121,22 @@ export class SandboxAccounts extends Effect.Service<SandboxAccounts>()("@cobro/c
       return stored
     })
 
-    const list = Effect.fn("SandboxAccounts.list")(function* (owner: UserId) {
+    const list = Spans.fn("SandboxAccounts.list")(function* (owner: UserId) {
       return yield* repo.listOf(owner)
     })
 
-    const get = Effect.fn("SandboxAccounts.get")(function* (owner: UserId, cbu: string) {
+    const get = Spans.fn("SandboxAccounts.get")(function* (owner: UserId, cbu: string) {
       return yield* owned(owner, cbu)
     })
 
     /** What the account received (payouts and refunds sent to it), newest first: its owner's only. */
-    const received = Effect.fn("SandboxAccounts.received")(function* (owner: UserId, cbu: string) {
+    const received = Spans.fn("SandboxAccounts.received")(function* (owner: UserId, cbu: string) {
       const account = yield* owned(owner, cbu)
       return yield* bank.receivedBy(account.cbu, A.maxReceivedListed)
     })
 
     /** Removes the account: the bank no longer knows it (look-ups fail; transfers already sent stay). */
-    const remove = Effect.fn("SandboxAccounts.remove")(function* (owner: UserId, cbu: string) {
+    const remove = Spans.fn("SandboxAccounts.remove")(function* (owner: UserId, cbu: string) {
       const account = yield* owned(owner, cbu)
       if (!(yield* repo.remove(owner, account.cbu))) return yield* notFound(cbu)
       yield* bank.forgetHolder(account.cbu)

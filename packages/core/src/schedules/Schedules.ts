@@ -15,6 +15,7 @@ import { ScheduleRepository } from "./ScheduleRepository.js"
 import { Transactor } from "../Transactor.js"
 import { PayoutScheduleConfig, User } from "../accounts/User.js"
 import { UserRepository } from "../accounts/UserRepository.js"
+import * as Spans from "../Spans.js"
 
 export { type PayoutRunReport, payoutRetryAfter } from "./payoutRuns.js"
 
@@ -113,7 +114,7 @@ export class Schedules extends Effect.Service<Schedules>()("@cobro/core/Schedule
         yield* users.update(new User({ ...user, payout_schedule, last_modified_timestamp: now }))
       })
 
-    const create = Effect.fn("Schedules.create")(function* (
+    const create = Spans.fn("Schedules.create")(function* (
       principal: Principal,
       request: S.CreateScheduleRequest
     ) {
@@ -138,25 +139,25 @@ export class Schedules extends Effect.Service<Schedules>()("@cobro/core/Schedule
     })
 
     /** A partner sees the schedules it created for its user; a user token sees all of its own. */
-    const list = Effect.fn("Schedules.list")(function* (principal: Principal) {
+    const list = Spans.fn("Schedules.list")(function* (principal: Principal) {
       return principal._tag === "Partner"
         ? yield* repo.listByUserAndPartner(principal.user_id, principal.partner_id)
         : yield* repo.listByUser(principal.user_id)
     })
 
-    const get = Effect.fn("Schedules.get")(function* (principal: Principal, id: ScheduleId) {
+    const get = Spans.fn("Schedules.get")(function* (principal: Principal, id: ScheduleId) {
       const schedule = yield* findOwned(principal.user_id, id)
       if (!visibleTo(principal, schedule)) return yield* NotFound.of("schedule", id)
       return schedule
     })
 
     /** The payouts a schedule's runs made, oldest first. */
-    const payouts = Effect.fn("Schedules.payouts")(function* (principal: Principal, id: ScheduleId) {
+    const payouts = Spans.fn("Schedules.payouts")(function* (principal: Principal, id: ScheduleId) {
       yield* get(principal, id)
       return yield* repo.listPayouts(id)
     })
 
-    const patch = Effect.fn("Schedules.patch")(function* (
+    const patch = Spans.fn("Schedules.patch")(function* (
       principal: Principal,
       id: ScheduleId,
       request: S.PatchScheduleRequest

@@ -29,6 +29,7 @@ import type { AccountStatus } from "../accounts/User.js"
 import { UserRepository } from "../accounts/UserRepository.js"
 import type { OutgoingTransfer } from "../outgoing/OutgoingTransfer.js"
 import { newId } from "../internal/ids.js"
+import * as Spans from "../Spans.js"
 
 /**
  * How long a PENDING payout's transfer is left alone before the settle job asks the bank about
@@ -129,7 +130,7 @@ export const makePayoutRuns = Effect.gen(function* () {
     else if (r.step !== "stale") counts.retrying++
   }
 
-  const runDue = Effect.fn("Schedules.runDue")(function* () {
+  const runDue = Spans.fn("Schedules.runDue")(function* () {
     const now = yield* DateTime.now
     const counts = { runs: 0, sent: 0, failed: 0, retrying: 0, skipped: 0, errors: 0 }
     const tally = tallyInto(counts)

@@ -21,6 +21,7 @@ import { SplitRepository } from "./SplitRepository.js"
 import { Transactor } from "../Transactor.js"
 import { UserRepository } from "../accounts/UserRepository.js"
 import * as WebhookDestination from "../webhooks/WebhookDestination.js"
+import * as Spans from "../Spans.js"
 
 export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
   effect: Effect.gen(function* () {
@@ -64,7 +65,7 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
           )
 
     /** Opens a split with its own CVU. Repeating a create with the same body answers the same split. */
-    const create = Effect.fn("Splits.create")(function* (
+    const create = Spans.fn("Splits.create")(function* (
       principal: Principal,
       request: Split.CreateSplitPaymentRequest
     ) {
@@ -119,7 +120,7 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
     })
 
     /** State, amounts received, balance and each payout's state. */
-    const get = Effect.fn("Splits.get")(function* (
+    const get = Spans.fn("Splits.get")(function* (
       principal: Principal,
       id: Split.SplitPayment["split_payment_id"]
     ) {
@@ -130,7 +131,7 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
     // The payouts instruction and its execution
 
     /** Accepts the split's one instruction: balance → held, `ON_HOLD` until now + 12 h. */
-    const instructPayouts = Effect.fn("Splits.instructPayouts")(function* (
+    const instructPayouts = Spans.fn("Splits.instructPayouts")(function* (
       principal: Principal,
       id: Split.SplitPayment["split_payment_id"],
       request: Split.InstructPayoutsRequest

@@ -17,6 +17,7 @@ import { Transactor } from "../Transactor.js"
 import { UserRepository } from "../accounts/UserRepository.js"
 import { newId } from "../internal/ids.js"
 import { activeUser, bankFailure, ownedAccount, partnerOf } from "./splitShared.js"
+import * as Spans from "../Spans.js"
 
 export const make = Effect.gen(function* () {
   const repo = yield* SplitRepository
@@ -56,7 +57,7 @@ export const make = Effect.gen(function* () {
     })
 
   /** Looks up each holder at the bank, stores the accounts and one request, delivers one code. */
-  const createAccounts = Effect.fn("Splits.createAccounts")(function* (
+  const createAccounts = Spans.fn("Splits.createAccounts")(function* (
     principal: Principal,
     inputs: ReadonlyArray<Split.PayoutAccountInput>
   ) {
@@ -187,7 +188,7 @@ export const make = Effect.gen(function* () {
     )
 
   /** Checks the code; a right one makes every account of the request ACTIVE. */
-  const verifyAccounts = Effect.fn("Splits.verifyAccounts")(function* (
+  const verifyAccounts = Spans.fn("Splits.verifyAccounts")(function* (
     principal: Principal,
     input: Split.VerifyAccountsRequest
   ) {
@@ -250,7 +251,7 @@ export const make = Effect.gen(function* () {
   })
 
   /** Blocks new payouts to the account; its history is unchanged. Disabling twice is a no-op. */
-  const disableAccount = Effect.fn("Splits.disableAccount")(function* (
+  const disableAccount = Spans.fn("Splits.disableAccount")(function* (
     principal: Principal,
     id: Split.PayoutAccount["account_id"]
   ) {
@@ -265,7 +266,7 @@ export const make = Effect.gen(function* () {
   })
 
   /** The user's payout accounts, oldest first. */
-  const listAccounts = Effect.fn("Splits.listAccounts")(function* (principal: Principal) {
+  const listAccounts = Spans.fn("Splits.listAccounts")(function* (principal: Principal) {
     return yield* repo.accountsOf(principal.user_id)
   })
 

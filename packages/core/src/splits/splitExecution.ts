@@ -23,6 +23,7 @@ import * as Split from "./Split.js"
 import { SplitRepository } from "./SplitRepository.js"
 import { Transactor } from "../Transactor.js"
 import { finishIfDone, settlePayout } from "./payoutSettlement.js"
+import * as Spans from "../Spans.js"
 
 const nothing: Split.SplitRunReport = { finished: 0, sent: 0, payouts_failed: 0, failed: 0 }
 
@@ -124,7 +125,7 @@ export const make = Effect.gen(function* () {
   })
 
   /** Settles split payouts in flight, then executes every instruction whose hold has ended. */
-  const runDue = Effect.fn("Splits.runDue")(function* () {
+  const runDue = Spans.fn("Splits.runDue")(function* () {
     const now = yield* DateTime.now
     const report = { ...fromSettle(yield* outgoing.settleDue("split_payout")) }
     // Each split is looked at once per run, whatever happens to it.

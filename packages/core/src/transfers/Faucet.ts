@@ -12,6 +12,7 @@ import { CvuDirectory } from "./CvuDirectory.js"
 import { Transfers } from "./Transfers.js"
 import { Class } from "../internal/schemaClass.js"
 import { ArsInputNumber } from "../Wire.js"
+import * as Spans from "../Spans.js"
 
 export class FaucetRequest extends Class<FaucetRequest>("FaucetRequest")({
   /** Pesos, as a JSON number with at most 2 decimals; parsed by `send` (`Money.fromInput`). */
@@ -40,7 +41,7 @@ export class Faucet extends Effect.Service<Faucet>()("@cobro/core/Faucet", {
         Option.exists((entry) => entry.user_id === owner)
       )
 
-    const send = Effect.fn("Faucet.send")(function* (owner: UserId, cvu: Cvu, request: FaucetRequest) {
+    const send = Spans.fn("Faucet.send")(function* (owner: UserId, cvu: Cvu, request: FaucetRequest) {
       const amount = yield* Either.mapLeft(Money.fromInput(request.amount, "ARS"), (e) =>
         InvalidInput.of("amount", e.message)
       )

@@ -23,6 +23,7 @@ import * as GroupCommit from "./groupCommit.js"
 import type { Credit } from "./receivers/receiver.js"
 import * as Slots from "./receivers/slots.js"
 import { TransferRecord, TransferRepository, type TransferTarget } from "./TransferRepository.js"
+import * as Spans from "../Spans.js"
 
 export { creditPostings } from "./receivers/receiver.js"
 
@@ -288,9 +289,7 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
      * fault) fails `ingestAll` once the batch it happened in is done: what earlier batches
      * ingested stays, and the same list can be handed over again.
      */
-    const ingestAll = Effect.fn("Transfers.ingestAll")(function* (
-      transfers: ReadonlyArray<IncomingTransfer>
-    ) {
+    const ingestAll = Spans.fn("Transfers.ingestAll")(function* (transfers: ReadonlyArray<IncomingTransfer>) {
       const outcomes: Array<Either.Either<IngestOutcome, IngestError>> = []
       for (let from = 0; from < transfers.length; from += batchSize) {
         for (const exit of yield* ingestBatch(transfers.slice(from, from + batchSize))) {
@@ -317,7 +316,7 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
      * commit, `groupCommit.ts`); each answers what it would alone. Inside the caller's unit of
      * work it runs in it, alone: batched with others, it would commit or roll back with them.
      */
-    const ingest = Effect.fn("Transfers.ingest")(function* (transfer: IncomingTransfer) {
+    const ingest = Spans.fn("Transfers.ingest")(function* (transfer: IncomingTransfer) {
       const outcome = yield* (yield* transactor.inTransaction) ? ingestOne(transfer) : grouped(transfer)
       yield* count(outcome)
       return outcome

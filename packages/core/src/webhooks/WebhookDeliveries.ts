@@ -23,6 +23,7 @@ import {
   type WebhookDelivery
 } from "./WebhookDelivery.js"
 import { WebhookDeliveryRepository } from "./WebhookDeliveryRepository.js"
+import * as Spans from "../Spans.js"
 
 /** Deliveries in one page at most, and by default (each comes with its attempts). */
 export const maxPageSize = 100
@@ -74,7 +75,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("@cob
     const withAttempts = (delivery: WebhookDelivery) =>
       Effect.map(repo.attemptsOf(delivery.event_id), (attempts) => ({ delivery, attempts }))
 
-    const list = Effect.fn("WebhookDeliveries.list")(function* (principal: Principal, options: ListOptions) {
+    const list = Spans.fn("WebhookDeliveries.list")(function* (principal: Principal, options: ListOptions) {
       const limit = options.limit ?? defaultPageSize
       if (!Number.isInteger(limit) || limit < 1 || limit > maxPageSize) {
         return yield* InvalidInput.of("limit", `must be an integer from 1 to ${maxPageSize}`)
@@ -103,7 +104,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("@cob
           : Effect.fail(notFound(eventId))
       )
 
-    const get = Effect.fn("WebhookDeliveries.get")(function* (principal: Principal, eventId: EventId) {
+    const get = Spans.fn("WebhookDeliveries.get")(function* (principal: Principal, eventId: EventId) {
       return yield* withAttempts(yield* visible(principal, eventId))
     })
 
@@ -111,7 +112,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("@cob
      * Sends the event again from the start of the retry schedule, whatever its state, with the
      * same event id (receivers deduplicate on it); the delivery worker makes the attempt.
      */
-    const replay = Effect.fn("WebhookDeliveries.replay")(function* (principal: Principal, eventId: EventId) {
+    const replay = Spans.fn("WebhookDeliveries.replay")(function* (principal: Principal, eventId: EventId) {
       yield* visible(principal, eventId)
       const replayed = yield* repo.replay(eventId, yield* DateTime.now)
       if (Option.isNone(replayed)) return yield* notFound(eventId)

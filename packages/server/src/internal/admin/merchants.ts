@@ -16,6 +16,7 @@ import {
   PartnerRepository,
   Principal,
   SandboxBank,
+  Spans,
   Transactor,
   User,
   UserRepository
@@ -57,7 +58,7 @@ const aliasPrefixPatch = Schema.decodeUnknown(Accounts.AccountPatch)
  * Creates a merchant with an API credential and, when given, its alias prefix, in one unit of
  * work: a taken prefix leaves nothing behind. The secret is returned once and stored sealed.
  */
-export const createUser = Effect.fn("Admin.createUser")(function* (input: CreateUserInput) {
+export const createUser = Spans.fn("Admin.createUser")(function* (input: CreateUserInput) {
   const accounts = yield* Accounts.Accounts
   const request = yield* Accounts.decodeCreateUserRequest({
     name: input.name,
@@ -117,7 +118,7 @@ const storePasswordHash = (userId: Ids.UserId, hash: string) =>
  * Sets (or replaces) the password a merchant signs in with on the onboarding page's "Ya tengo una
  * cuenta"; the API credentials are untouched.
  */
-export const setPassword = Effect.fn("Admin.setPassword")(function* (userId: string, password: string) {
+export const setPassword = Spans.fn("Admin.setPassword")(function* (userId: string, password: string) {
   const id = yield* userIdFrom(userId)
   const hash = yield* passwordHashOf(password)
   yield* Transactor.transactionally(storePasswordHash(id, hash))
@@ -133,7 +134,7 @@ export interface CreatePartnerInput {
 }
 
 /** Registers a partner; its secret is returned once and stored sealed. */
-export const createPartner = Effect.fn("Admin.createPartner")(function* (input: CreatePartnerInput) {
+export const createPartner = Spans.fn("Admin.createPartner")(function* (input: CreatePartnerInput) {
   const auth = yield* Auth.Auth
   const request = yield* Auth.decodeRegisterPartnerRequest({
     name: input.name,
@@ -152,7 +153,7 @@ export const createPartner = Effect.fn("Admin.createPartner")(function* (input: 
 })
 
 /** An operator's status change (verification, suspension); the account as it is afterwards. */
-export const setStatus = Effect.fn("Admin.setStatus")(function* (userId: string, status: string) {
+export const setStatus = Spans.fn("Admin.setStatus")(function* (userId: string, status: string) {
   const accounts = yield* Accounts.Accounts
   const decoded = yield* Schema.decodeUnknown(User.AccountStatus)(status.toUpperCase()).pipe(
     Effect.mapError(() =>
@@ -195,7 +196,7 @@ const idsPage = (table: string, id: string, after: string | undefined, limit: nu
   )
 
 /** Merchants in user id order, a page at a time. */
-export const listUsers = Effect.fn("Admin.listUsers")(function* (input: ListInput) {
+export const listUsers = Spans.fn("Admin.listUsers")(function* (input: ListInput) {
   const users = yield* UserRepository.UserRepository
   const after = input.after === undefined ? undefined : yield* userIdFrom(input.after)
   const ids = yield* idsPage("cobro_users", "user_id", after, yield* pageLimit(input.limit))
@@ -203,7 +204,7 @@ export const listUsers = Effect.fn("Admin.listUsers")(function* (input: ListInpu
   return yield* Effect.forEach(Arr.getSomes(found), viewOf)
 })
 
-export const showUser = Effect.fn("Admin.showUser")(function* (userId: string) {
+export const showUser = Spans.fn("Admin.showUser")(function* (userId: string) {
   const users = yield* UserRepository.UserRepository
   const id = yield* userIdFrom(userId)
   const user = yield* users.findById(id)
@@ -212,7 +213,7 @@ export const showUser = Effect.fn("Admin.showUser")(function* (userId: string) {
 })
 
 /** Partners in partner id order, a page at a time. */
-export const listPartners = Effect.fn("Admin.listPartners")(function* (input: ListInput) {
+export const listPartners = Spans.fn("Admin.listPartners")(function* (input: ListInput) {
   const partners = yield* PartnerRepository.PartnerRepository
   const after = input.after === undefined ? undefined : yield* partnerIdFrom(input.after)
   const ids = yield* idsPage("cobro_partners", "partner_id", after, yield* pageLimit(input.limit))
@@ -248,7 +249,7 @@ export type DemoMerchant =
  * it was created and is stored only sealed). Also tells the sandbox bank about the demo's payout
  * account, which the bank (in memory) forgets at every restart.
  */
-export const ensureDemo = Effect.fn("Admin.ensureDemo")(function* () {
+export const ensureDemo = Spans.fn("Admin.ensureDemo")(function* () {
   const users = yield* UserRepository.UserRepository
   const credentials = yield* CredentialRepository.CredentialRepository
   const bank = yield* SandboxBank.SandboxBank

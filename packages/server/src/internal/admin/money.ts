@@ -1,5 +1,5 @@
 /** What an operator reads of a merchant's money: its balance and its payouts, a page at a time. */
-import { Balances, Errors, MerchantMoney, Page, UserRepository } from "@cobro/core"
+import { Balances, Errors, MerchantMoney, Page, Spans, UserRepository } from "@cobro/core"
 import { Effect, Option, ParseResult, Schema } from "effect"
 import { userIdFrom } from "./input.js"
 
@@ -14,7 +14,7 @@ const existing = (userId: string) =>
   })
 
 /** A merchant's balance by currency (the same read as GET /users/{user_id}/balance). */
-export const userBalance = Effect.fn("Admin.userBalance")(function* (userId: string) {
+export const userBalance = Spans.fn("Admin.userBalance")(function* (userId: string) {
   const id = yield* existing(userId)
   return yield* (yield* Balances.Balances).balance(id, id)
 })
@@ -31,7 +31,7 @@ const invalid = (field: string) => (error: ParseResult.ParseError) =>
   Errors.InvalidInput.of(field, ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? "is invalid")
 
 /** One page of a merchant's payouts, newest first, and the cursor of the next (the same read as the route). */
-export const listPayouts = Effect.fn("Admin.listPayouts")(function* (input: ListPayoutsInput) {
+export const listPayouts = Spans.fn("Admin.listPayouts")(function* (input: ListPayoutsInput) {
   const id = yield* existing(input.user_id)
   const kind =
     input.kind === undefined

@@ -5,6 +5,7 @@ import {
   PaymentRepository,
   RealTime,
   SecondFactor,
+  Spans,
   WebhookDeliveryRepository
 } from "@cobro/core"
 import { Webhooks } from "@cobro/webhooks"
@@ -19,7 +20,7 @@ export interface ListWebhooksInput {
   readonly limit?: number | undefined
 }
 
-export const listWebhooks = Effect.fn("Admin.listWebhooks")(function* (input: ListWebhooksInput) {
+export const listWebhooks = Spans.fn("Admin.listWebhooks")(function* (input: ListWebhooksInput) {
   const webhooks = yield* Webhooks.Webhooks
   const status =
     input.status === undefined
@@ -42,13 +43,13 @@ export const listWebhooks = Effect.fn("Admin.listWebhooks")(function* (input: Li
   })
 })
 
-export const replayWebhook = Effect.fn("Admin.replayWebhook")(function* (eventId: string) {
+export const replayWebhook = Spans.fn("Admin.replayWebhook")(function* (eventId: string) {
   const webhooks = yield* Webhooks.Webhooks
   return yield* webhooks.replay(yield* eventIdFrom(eventId))
 })
 
 /** Any merchant's payment, by id (the operator sees every merchant's). */
-export const showPayment = Effect.fn("Admin.showPayment")(function* (paymentId: string) {
+export const showPayment = Spans.fn("Admin.showPayment")(function* (paymentId: string) {
   const payments = yield* PaymentRepository.PaymentRepository
   const id = yield* paymentIdFrom(paymentId)
   const payment = yield* payments.findById(id)
@@ -69,7 +70,7 @@ export interface SandboxCode {
  * oldest first. The sandbox's `SecondFactor` derives each code from its request id, so any
  * process can show them; only a sandbox ever does. Codes expire on real time (`RealTime`).
  */
-export const sandboxCodes = Effect.fn("Admin.sandboxCodes")(function* (userId?: string) {
+export const sandboxCodes = Spans.fn("Admin.sandboxCodes")(function* (userId?: string) {
   const sql = yield* SqlClient.SqlClient
   const now = DateTime.toEpochMillis(yield* RealTime.now)
   const rows = yield* sql<{

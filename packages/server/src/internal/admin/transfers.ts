@@ -2,8 +2,8 @@
  * What an operator reads of the outgoing transfers (schedule sweeps, split payouts) the bank has
  * not settled yet, and of those it has: `cobro transfers list`.
  */
-import { Errors, Money, type OutgoingTransfer, OutgoingTransferRepository } from "@cobro/core"
-import { DateTime, Duration, Effect, Option } from "effect"
+import { Errors, Money, type OutgoingTransfer, OutgoingTransferRepository, Spans } from "@cobro/core"
+import { DateTime, Duration, Option } from "effect"
 import { pageLimit } from "./input.js"
 
 /** Which transfers to list: `in-flight` (SENDING or PENDING), `stuck` (in flight too long), a state, or all. */
@@ -94,7 +94,7 @@ const view = (t: OutgoingTransfer.OutgoingTransfer, now: DateTime.Utc, stuckAfte
  * oldest first, they come before every other, so the first one that is not stuck ends the list.
  * `next_after` is there when another page may follow.
  */
-export const listTransfers = Effect.fn("Admin.listTransfers")(function* (input: ListTransfersInput) {
+export const listTransfers = Spans.fn("Admin.listTransfers")(function* (input: ListTransfersInput) {
   const filter = (input.status ?? "in-flight").toLowerCase()
   if (!(transferFilters as ReadonlyArray<string>).includes(filter)) {
     return yield* Errors.InvalidInput.of(
