@@ -178,15 +178,12 @@ export const make = Effect.gen(function* () {
           }
           const alias = requested ?? (yield* fresh(randomAlias, (a) => aliasTaken(state, a), "alias"))
           const cvu = yield* fresh(randomCvu, (c) => HashMap.has(state.open, c), "CVU")
-          const holder = request.holder
+          const holder =
+            request.holder === undefined ? undefined : new AccountHolder({ account: cvu, ...request.holder })
           const ownHolders =
             holder === undefined
               ? state.ownHolders
-              : HashMap.set(
-                  HashMap.set(state.ownHolders, cvu, new AccountHolder({ account: cvu, ...holder })),
-                  alias,
-                  new AccountHolder({ account: cvu, ...holder })
-                )
+              : HashMap.set(HashMap.set(state.ownHolders, cvu, holder), alias, holder)
           const next: State = {
             ...state,
             open: HashMap.set(state.open, cvu, alias),

@@ -131,9 +131,6 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
       }
       const print = fingerprint(request)
       const externalId = request.external_id ?? ExternalId.make(`ext-${yield* randomChars(20)}`)
-      const existing = yield* repo.findByExternalId(user.user_id, externalId)
-      if (Option.isSome(existing)) return yield* existingFor(request, print, existing.value)
-
       const quoteAmount = yield* rates.toArs(request.price)
       if (quoteAmount.minor <= 0n) {
         return yield* InvalidInput.of("price.amount", "the price is less than one centavo in ARS")
@@ -178,10 +175,12 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
         creation_request: print
       })
       // One write: the storage enters the CVU in the directory with the payment (CvuDirectory).
+      // The external id's uniqueness is the insert's: no read before it (decisions.md).
       return yield* repo.insert(payment).pipe(
         Effect.zipRight(Metric.increment(Metrics.paymentsCreated)),
         Effect.as(payment),
-        // A concurrent identical request won the race: give the CVU back and answer as it did.
+        // The external id was used before (a repeated request, or a concurrent one that won the
+        // race): give the CVU back and answer as the payment that has it did, or refuse.
         Effect.catchTag("Conflict", (conflict) =>
           bank.releaseAccount(account.cvu).pipe(
             Effect.ignore,
