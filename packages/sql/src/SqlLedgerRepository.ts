@@ -8,7 +8,7 @@
 import { SqlClient } from "@effect/sql"
 import { Ids, LedgerAccount, LedgerRepository as Port, Money } from "@cobro/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { BigIntText, Millis, findAll, findOne, millis, toBigInt } from "./internal/sql.js"
+import { BigIntText, Millis, execute, findAll, findOne, millis, toBigInt } from "./internal/sql.js"
 
 /** One line of `entries`' join: an entry's columns and one of its postings (none: nulls). */
 const PostingRow = Schema.Struct({
@@ -99,40 +99,44 @@ export const make: Effect.Effect<Port.LedgerRepository["Type"], never, SqlClient
     const ensureInOrder = (deltas: ReadonlyArray<Delta>) =>
       sql.onDialectOrElse({
         pg: () =>
-          sql`INSERT INTO cobro_ledger_balances ${sql.insert(
-            [...deltas]
-              .sort((x, y) =>
-                balanceKey(x.account, x.currency) < balanceKey(y.account, y.currency) ? -1 : 1
-              )
-              .map((d) => ({ account: d.account, currency: d.currency, sum_minor: 0 }))
-          )} ON CONFLICT (account, currency) DO UPDATE SET sum_minor = cobro_ledger_balances.sum_minor`,
+          execute(
+            sql`INSERT INTO cobro_ledger_balances ${sql.insert(
+              [...deltas]
+                .sort((x, y) =>
+                  balanceKey(x.account, x.currency) < balanceKey(y.account, y.currency) ? -1 : 1
+                )
+                .map((d) => ({ account: d.account, currency: d.currency, sum_minor: 0 }))
+            )} ON CONFLICT (account, currency) DO UPDATE SET sum_minor = cobro_ledger_balances.sum_minor`
+          ),
         orElse: () => Effect.succeed([])
       })
     /** Adds each delta to its balance row in one statement; answers the rows that exist. */
     const addToBalances = (deltas: ReadonlyArray<Delta>) =>
-      sql<{ account: string; currency: string }>`UPDATE cobro_ledger_balances
+      execute(sql<{ account: string; currency: string }>`UPDATE cobro_ledger_balances
       SET sum_minor = sum_minor + CASE ${cases(
         deltas.map(
           (d) => sql`WHEN account = ${d.account} AND currency = ${d.currency} THEN CAST(${d.minor} AS BIGINT)`
         )
       )} END
       WHERE ${rowsOf(deltas)}
-      RETURNING account, currency`
+      RETURNING account, currency`)
 
     const appendAll = (entries: ReadonlyArray<Port.JournalEntry>) =>
       Effect.gen(function* () {
         if (entries.length === 0) return
-        const inserted = yield* sql<{
-          position: unknown
-          entry_id: string
-        }>`INSERT INTO cobro_ledger_entries ${sql.insert(
-          entries.map((entry) => ({
-            entry_id: entry.entry_id,
-            kind: entry.kind,
-            reference: entry.reference,
-            created_ms: millis(entry.created_at)
-          }))
-        )} RETURNING position, entry_id`
+        const inserted = yield* execute(
+          sql<{
+            position: unknown
+            entry_id: string
+          }>`INSERT INTO cobro_ledger_entries ${sql.insert(
+            entries.map((entry) => ({
+              entry_id: entry.entry_id,
+              kind: entry.kind,
+              reference: entry.reference,
+              created_ms: millis(entry.created_at)
+            }))
+          )} RETURNING position, entry_id`
+        )
         const positions = new Map(inserted.map((r) => [r.entry_id, toBigInt(r.position)]))
         const postings = entries.flatMap((entry) =>
           entry.postings.map((p, line) => ({
@@ -144,7 +148,7 @@ export const make: Effect.Effect<Port.LedgerRepository["Type"], never, SqlClient
           }))
         )
         if (postings.length === 0) return
-        yield* sql`INSERT INTO cobro_ledger_postings ${sql.insert(postings)}`
+        yield* execute(sql`INSERT INTO cobro_ledger_postings ${sql.insert(postings)}`)
         // One statement adds every posting to its balance row (amounts of the same account and
         // currency summed first); rows that do not exist yet (SQLite; on Postgres `ensureInOrder`
         // created them) are created at zero, then added to. (Not an upsert carrying the amount: a
@@ -164,9 +168,11 @@ export const make: Effect.Effect<Port.LedgerRepository["Type"], never, SqlClient
         if (updated.length === all.length) return
         const found = new Set(updated.map((r) => balanceKey(r.account, r.currency)))
         const missing = all.filter((d) => !found.has(balanceKey(d.account, d.currency)))
-        yield* sql`INSERT INTO cobro_ledger_balances ${sql.insert(
-          missing.map((d) => ({ account: d.account, currency: d.currency, sum_minor: 0 }))
-        )} ON CONFLICT (account, currency) DO NOTHING`
+        yield* execute(
+          sql`INSERT INTO cobro_ledger_balances ${sql.insert(
+            missing.map((d) => ({ account: d.account, currency: d.currency, sum_minor: 0 }))
+          )} ON CONFLICT (account, currency) DO NOTHING`
+        )
         yield* addToBalances(missing)
       })
 

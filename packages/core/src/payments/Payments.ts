@@ -57,24 +57,26 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
     const checkWebhookUrl = yield* WebhookDestination.checker
     const refunds = yield* RefundRepository
 
-    /** What the payer's page says of the payment's refunds. */
+    /** What the payer's page says of the payment's refunds (none without a transfer received). */
     const publicRefund = (payment: P.Payment) =>
-      Effect.map(refunds.listByPayment(payment.id), (all) => {
-        const counted = all.filter((r) => r.status !== "FAILED")
-        if (counted.length === 0) return null
-        const amount = refundedTotal(counted)
-        const credited = Money.orThrow(
-          Money.sum(
-            "ARS",
-            payment.transactions.map((t) => t.credited_amount)
-          )
-        )
-        return new P.PublicRefund({
-          amount,
-          full: amount.minor >= credited.minor,
-          pending: counted.some((r) => r.status === "PENDING")
-        })
-      })
+      payment.transactions.length === 0
+        ? Effect.succeed(null)
+        : Effect.map(refunds.listByPayment(payment.id), (all) => {
+            const counted = all.filter((r) => r.status !== "FAILED")
+            if (counted.length === 0) return null
+            const amount = refundedTotal(counted)
+            const credited = Money.orThrow(
+              Money.sum(
+                "ARS",
+                payment.transactions.map((t) => t.credited_amount)
+              )
+            )
+            return new P.PublicRefund({
+              amount,
+              full: amount.minor >= credited.minor,
+              pending: counted.some((r) => r.status === "PENDING")
+            })
+          })
 
     const bankFailure = (e: { message: string }) =>
       new ProviderFailure({

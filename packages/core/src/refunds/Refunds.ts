@@ -127,9 +127,14 @@ export class Refunds extends Effect.Service<Refunds>()("@cobro/core/Refunds", {
       }
     }
 
-    /** A payment's refunds, for its reads (no owner check: the caller has the payment). */
+    /**
+     * A payment's refunds, for its reads (no owner check: the caller has the payment). A payment
+     * that never received a transfer has none to look up (a refund needs money received).
+     */
     const ofPayment = (payment: P.Payment) =>
-      Effect.map(repo.listByPayment(payment.id), (r) => summaryOf(payment, r))
+      payment.transactions.length === 0
+        ? Effect.succeed(summaryOf(payment, []))
+        : Effect.map(repo.listByPayment(payment.id), (r) => summaryOf(payment, r))
 
     /** The unit of work of a new refund; the transfer to send after it commits. */
     const reserve = (

@@ -65,7 +65,7 @@ export const forUpdateSkipLocked = (sql: SqlClient.SqlClient) =>
  * cobro's clients transform neither column names nor rows, so the compiled text and the rows are
  * the same either way.
  */
-const direct = <A, E, R>(statement: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+export const execute = <A, E, R>(statement: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Statement.isFragment(statement)
     ? Effect.withFiberRuntime((fiber) => {
         const unit = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
@@ -75,12 +75,12 @@ const direct = <A, E, R>(statement: Effect.Effect<A, E, R>): Effect.Effect<A, E,
       })
     : statement
 
-/** `options` with its statement run by `direct`. */
+/** `options` with its statement run by `execute`. */
 const directly = <
   O extends { readonly execute: (request: never) => Effect.Effect<unknown, unknown, unknown> }
 >(
   options: O
-): O => ({ ...options, execute: (request: never) => direct(options.execute(request)) })
+): O => ({ ...options, execute: (request: never) => execute(options.execute(request)) })
 
 interface Query<IA, II, A, AI, E, R> {
   readonly Request: Schema.Schema<IA, II>
