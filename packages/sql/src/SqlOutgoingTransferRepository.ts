@@ -11,7 +11,7 @@ import {
   OutgoingTransferRepository as Port
 } from "@cobro/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { BigIntText, findAll, findByKey, Millis, orDie } from "./internal/sql.js"
+import { BigIntText, findAll, findByKey, insertIfAbsent, Millis, updateByKey } from "./internal/sql.js"
 
 /** A row as written and read (the amount read as text). */
 const Row = Schema.Struct({
@@ -53,7 +53,6 @@ const Stored = Schema.transform(Row, Schema.typeSchema(T.OutgoingTransfer), {
     updated_ms: last_modified_timestamp
   })
 })
-const encode = Schema.encode(Stored)
 
 const columns = `reference, purpose, owner_id, destination, CAST(amount_minor AS TEXT) AS amount_minor,
   currency, in_transit, return_to, status, bank_transaction_id, failure_reason, last_error, sends, checks,
@@ -62,6 +61,8 @@ const columns = `reference, purpose, owner_id, destination, CAST(amount_minor AS
 export const make: Effect.Effect<Port.OutgoingTransferRepository["Type"], never, SqlClient.SqlClient> =
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const insert = insertIfAbsent(sql, "cobro_outgoing_transfers", "reference", Stored)
+    const update = updateByKey(sql, "cobro_outgoing_transfers", "reference", Stored)
     const byReference = findByKey(sql, "cobro_outgoing_transfers", "reference", Stored, columns)
     const due = findAll({
       Request: Schema.Tuple(Schema.String, Millis, Schema.Number),
@@ -92,26 +93,10 @@ export const make: Effect.Effect<Port.OutgoingTransferRepository["Type"], never,
 
     return Port.OutgoingTransferRepository.of({
       insert: (transfer) =>
-        encode(transfer).pipe(
-          Effect.flatMap(
-            (
-              row
-            ) => sql`INSERT INTO cobro_outgoing_transfers ${sql.insert(row as unknown as Record<string, unknown>)}
-              ON CONFLICT (reference) DO NOTHING RETURNING reference`
-          ),
-          orDie,
-          Effect.flatMap((rows) => (rows.length === 1 ? Effect.void : Effect.fail(Port.referenceTaken())))
+        Effect.flatMap(insert(transfer), (inserted) =>
+          inserted ? Effect.void : Effect.fail(Port.referenceTaken())
         ),
-      update: (transfer) =>
-        encode(transfer).pipe(
-          Effect.flatMap(
-            ({ reference, ...fields }) =>
-              sql`UPDATE cobro_outgoing_transfers SET ${sql.update(fields as unknown as Record<string, unknown>)}
-                WHERE reference = ${reference}`
-          ),
-          orDie,
-          Effect.asVoid
-        ),
+      update,
       findByReference: byReference(false),
       findByReferenceForUpdate: byReference(true),
       findDue: (purpose, now, limit) => due([purpose, now, limit]),

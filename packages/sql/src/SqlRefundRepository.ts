@@ -5,7 +5,7 @@
 import { SqlClient } from "@effect/sql"
 import { Ids, Money, Refund as R, RefundRepository as Port } from "@cobro/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { BigIntText, findAll, findByKey, Millis, orDie } from "./internal/sql.js"
+import { BigIntText, findAll, findByKey, insertIfAbsent, Millis, updateByKey } from "./internal/sql.js"
 
 /** A row as written and read (the amount read as text). */
 const Row = Schema.Struct({
@@ -75,7 +75,6 @@ const Stored = Schema.transform(Row, Schema.typeSchema(R.Refund), {
     updated_ms: r.last_modified_timestamp
   })
 })
-const encode = Schema.encode(Stored)
 
 const columns = `refund_id, payment_id, user_id, refund_type, CAST(amount_minor AS TEXT) AS amount_minor, currency,
   status, destination, destination_cuit, destination_name, blame_team_id, blame_mail, has_blame,
@@ -84,6 +83,8 @@ const columns = `refund_id, payment_id, user_id, refund_type, CAST(amount_minor 
 export const make: Effect.Effect<Port.RefundRepository["Type"], never, SqlClient.SqlClient> = Effect.gen(
   function* () {
     const sql = yield* SqlClient.SqlClient
+    const insert = insertIfAbsent(sql, "cobro_refunds", "refund_id", Stored)
+    const update = updateByKey(sql, "cobro_refunds", "refund_id", Stored)
     const byId = findByKey(sql, "cobro_refunds", "refund_id", Stored, columns)
     const byPayment = findAll({
       Request: Schema.String,
@@ -110,24 +111,8 @@ export const make: Effect.Effect<Port.RefundRepository["Type"], never, SqlClient
 
     return Port.RefundRepository.of({
       insert: (refund) =>
-        encode(refund).pipe(
-          Effect.flatMap(
-            (row) => sql`INSERT INTO cobro_refunds ${sql.insert(row as unknown as Record<string, unknown>)}
-              ON CONFLICT (refund_id) DO NOTHING RETURNING refund_id`
-          ),
-          orDie,
-          Effect.flatMap((rows) => (rows.length === 1 ? Effect.void : Effect.fail(Port.idTaken())))
-        ),
-      update: (refund) =>
-        encode(refund).pipe(
-          Effect.flatMap(
-            ({ refund_id, ...fields }) =>
-              sql`UPDATE cobro_refunds SET ${sql.update(fields as unknown as Record<string, unknown>)}
-                WHERE refund_id = ${refund_id}`
-          ),
-          orDie,
-          Effect.asVoid
-        ),
+        Effect.flatMap(insert(refund), (inserted) => (inserted ? Effect.void : Effect.fail(Port.idTaken()))),
+      update,
       findById: byId(false),
       findByIdForUpdate: byId(true),
       listByPayment: byPayment,

@@ -171,6 +171,45 @@ export const insertUnique = <A, I extends Record<string, unknown>>(
 ) => writeUnique(sql, { Request: Row, execute: (row) => sql`INSERT INTO ${sql(table)} ${sql.insert(row)}` })
 
 /**
+ * Inserts the row `Row` encodes unless `table` has one with its `key` already; whether it was
+ * inserted (the caller answers a taken key).
+ */
+export const insertIfAbsent = <A, I>(
+  sql: SqlClient.SqlClient,
+  table: string,
+  key: string,
+  Row: Schema.Schema<A, I>
+) => {
+  const encode = Schema.encode(Row)
+  return (value: A): Effect.Effect<boolean> =>
+    encode(value).pipe(
+      Effect.flatMap((row) =>
+        execute(
+          sql`INSERT INTO ${sql(table)} ${sql.insert(row as Record<string, unknown>)}
+            ON CONFLICT (${sql(key)}) DO NOTHING RETURNING ${sql(key)}`
+        )
+      ),
+      orDie,
+      Effect.map((rows) => rows.length === 1)
+    )
+}
+
+/** Writes the row `Row` encodes over the row of `table` with the same `key`. */
+export const updateByKey = <A, I>(
+  sql: SqlClient.SqlClient,
+  table: string,
+  key: string,
+  Row: Schema.Schema<A, I>
+) =>
+  write({
+    Request: Row,
+    execute: (row) => {
+      const { [key]: id, ...fields } = row as Record<string, unknown>
+      return sql`UPDATE ${sql(table)} SET ${sql.update(fields)} WHERE ${sql(key)} = ${id}`
+    }
+  })
+
+/**
  * A column of epoch milliseconds (Postgres answers BIGINT as text, SQLite as a number) as a
  * `DateTime.Utc`; written as a number.
  */
