@@ -115,19 +115,20 @@ interface State extends Holders.HolderState {
   readonly received: Statement.Statement
 }
 
-const emptyState: State = {
-  open: HashMap.empty(),
-  aliases: HashMap.empty(),
+/** A bank with nothing open: its own maps (mutated in place, see `HolderState`). */
+const emptyState = (): State => ({
+  open: new Map(),
+  aliases: new Map(),
   holders: HashMap.empty(),
-  ownHolders: HashMap.empty(),
+  ownHolders: new Map(),
   refused: HashSet.empty(),
   failures: HashMap.empty(),
   outgoing: Outgoing.emptyOutgoing,
   returnedIds: HashSet.empty(),
   returned: Chunk.empty(),
   sequence: 0,
-  received: Statement.emptyStatement
-}
+  received: Statement.empty()
+})
 
 const bankError = (reason: BankError["reason"], message: string) => new BankError({ reason, message })
 
@@ -149,7 +150,7 @@ const { aliasTaken, resolve } = Holders
  * the `SandboxBank` controls.
  */
 export const make = Effect.gen(function* () {
-  const ref = yield* SynchronizedRef.make(emptyState)
+  const ref = yield* SynchronizedRef.make(emptyState())
   /**
    * A transfer in carries a mark of its id, CVU and amount under this bank's own key, so the
    * bank recognises it when asked to return it, however old, without keeping a list; another
@@ -177,20 +178,14 @@ export const make = Effect.gen(function* () {
             return yield* bankError("alias_taken", `alias ${requested} is already in use`)
           }
           const alias = requested ?? (yield* fresh(randomAlias, (a) => aliasTaken(state, a), "alias"))
-          const cvu = yield* fresh(randomCvu, (c) => HashMap.has(state.open, c), "CVU")
-          const holder =
-            request.holder === undefined ? undefined : new AccountHolder({ account: cvu, ...request.holder })
-          const ownHolders =
-            holder === undefined
-              ? state.ownHolders
-              : HashMap.set(HashMap.set(state.ownHolders, cvu, holder), alias, holder)
-          const next: State = {
-            ...state,
-            open: HashMap.set(state.open, cvu, alias),
-            aliases: HashMap.set(state.aliases, alias, cvu),
-            ownHolders
+          const cvu = yield* fresh(randomCvu, (c) => state.open.has(c), "CVU")
+          state.open.set(cvu, alias)
+          state.aliases.set(alias, cvu)
+          if (request.holder !== undefined) {
+            const holder = new AccountHolder({ account: cvu, ...request.holder })
+            state.ownHolders.set(cvu, holder).set(alias, holder)
           }
-          return [new BankAccountRef({ cvu, alias }), next] as const
+          return [new BankAccountRef({ cvu, alias }), state] as const
         })
       )
     }),
@@ -198,7 +193,7 @@ export const make = Effect.gen(function* () {
     changeAlias: Spans.fn("SandboxBank.changeAlias")(function* (cvu, alias) {
       return yield* modify((state) =>
         Effect.gen(function* () {
-          const current = HashMap.get(state.open, cvu)
+          const current = Option.fromNullable(state.open.get(cvu))
           if (Option.isNone(current)) {
             return yield* bankError("rejected", `CVU ${cvu} is not an open account`)
           }
@@ -208,32 +203,30 @@ export const make = Effect.gen(function* () {
           if (alias !== current.value && aliasTaken(state, alias)) {
             return yield* bankError("alias_taken", `alias ${alias} is already in use`)
           }
-          const next: State = {
-            ...state,
-            open: HashMap.set(state.open, cvu, alias),
-            aliases: HashMap.set(HashMap.remove(state.aliases, current.value), alias, cvu),
-            ownHolders: Option.match(HashMap.get(state.ownHolders, cvu), {
-              onNone: () => state.ownHolders,
-              onSome: (holder) => HashMap.set(HashMap.remove(state.ownHolders, current.value), alias, holder)
-            })
+          state.open.set(cvu, alias)
+          state.aliases.delete(current.value)
+          state.aliases.set(alias, cvu)
+          const holder = state.ownHolders.get(cvu)
+          if (holder !== undefined) {
+            state.ownHolders.delete(current.value)
+            state.ownHolders.set(alias, holder)
           }
-          return [new BankAccountRef({ cvu, alias }), next] as const
+          return [new BankAccountRef({ cvu, alias }), state] as const
         })
       )
     }),
 
     releaseAccount: (cvu) =>
-      update((state) =>
-        Option.match(HashMap.get(state.open, cvu), {
-          onNone: () => state,
-          onSome: (alias): State => ({
-            ...state,
-            open: HashMap.remove(state.open, cvu),
-            aliases: HashMap.remove(state.aliases, alias),
-            ownHolders: HashMap.remove(HashMap.remove(state.ownHolders, cvu), alias)
-          })
-        })
-      ).pipe(Spans.span("SandboxBank.releaseAccount")),
+      update((state) => {
+        const alias = state.open.get(cvu)
+        if (alias !== undefined) {
+          state.open.delete(cvu)
+          state.aliases.delete(alias)
+          state.ownHolders.delete(cvu)
+          state.ownHolders.delete(alias)
+        }
+        return state
+      }).pipe(Spans.span("SandboxBank.releaseAccount")),
 
     lookupHolder: Spans.fn("SandboxBank.lookupHolder")(function* (address) {
       const holder = Holders.lookup(yield* SynchronizedRef.get(ref), address)
@@ -373,7 +366,7 @@ export const make = Effect.gen(function* () {
     settleTransfer: (reference, outcome) =>
       update((state) => ({ ...state, outgoing: Outgoing.settle(state.outgoing, reference, outcome) })),
     returnedTransfers: Effect.map(SynchronizedRef.get(ref), (state) => Chunk.toReadonlyArray(state.returned)),
-    isOpen: (cvu) => Effect.map(SynchronizedRef.get(ref), (state) => HashMap.has(state.open, cvu))
+    isOpen: (cvu) => Effect.map(SynchronizedRef.get(ref), (state) => state.open.has(cvu))
   }
 
   return { bank, controls }
