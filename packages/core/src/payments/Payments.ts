@@ -73,7 +73,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
             )
             return new P.PublicRefund({
               amount,
-              full: amount.minor >= credited.minor,
+              full: Money.orThrow(Money.compare(amount, credited)) >= 0,
               pending: counted.some((r) => r.status === "PENDING")
             })
           })

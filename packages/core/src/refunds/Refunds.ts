@@ -123,7 +123,7 @@ export class Refunds extends Effect.Service<Refunds>()("@cobro/core/Refunds", {
       return {
         refunds,
         refunded,
-        full: refunds.length > 0 && refunded.minor >= creditedOf(payment).minor
+        full: refunds.length > 0 && Money.orThrow(Money.compare(refunded, creditedOf(payment))) >= 0
       }
     }
 
@@ -156,14 +156,14 @@ export class Refunds extends Effect.Service<Refunds>()("@cobro/core/Refunds", {
           const credited = creditedOf(payment)
           const refunded = R.refundedTotal(yield* repo.listByPayment(payment.id))
           const left = Money.orThrow(Money.subtract(credited, refunded))
-          if (left.minor <= 0n) {
+          if (!Money.isPositive(left)) {
             return yield* new Conflict({
               key: "refund.payment.fully_refunded",
               message: `the ${Money.format(credited)} ARS credited by this payment are already refunded (or being refunded)`
             })
           }
           const amount = Option.getOrElse(requested, () => left)
-          if (amount.minor > left.minor) {
+          if (Money.orThrow(Money.compare(amount, left)) > 0) {
             return yield* new Conflict({
               key: "refund.amount.exceeds_refundable",
               message: `${Money.format(amount)} ARS is more than the ${Money.format(left)} ARS left to refund of this payment (credited ${Money.format(credited)} ARS, refunded ${Money.format(refunded)} ARS)`
@@ -174,9 +174,9 @@ export class Refunds extends Effect.Service<Refunds>()("@cobro/core/Refunds", {
           const insufficient = (have: Money.Money) =>
             new Conflict({
               key: "refund.balance.insufficient",
-              message: `the available balance is ${Money.format(have)} ARS and the refund needs ${Money.format(amount)} ARS: ${Money.format(Money.make(amount.minor - have.minor, "ARS"))} ARS short (money in transit does not count)`
+              message: `the available balance is ${Money.format(have)} ARS and the refund needs ${Money.format(amount)} ARS: ${Money.format(Money.orThrow(Money.subtract(amount, have)))} ARS short (money in transit does not count)`
             })
-          if (balance.minor < amount.minor) return yield* insufficient(balance)
+          if (Money.orThrow(Money.compare(balance, amount)) < 0) return yield* insufficient(balance)
 
           const now = yield* DateTime.now
           const refund = new R.Refund({
