@@ -4,8 +4,9 @@
  */
 import { Spans } from "@cobro/core"
 import { SqlClient, SqlSchema, Statement } from "@effect/sql"
+import type { Connection } from "@effect/sql/SqlConnection"
 import type { SqlError } from "@effect/sql/SqlError"
-import { type Cause, Context, DateTime, Effect, Option, Schema } from "effect"
+import { type Cause, Context, DateTime, Effect, Option, Schema, type Scope } from "effect"
 import type { ParseError } from "effect/ParseResult"
 
 /**
@@ -57,21 +58,34 @@ export const forUpdateSkipLocked = (sql: SqlClient.SqlClient) =>
   sql.onDialectOrElse({ pg: () => sql` FOR UPDATE SKIP LOCKED`, orElse: () => sql`` })
 
 /**
- * A statement run inside a unit of work goes straight to the unit's connection when no span is
- * recorded: `@effect/sql`'s `Statement` opens a span, a scope and a connection acquisition for
- * each statement, about 9 µs of CPU above the statement itself (bench/results.md), and a unit of
- * work of a transfer runs about fifteen. With tracing on, and outside a unit of work (where the
- * client's own connection handling applies), the statement runs as `@effect/sql` runs it.
- * cobro's clients transform neither column names nor rows, so the compiled text and the rows are
- * the same either way.
+ * A statement of `@effect/sql` run on its connection directly when no span is recorded.
+ * `Statement` opens a span (a no-op one with tracing off), reads its transformer and, outside a
+ * unit of work, opens a scope for each statement: about 9 µs of CPU above the statement itself
+ * (bench/results.md), on every statement of every request. Here the statement is compiled and
+ * executed on the unit of work's connection (`TransactionConnection`), or on the one the
+ * client's own acquirer gives (the statement's, as `Statement` itself does: on SQLite it waits
+ * for a unit of work in progress to finish, on Postgres it is the pool). With tracing on the
+ * statement runs as `@effect/sql` runs it, so a trace still shows each statement. cobro's clients
+ * transform neither column names nor rows, so the compiled text and the rows are the same.
  */
 export const execute = <A, E, R>(statement: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Statement.isFragment(statement)
     ? Effect.withFiberRuntime((fiber) => {
+        if (Spans.isRecording(fiber)) return statement
+        const compiled = statement as unknown as Statement.Statement<unknown> & {
+          readonly acquirer?: Effect.Effect<Connection, SqlError, Scope.Scope>
+        }
         const unit = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
-        if (Option.isNone(unit) || Spans.isRecording(fiber)) return statement
-        const [text, params] = (statement as unknown as Statement.Statement<unknown>).compile()
-        return unit.value[0].execute(text, params, undefined) as Effect.Effect<never>
+        if (Option.isSome(unit)) {
+          const [text, params] = compiled.compile()
+          return unit.value[0].execute(text, params, undefined) as Effect.Effect<never>
+        }
+        const acquirer = compiled.acquirer
+        if (acquirer === undefined) return statement
+        const [text, params] = compiled.compile()
+        return Effect.scoped(
+          Effect.flatMap(acquirer, (connection) => connection.execute(text, params, undefined))
+        ) as Effect.Effect<never>
       })
     : statement
 

@@ -3,6 +3,7 @@
  */
 import { Payment as P } from "@cobro/core"
 import { Schema } from "effect"
+import * as Codec from "./paymentCodec.js"
 import { omittable, v1 } from "./versioned.js"
 
 const { Array, Literal, NullOr, Number, String, Struct } = Schema
@@ -106,5 +107,6 @@ export const Payment = v1(
     cvu_released: Schema.Boolean,
     creation_request: String
   },
-  P.Payment
+  P.Payment,
+  Codec
 )
