@@ -63,11 +63,15 @@ export interface PercentPolicy {
 /** A percentage commission with taxes; the same for every merchant and kind of transfer. */
 export const percent = (policy: PercentPolicy): Context.Tag.Service<FeePolicy> => {
   const commissionRate = BigDecimal.unsafeFromString(policy.commissionRate)
-  const lines = (base: Money.Money, specs: PercentPolicy["taxes"]) =>
-    (specs ?? []).map((spec) => {
-      const rate = BigDecimal.unsafeFromString(spec.rate)
-      return new Tax({ tax_amount: Money.applyRate(base, rate), tax_rate: rate, tax_type: spec.type })
-    })
+  // The rates are parsed once, not for every transfer.
+  const ratesOf = (specs: PercentPolicy["taxes"]) =>
+    (specs ?? []).map((spec) => ({ type: spec.type, rate: BigDecimal.unsafeFromString(spec.rate) }))
+  const commissionTaxes = ratesOf(policy.commissionTaxes)
+  const taxes = ratesOf(policy.taxes)
+  const lines = (base: Money.Money, rates: ReadonlyArray<{ type: string; rate: BigDecimal.BigDecimal }>) =>
+    rates.map(
+      ({ rate, type }) => new Tax({ tax_amount: Money.applyRate(base, rate), tax_rate: rate, tax_type: type })
+    )
   return {
     feesFor: ({ amount }) =>
       Effect.sync(() => {
@@ -75,8 +79,8 @@ export const percent = (policy: PercentPolicy): Context.Tag.Service<FeePolicy> =
         return {
           commission_rate: commissionRate,
           commission,
-          commission_taxes: lines(commission, policy.commissionTaxes),
-          taxes: lines(amount, policy.taxes)
+          commission_taxes: lines(commission, commissionTaxes),
+          taxes: lines(amount, taxes)
         }
       })
   }
