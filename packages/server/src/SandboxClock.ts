@@ -1,134 +1,180 @@
 /**
- * The sandbox's test clock. The engine reads time only from Effect's `Clock`; in sandbox mode the
- * server installs one whose time is real time plus an offset kept in storage
- * (`ClockOffsetRepository`), so every instance on the same database runs on the same clock. Each
- * instance re-reads the offset every second and right after its own advance; the offset only
- * grows, so a lagging instance is at most a second behind, never ahead.
+ * The sandbox's test clocks, one per merchant. The engine reads domain time from Effect's
+ * `Clock`; in sandbox mode a merchant whose clock was moved runs on real time plus its own offset
+ * (kept in storage by `TestClockRepository`, so every instance on the same database agrees), and
+ * every other merchant on real time. Core's `MerchantClocks` is how the engine asks: the HTTP
+ * handlers run a request on its merchant's clock, an incoming transfer runs on its receiver's,
+ * and the due work passes over the moved merchants' work each on its own clock.
  *
- * Moving the clock does not replay the instants in between: work that became due runs once, at
+ * Each instance keeps the moved clocks' offsets in memory, re-read every second and raised right
+ * after its own advances; offsets only grow, so a lagging instance is at most a second behind,
+ * never ahead.
+ *
+ * Moving a clock does not replay the instants in between: work that became due runs once, at
  * the new time (as after a server that was down for that long).
  *
- * It moves the payment domain only. Credentials, tokens, codes, `Idempotency-Key` retention, rate
- * limits, web forms and `webhook-timestamp` stay on real time: the layer also provides core's
- * `RealTime` as the clock the offset is added to.
+ * Credentials, tokens, codes, `Idempotency-Key` retention, rate limits, web forms,
+ * `webhook-timestamp` and transfers at the bank stay on real time: the layer also provides
+ * core's `RealTime`.
  */
-import { ClockOffsetRepository, Jobs, RealTime } from "@cobro/core"
+import {
+  Jobs,
+  MerchantClocks,
+  RealTime,
+  TestClockRepository,
+  TestClocks,
+  type Errors,
+  type Ids
+} from "@cobro/core"
 import { Webhooks } from "@cobro/webhooks"
-import { Clock, Context, DateTime, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Context, DateTime, Duration, Effect, Either, Layer, Schedule } from "effect"
 
-/** A `Clock` at real time plus an offset this process holds; `raise` moves it forward only. */
-export interface OffsetClock extends Clock.Clock {
-  readonly offsetMillis: () => number
-  /** Sets the offset to `millis` if that is ahead of the current one. */
-  readonly raise: (millis: number) => void
-}
+/** How often an instance re-reads the stored offsets. */
+export const refreshInterval = Duration.seconds(1)
 
-export const makeClock = (base: Clock.Clock = Clock.make()): OffsetClock => {
-  let offset = 0
-  const millis = () => base.unsafeCurrentTimeMillis() + offset
-  const nanos = () => base.unsafeCurrentTimeNanos() + BigInt(offset) * 1_000_000n
+/** A `Clock` at `base` time plus `offset()`, read at each call (it only grows). */
+export const offsetClock = (base: Clock.Clock, offset: () => number): Clock.Clock => {
+  const millis = () => base.unsafeCurrentTimeMillis() + offset()
+  const nanos = () => base.unsafeCurrentTimeNanos() + BigInt(offset()) * 1_000_000n
   return {
     [Clock.ClockTypeId]: Clock.ClockTypeId,
     unsafeCurrentTimeMillis: millis,
     currentTimeMillis: Effect.sync(millis),
     unsafeCurrentTimeNanos: nanos,
     currentTimeNanos: Effect.sync(nanos),
-    // Sleeping is real time: intervals and timeouts do not shrink when the clock jumps.
-    sleep: (duration) => base.sleep(duration),
-    offsetMillis: () => offset,
-    raise: (next) => {
-      if (Number.isFinite(next) && next > offset) offset = next
+    // Sleeping is real time: intervals and timeouts do not shrink when a clock jumps.
+    sleep: (duration) => base.sleep(duration)
+  }
+}
+
+/** The offsets this instance knows, and the clocks over them. */
+export interface ClockCache {
+  /** Milliseconds `user`'s clock runs ahead of real time (zero if never moved). */
+  readonly offsetOf: (user: Ids.UserId) => number
+  /** Sets `user`'s offset to `millis` if that is ahead of the known one. */
+  readonly raise: (user: Ids.UserId, millis: number) => void
+  /** The real time this cache adds offsets to. */
+  readonly real: Clock.Clock
+}
+
+export class SandboxClocks extends Context.Tag("@cobro/server/SandboxClocks")<SandboxClocks, ClockCache>() {}
+
+/** A cache over `real`, and the `MerchantClocks` it answers. */
+export const makeCache = (real: Clock.Clock): { cache: ClockCache; clocks: MerchantClocks.MerchantClocksShape } => {
+  const offsets = new Map<Ids.UserId, number>()
+  const clocks = new Map<Ids.UserId, Clock.Clock>()
+  const offsetOf = (user: Ids.UserId) => offsets.get(user) ?? 0
+  const cache: ClockCache = {
+    offsetOf,
+    raise: (user, millis) => {
+      if (Number.isFinite(millis) && millis > offsetOf(user)) offsets.set(user, millis)
+    },
+    real
+  }
+  const clockOf = (user: Ids.UserId) => {
+    if (offsetOf(user) <= 0) return undefined
+    let clock = clocks.get(user)
+    if (clock === undefined) {
+      clock = offsetClock(real, () => offsetOf(user))
+      clocks.set(user, clock)
+    }
+    return clock
+  }
+  return {
+    cache,
+    clocks: {
+      clockOf,
+      moved: Effect.sync(() => [...offsets.keys()].filter((user) => offsetOf(user) > 0).sort())
     }
   }
 }
 
-/** How far one advance may move the clock. */
-export const maxAdvance = Duration.days(400)
-
-/** How often an instance re-reads the shared offset. */
-export const refreshInterval = Duration.seconds(1)
-
-export interface ClockReading {
-  readonly now: DateTime.Utc
-  readonly offset: Duration.Duration
-}
-
-export class SandboxClock extends Context.Tag("@cobro/server/SandboxClock")<
-  SandboxClock,
-  {
-    /** The engine's time and how far it is ahead of real time. */
-    readonly read: Effect.Effect<ClockReading>
-    /** Moves the shared clock forward by `by` (positive, at most `maxAdvance`); the new reading. */
-    readonly advance: (by: Duration.Duration) => Effect.Effect<ClockReading>
-    /** Re-reads the shared offset now. */
-    readonly refresh: Effect.Effect<void>
-  }
->() {}
-
 /**
- * The test clock over the stored offset: installed as the `Clock` of everything built on top of
- * this layer (the engine, the HTTP handlers, the workers), loaded before anything reads the time,
- * and refreshed every second while the layer lives. Real time is the `Clock` this layer is built
- * on (the system's, or a test's); everything on top gets it as `RealTime`.
+ * The merchants' clocks over the stored offsets, as core's `MerchantClocks` for everything built
+ * on top of this layer (the engine, the HTTP handlers, the workers), loaded before anything reads
+ * the time and refreshed every second while the layer lives. Real time is the `Clock` this layer
+ * is built on (the system's, or a test's); everything on top gets it as `RealTime`.
  */
 export const layer: Layer.Layer<
-  SandboxClock | RealTime.RealTime,
+  SandboxClocks | MerchantClocks.MerchantClocks | RealTime.RealTime,
   never,
-  ClockOffsetRepository.ClockOffsetRepository
+  TestClockRepository.TestClockRepository
 > = Layer.scopedContext(
   Effect.gen(function* () {
-    const offsets = yield* ClockOffsetRepository.ClockOffsetRepository
+    const repo = yield* TestClockRepository.TestClockRepository
     const real = yield* Effect.clock
-    const clock = makeClock(real)
-    const refresh = Effect.map(offsets.get, (offset) => clock.raise(Duration.toMillis(offset)))
+    const { cache, clocks } = makeCache(real)
+    const refresh = Effect.map(repo.moved, (moved) => {
+      for (const { user_id, offset } of moved) cache.raise(user_id, Duration.toMillis(offset))
+    })
     yield* refresh
-    yield* Effect.withClockScoped(clock)
     yield* refresh.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("could not re-read the sandbox clock", cause)),
+      Effect.catchAllCause((cause) => Effect.logWarning("could not re-read the sandbox test clocks", cause)),
       Effect.repeat(Schedule.spaced(refreshInterval)),
       Effect.forkScoped
     )
-    const read = Effect.sync((): ClockReading => ({
-      now: DateTime.unsafeMake(clock.unsafeCurrentTimeMillis()),
-      offset: Duration.millis(clock.offsetMillis())
-    }))
-    const advance = (by: Duration.Duration) =>
-      Effect.gen(function* () {
-        if (Duration.greaterThan(by, maxAdvance)) {
-          return yield* Effect.dieMessage(
-            `the sandbox clock moves at most ${Duration.format(maxAdvance)} at once`
-          )
-        }
-        const offset = yield* offsets.advance(by)
-        clock.raise(Duration.toMillis(offset))
-        yield* Effect.logInfo("sandbox clock advanced").pipe(
-          Effect.annotateLogs({ by: Duration.format(by), offset: Duration.format(offset) })
-        )
-        return yield* read
-      }).pipe(Effect.withSpan("SandboxClock.advance"))
-    return Context.make(SandboxClock, SandboxClock.of({ read, advance, refresh })).pipe(
+    return Context.make(SandboxClocks, cache).pipe(
+      Context.add(MerchantClocks.MerchantClocks, clocks),
       Context.add(RealTime.RealTime, RealTime.fromClock(real))
     )
   })
 )
 
-export interface AdvanceReport extends ClockReading {
-  readonly jobs: Jobs.RunReport
-  readonly webhooks: Webhooks.DeliveryReport
+const readingOf = (cache: ClockCache, user: Ids.UserId): TestClocks.ClockReading => {
+  const offset = cache.offsetOf(user)
+  return {
+    now: DateTime.unsafeMake(cache.real.unsafeCurrentTimeMillis() + offset),
+    offset: Duration.millis(offset)
+  }
 }
 
 /**
- * Advances the shared clock, then runs everything that became due (expiries, payout schedules,
- * split payouts, then the webhook deliveries they and earlier work made due) before returning.
+ * The merchants' `TestClocks`: reading a clock, and advancing it then running its merchant's work
+ * that became due (`Jobs.runDueOf`, then `Webhooks.deliverDueOf`) before answering. Concurrent
+ * advances of one clock are safe: the stored offset changes in one atomic step, and each piece of
+ * due work is claimed under a lock or a lease, so it runs once whichever advance finds it.
  */
-export const advanceAndRunDue = (by: Duration.Duration) =>
+export const testClocks: Layer.Layer<
+  TestClocks.TestClocks,
+  never,
+  SandboxClocks | TestClockRepository.TestClockRepository | Jobs.Jobs | Webhooks.Webhooks
+> = Layer.effect(
+  TestClocks.TestClocks,
   Effect.gen(function* () {
-    const sandbox = yield* SandboxClock
+    const cache = yield* SandboxClocks
+    const repo = yield* TestClockRepository.TestClockRepository
     const jobs = yield* Jobs.Jobs
     const webhooks = yield* Webhooks.Webhooks
-    yield* sandbox.advance(by)
-    const jobsReport = yield* jobs.runDue()
-    const webhooksReport = yield* webhooks.deliverDue()
-    const reading = yield* sandbox.read
-    return { ...reading, jobs: jobsReport, webhooks: webhooksReport } satisfies AdvanceReport
-  }).pipe(Effect.withSpan("SandboxClock.advanceAndRunDue"))
+
+    /** The stored offset of `user`, known to this instance from now on. */
+    const load = (user: Ids.UserId) =>
+      Effect.map(repo.get(user), (offset) => cache.raise(user, Duration.toMillis(offset)))
+
+    const read = (user: Ids.UserId) => Effect.as(load(user), readingOf(cache, user))
+
+    const advance = (
+      user: Ids.UserId,
+      request: TestClocks.AdvanceRequest
+    ): Effect.Effect<TestClocks.AdvanceReport, Errors.InvalidInput> =>
+      Effect.gen(function* () {
+        yield* load(user)
+        const move = TestClocks.plan(request, cache.real.unsafeCurrentTimeMillis(), cache.offsetOf(user))
+        if (Either.isLeft(move)) return yield* move.left
+        const stored =
+          move.right._tag === "Add"
+            ? yield* repo.advance(user, Duration.millis(move.right.millis))
+            : move.right._tag === "RaiseTo"
+              ? yield* repo.raiseTo(user, Duration.millis(move.right.millis))
+              : Duration.millis(cache.offsetOf(user))
+        cache.raise(user, Duration.toMillis(stored))
+        yield* Effect.logInfo("sandbox test clock advanced").pipe(
+          Effect.annotateLogs({ user_id: user, offset: Duration.format(stored) })
+        )
+        const jobsReport = yield* jobs.runDueOf(user)
+        const webhooksReport = yield* webhooks.deliverDueOf(user)
+        return { ...readingOf(cache, user), jobs: jobsReport, webhooks: webhooksReport }
+      }).pipe(Effect.withSpan("TestClocks.advance", { attributes: { user_id: user } }))
+
+    return TestClocks.TestClocks.of({ read, advance })
+  })
+)

@@ -1,22 +1,22 @@
 /**
  * The storage the configuration names: a SQLite file (its directory created first) or a Postgres
- * database, migrated when the layer starts, with the sandbox clock's offset beside the engine's
+ * database, migrated when the layer starts, with the sandbox's test clocks beside the engine's
  * repositories (and the reconciliation's cursors). A failure to open or migrate it is a `StorageError` with a sentence an operator
  * can act on.
  */
 import type {
-  ClockOffsetRepository,
   Engine,
   ReconciliationCursor,
   SandboxAccountRepository,
-  StorageHealth
+  StorageHealth,
+  TestClockRepository
 } from "@cobro/core"
 import {
   Migrations,
-  SqlClockOffsetRepository,
   SqlReconciliationCursor,
   SqlSandboxAccountRepository,
-  SqlStorageHealth
+  SqlStorageHealth,
+  SqlTestClockRepository
 } from "@cobro/sql"
 import type { SqlClient } from "@effect/sql"
 import * as SqlClientTag from "@effect/sql/SqlClient"
@@ -34,7 +34,7 @@ export class StorageError extends Schema.TaggedError<StorageError>()("StorageErr
 
 export type Services =
   | Engine.Storage
-  | ClockOffsetRepository.ClockOffsetRepository
+  | TestClockRepository.TestClockRepository
   | ReconciliationCursor.ReconciliationCursor
   | SandboxAccountRepository.SandboxAccountRepository
   | StorageHealth.StorageHealth
@@ -93,7 +93,7 @@ export const client = (database: Database): Layer.Layer<SqlClient.SqlClient, Sto
   )
 
 /**
- * Every storage port, migrated; the sandbox clock's offset, the sandbox bank's registered accounts
+ * Every storage port, migrated; the sandbox's test clocks, the sandbox bank's registered accounts
  * and the readiness check too.
  */
 export const layer = (database: Database): Layer.Layer<Services, StorageError> =>
@@ -104,7 +104,7 @@ export const layer = (database: Database): Layer.Layer<Services, StorageError> =
     (storage) =>
       Layer.provideMerge(
         Layer.mergeAll(
-          SqlClockOffsetRepository.layer,
+          SqlTestClockRepository.layer,
           SqlReconciliationCursor.layer,
           SqlSandboxAccountRepository.layer,
           SqlStorageHealth.layer

@@ -14,8 +14,10 @@
 import {
   type CredentialRepository,
   type Crypto,
+  DueScope,
   Errors,
   type Ids,
+  MerchantClocks,
   type PartnerRepository,
   RealTime,
   WebhookDeliveryRepository as W
@@ -103,6 +105,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
     // `webhook-timestamp` is real time, also when the engine's clock is shifted (the sandbox clock
     // moved ahead): receivers check it against their own clock to refuse replays.
     const realTime = yield* RealTime.RealTime
+    const clocks = yield* MerchantClocks.MerchantClocks
 
     /** One attempt of a claimed delivery, recorded; what became of it. */
     const attempt = (
@@ -221,11 +224,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
         )
       )
 
-    /**
-     * Claims and attempts every delivery due now, batch after batch, until none is left; returns
-     * the counts. Safe to run concurrently, in this process or in others sharing the storage.
-     */
-    const deliverDue = Effect.fn("Webhooks.deliverDue")(function* () {
+    /** Claims and attempts every delivery of `scope` due now, batch after batch, until none is left. */
+    const deliverScope = Effect.fn("Webhooks.deliverScope")(function* (scope: DueScope.DueScope) {
       const counts: Record<Outcome, number> = { delivered: 0, retrying: 0, dead: 0, superseded: 0, errors: 0 }
       let attempted = 0
       const secretOf = secrets()
@@ -235,7 +235,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
           now,
           worker,
           DateTime.addDuration(now, config.lease),
-          config.batchSize
+          config.batchSize,
+          scope
         )
         if (batch.length === 0) break
         attempted += batch.length
@@ -250,6 +251,20 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
       }
       return { attempted, ...counts } satisfies DeliveryReport
     })
+
+    /**
+     * Claims and attempts every delivery due now, batch after batch, until none is left; returns
+     * the counts. Safe to run concurrently, in this process or in others sharing the storage.
+     * Deliveries of a merchant on a clock of its own (a moved sandbox test clock) are due by
+     * that clock: they are claimed in a pass of their own, on it.
+     */
+    const deliverDue = Effect.fn("Webhooks.deliverDue")(function* () {
+      return yield* MerchantClocks.passes(clocks, deliverScope)
+    })
+
+    /** The deliveries of merchant `user` due by its own clock (a moved sandbox test clock). */
+    const deliverDueOf = (user: Ids.UserId) =>
+      MerchantClocks.onClockOf(clocks, user)(deliverScope(DueScope.only(user)))
 
     /**
      * Sends the event again from the start of the schedule, whatever its state (delivered, dead
@@ -288,7 +303,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
       })
     })
 
-    return { deliverDue, replay, get, attempts, list, workerId: worker } as const
+    return { deliverDue, deliverDueOf, replay, get, attempts, list, workerId: worker } as const
   })
 }) {}
 

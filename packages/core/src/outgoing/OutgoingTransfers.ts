@@ -24,6 +24,7 @@ import * as Accounts from "../ledger/LedgerAccount.js"
 import type { LedgerAccount } from "../ledger/LedgerAccount.js"
 import * as Metrics from "../Metrics.js"
 import type { Money } from "../Money.js"
+import { RealTime } from "../RealTime.js"
 import { Transactor } from "../Transactor.js"
 import * as RefundSettlement from "../refunds/refundSettlement.js"
 import * as SchedulePayouts from "../schedules/payoutSettlement.js"
@@ -77,6 +78,17 @@ export interface SettleReport {
   readonly finished: number
 }
 
+/** A settle step that did nothing (a pass over one merchant's work leaves transfers alone). */
+export const noSettle: SettleReport = {
+  completed: 0,
+  failed: 0,
+  pending: 0,
+  resent: 0,
+  unknown: 0,
+  errors: 0,
+  finished: 0
+}
+
 const describe = (e: BankError) => `${e.reason}: ${e.message}`
 
 export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cobro/core/OutgoingTransfers", {
@@ -92,6 +104,9 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
       refund: yield* RefundSettlement.make
     }
     const interval = config.transferCheckInterval
+    // Transfers at the bank run on real time (also for a merchant whose sandbox test clock was
+    // moved ahead): the settle job finds them due in one pass over everyone.
+    const realTime = yield* RealTime
 
     /**
      * Records a transfer in the caller's unit of work, for `dispatch` after it commits; `none`
@@ -100,7 +115,7 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
     const record = Effect.fn("OutgoingTransfers.record")(function* (input: NewTransfer) {
       const existing = yield* repo.findByReferenceForUpdate(input.reference)
       if (Option.isSome(existing)) return Option.none<OutgoingTransfer>()
-      const now = yield* DateTime.now
+      const now = yield* realTime.now
       const transfer = new OutgoingTransfer({
         ...input,
         status: "SENDING",
@@ -126,7 +141,7 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
         Effect.gen(function* () {
           const found = yield* repo.findByReferenceForUpdate(reference)
           if (Option.isNone(found) || !isInFlight(found.value)) return Option.none<A>()
-          return Option.some(yield* f(found.value, yield* DateTime.now))
+          return Option.some(yield* f(found.value, yield* realTime.now))
         })
       )
 
@@ -272,7 +287,7 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
 
     /** Checks every due transfer of `purpose` once. */
     const settleDue = Effect.fn("OutgoingTransfers.settleDue")(function* (purpose: TransferPurpose) {
-      const now = yield* DateTime.now
+      const now = yield* realTime.now
       const report = { completed: 0, failed: 0, pending: 0, resent: 0, unknown: 0, errors: 0, finished: 0 }
       const seen = new Set<string>()
       while (true) {

@@ -21,7 +21,8 @@ import { PayoutId, type ScheduleId } from "../Ids.js"
 import { credit, debit, Ledger } from "../ledger/Ledger.js"
 import * as Accounts from "../ledger/LedgerAccount.js"
 import * as Metrics from "../Metrics.js"
-import { OutgoingTransfers, type StepResult } from "../outgoing/OutgoingTransfers.js"
+import * as DueScope from "../clocks/DueScope.js"
+import { noSettle, OutgoingTransfers, type StepResult } from "../outgoing/OutgoingTransfers.js"
 import * as S from "./Schedule.js"
 import { ScheduleRepository } from "./ScheduleRepository.js"
 import { Transactor } from "../Transactor.js"
@@ -129,7 +130,11 @@ export const makePayoutRuns = Effect.gen(function* () {
     else if (r.step !== "stale") counts.retrying++
   }
 
-  const runDue = Effect.fn("Schedules.runDue")(function* () {
+  /**
+   * Settles payouts in flight (on a pass over everyone: transfers at the bank run on real time),
+   * then runs every schedule of `scope` whose run has come.
+   */
+  const runDue = Effect.fn("Schedules.runDue")(function* (scope: DueScope.DueScope = DueScope.everyone) {
     const now = yield* DateTime.now
     const counts = { runs: 0, sent: 0, failed: 0, retrying: 0, skipped: 0, errors: 0 }
     const tally = tallyInto(counts)
@@ -140,7 +145,8 @@ export const makePayoutRuns = Effect.gen(function* () {
       )
 
     // Payouts in flight from earlier runs (pending at the bank, outcome unknown, a crash).
-    const settled = yield* outgoing.settleDue("schedule_payout")
+    const settled =
+      scope._tag === "Everyone" ? yield* outgoing.settleDue("schedule_payout") : noSettle
     counts.sent += settled.completed
     counts.failed += settled.failed
     counts.retrying += settled.pending + settled.unknown
@@ -149,7 +155,7 @@ export const makePayoutRuns = Effect.gen(function* () {
     // Schedules whose run has come.
     const seenSchedules = new Set<string>()
     while (true) {
-      const due = (yield* repo.findDue(now, config.jobBatchSize + seenSchedules.size)).filter(
+      const due = (yield* repo.findDue(now, config.jobBatchSize + seenSchedules.size, scope)).filter(
         (s) => !seenSchedules.has(s.schedule_id)
       )
       if (due.length === 0) break

@@ -17,7 +17,8 @@ import { credit, debit, Ledger } from "../ledger/Ledger.js"
 import * as Accounts from "../ledger/LedgerAccount.js"
 import * as Metrics from "../Metrics.js"
 import type { OutgoingTransfer } from "../outgoing/OutgoingTransfer.js"
-import { OutgoingTransfers, type SettleReport, type StepResult } from "../outgoing/OutgoingTransfers.js"
+import * as DueScope from "../clocks/DueScope.js"
+import { noSettle, OutgoingTransfers, type SettleReport, type StepResult } from "../outgoing/OutgoingTransfers.js"
 import { Outbox } from "../webhooks/Outbox.js"
 import * as Split from "./Split.js"
 import { SplitRepository } from "./SplitRepository.js"
@@ -123,14 +124,21 @@ export const make = Effect.gen(function* () {
     failed: settled.unknown + settled.errors
   })
 
-  /** Settles split payouts in flight, then executes every instruction whose hold has ended. */
-  const runDue = Effect.fn("Splits.runDue")(function* () {
+  /**
+   * Settles split payouts in flight (on a pass over everyone: transfers at the bank run on real
+   * time), then executes every instruction of `scope` whose hold has ended.
+   */
+  const runDue = Effect.fn("Splits.runDue")(function* (scope: DueScope.DueScope = DueScope.everyone) {
     const now = yield* DateTime.now
-    const report = { ...fromSettle(yield* outgoing.settleDue("split_payout")) }
+    const report = {
+      ...fromSettle(
+        scope._tag === "Everyone" ? yield* outgoing.settleDue("split_payout") : noSettle
+      )
+    }
     // Each split is looked at once per run, whatever happens to it.
     const seen = new Set<string>()
     while (true) {
-      const due = (yield* repo.findDue(now, config.jobBatchSize + seen.size)).filter(
+      const due = (yield* repo.findDue(now, config.jobBatchSize + seen.size, scope)).filter(
         (s) => !seen.has(s.split_payment_id)
       )
       if (due.length === 0) break

@@ -45,6 +45,7 @@ export {
   signerOf,
   WebhookDelivery
 } from "./WebhookDelivery.js"
+import { type DueScope, everyone, includes } from "../clocks/DueScope.js"
 
 export interface ListQuery {
   readonly status?: DeliveryStatus
@@ -62,14 +63,15 @@ export class WebhookDeliveryRepository extends Context.Tag("@cobro/core/WebhookD
   {
     /**
      * Leases up to `limit` pending deliveries due at `now` that nobody holds (or whose lease has
-     * passed) to `owner` until `leaseUntil`, oldest due first. Two concurrent claims never get the
-     * same delivery.
+     * passed) to `owner` until `leaseUntil`, oldest due first; only the deliveries of merchants in
+     * `scope` (everyone by default). Two concurrent claims never get the same delivery.
      */
     readonly claimDue: (
       now: DateTime.Utc,
       owner: string,
       leaseUntil: DateTime.Utc,
-      limit: number
+      limit: number,
+      scope?: DueScope
     ) => Effect.Effect<ReadonlyArray<WebhookDelivery>>
     /**
      * Records `attempt` and, if the delivery is still pending under the lease `claimed` holds
@@ -108,10 +110,10 @@ export const makeMemory = Effect.gen(function* () {
     Effect.map(tables.get, f)
 
   return WebhookDeliveryRepository.of({
-    claimDue: (now, owner, leaseUntil, limit) =>
+    claimDue: (now, owner, leaseUntil, limit, scope = everyone) =>
       tables.modify((t) => {
         const claimed = Array.from(HashMap.values(t.deliveries))
-          .filter((d) => isClaimable(d, now))
+          .filter((d) => isClaimable(d, now) && includes(scope, d.user_id))
           .sort(claimOrder)
           .slice(0, Math.max(0, limit))
           // Valid rows with a lease added: not validated again (it costs more than the claim).

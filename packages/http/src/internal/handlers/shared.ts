@@ -8,7 +8,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import type { Errors, Principal } from "@cobro/core"
+import { type Errors, MerchantClocks, type Principal } from "@cobro/core"
 import { Chunk, Effect, FiberRef, type Layer, Option, Schema, SchemaAST as AST } from "effect"
 import * as Api from "../../Api.js"
 import { ApiError, fromDomain } from "../../ApiError.js"
@@ -78,7 +78,16 @@ const isIdempotent = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) =>
   )
 
 /**
- * `handler` of `endpoint`, as it runs. A route that declares `Idempotency-Key` runs under it:
+ * `answer` on the clock of the merchant the request authenticated for (`MerchantClocks`: its
+ * sandbox test clock, once moved); unchanged on routes without authentication.
+ */
+const onMerchantClock = <A, E, R>(answer: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Effect.serviceOption(CurrentPrincipal), (principal) =>
+    Option.isSome(principal) ? MerchantClocks.run(principal.value.user_id)(answer) : answer
+  )
+
+/**
+ * `handler` of `endpoint`, as it runs (on the caller's merchant clock: `onMerchantClock`). A route that declares `Idempotency-Key` runs under it:
  * the keys are the principal's (scope: its user id) or, on a public route, those of the merchant
  * its body names (`public:<user_id>`); the fingerprint is the payload encoded back with the
  * route's payload schema (`null` without a body) and the reply is stored as the route's success
@@ -87,7 +96,7 @@ const isIdempotent = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) =>
  */
 const run = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, handler: Handler): Handler => {
   const replying = (answer: Effect.Effect<unknown, unknown, unknown>) =>
-    Effect.tap(answer, () => FiberRef.set(replied, true))
+    onMerchantClock(Effect.tap(answer, () => FiberRef.set(replied, true)))
   if (!isIdempotent(endpoint)) return (input) => replying(handler(input))
   return (input) =>
     replying(

@@ -1,0 +1,87 @@
+/**
+ * `TestClockRepository` over `SqlClient`: one row per merchant whose clock was ever moved
+ * (`cobro_test_clocks`). Each change is a single upsert that computes the new offset from the
+ * stored one and returns it, so concurrent advances from several instances all count (`advance`)
+ * or end at the furthest instant asked (`raiseTo`), and none is lost.
+ */
+import { SqlClient } from "@effect/sql"
+import { Ids, TestClockRepository as Port } from "@cobro/core"
+import { Duration, Effect, Layer, Option, Schema } from "effect"
+import { findAll, findOne, single } from "./internal/sql.js"
+
+/** A stored offset (`offset_ms`, BIGINT: text on Postgres) as a `Duration`. */
+const OffsetMs = Schema.transform(Schema.Union(Schema.Number, Schema.NumberFromString), Schema.DurationFromSelf, {
+  strict: true,
+  decode: Duration.millis,
+  encode: Duration.toMillis
+})
+
+const Offset = Schema.Struct({ offset_ms: OffsetMs }).pipe(Schema.pluck("offset_ms"))
+
+const Change = Schema.Struct({ user: Schema.String, ms: Schema.Number, at: Schema.Number })
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const get = findOne({
+    Request: Schema.String,
+    Result: Offset,
+    execute: (user) => sql`SELECT offset_ms FROM cobro_test_clocks WHERE user_id = ${user}`
+  })
+
+  const add = single({
+    Request: Change,
+    Result: Offset,
+    execute: ({ user, ms, at }) => sql`INSERT INTO cobro_test_clocks (user_id, offset_ms, updated_ms)
+      VALUES (${user}, ${ms}, ${at})
+      ON CONFLICT (user_id) DO UPDATE SET offset_ms = cobro_test_clocks.offset_ms + excluded.offset_ms,
+        updated_ms = excluded.updated_ms
+      RETURNING offset_ms`
+  })
+
+  const raise = single({
+    Request: Change,
+    Result: Offset,
+    execute: ({ user, ms, at }) => sql`INSERT INTO cobro_test_clocks (user_id, offset_ms, updated_ms)
+      VALUES (${user}, ${ms}, ${at})
+      ON CONFLICT (user_id) DO UPDATE SET
+        offset_ms = CASE WHEN excluded.offset_ms > cobro_test_clocks.offset_ms
+          THEN excluded.offset_ms ELSE cobro_test_clocks.offset_ms END,
+        updated_ms = excluded.updated_ms
+      RETURNING offset_ms`
+  })
+
+  const moved = findAll({
+    Request: Schema.Void,
+    Result: Schema.Struct({ user_id: Ids.UserId, offset_ms: OffsetMs }),
+    execute: () => sql`SELECT user_id, offset_ms FROM cobro_test_clocks WHERE offset_ms > 0 ORDER BY user_id`
+  })
+
+  const now = Effect.sync(() => Date.now())
+
+  return Port.TestClockRepository.of({
+    get: (user) =>
+      get(user).pipe(
+        Effect.map(Option.getOrElse(() => Duration.zero)),
+        Effect.withSpan("TestClockRepository.get")
+      ),
+    advance: (user, by) =>
+      Effect.flatMap(Port.positiveMillis(by), (ms) =>
+        Effect.flatMap(now, (at) => add({ user, ms, at }))
+      ).pipe(Effect.withSpan("TestClockRepository.advance")),
+    raiseTo: (user, offset) =>
+      Effect.flatMap(Port.positiveMillis(offset), (ms) =>
+        Effect.flatMap(now, (at) => raise({ user, ms, at }))
+      ).pipe(Effect.withSpan("TestClockRepository.raiseTo")),
+    moved: moved(undefined).pipe(
+      Effect.map((rows) => rows.map((row) => ({ user_id: row.user_id, offset: row.offset_ms }))),
+      Effect.withSpan("TestClockRepository.moved")
+    )
+  })
+})
+
+/** The repository (the database must already be migrated: `SqlStorage.layer` does it). */
+export const layer: Layer.Layer<Port.TestClockRepository, never, SqlClient.SqlClient> = Layer.effect(
+  Port.TestClockRepository,
+  make
+)
