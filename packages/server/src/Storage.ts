@@ -1,22 +1,20 @@
 /**
  * The storage the configuration names: a SQLite file (its directory created first) or a Postgres
- * database, migrated when the layer starts, with the sandbox's test clocks beside the engine's
- * repositories (and the reconciliation's cursors). A failure to open or migrate it is a `StorageError` with a sentence an operator
- * can act on.
+ * database, migrated when the layer starts, with the sandbox bank's registered accounts beside
+ * the engine's repositories (and the reconciliation's cursors). A failure to open or migrate it is
+ * a `StorageError` with a sentence an operator can act on.
  */
 import type {
   Engine,
   ReconciliationCursor,
   SandboxAccountRepository,
-  StorageHealth,
-  TestClockRepository
+  StorageHealth
 } from "@cobro/core"
 import {
   Migrations,
   SqlReconciliationCursor,
   SqlSandboxAccountRepository,
-  SqlStorageHealth,
-  SqlTestClockRepository
+  SqlStorageHealth
 } from "@cobro/sql"
 import type { SqlClient } from "@effect/sql"
 import * as SqlClientTag from "@effect/sql/SqlClient"
@@ -34,7 +32,6 @@ export class StorageError extends Schema.TaggedError<StorageError>()("StorageErr
 
 export type Services =
   | Engine.Storage
-  | TestClockRepository.TestClockRepository
   | ReconciliationCursor.ReconciliationCursor
   | SandboxAccountRepository.SandboxAccountRepository
   | StorageHealth.StorageHealth
@@ -93,8 +90,8 @@ export const client = (database: Database): Layer.Layer<SqlClient.SqlClient, Sto
   )
 
 /**
- * Every storage port, migrated; the sandbox's test clocks, the sandbox bank's registered accounts
- * and the readiness check too.
+ * Every storage port (the sandbox's test clocks among them), migrated; the sandbox bank's
+ * registered accounts and the readiness check too.
  */
 export const layer = (database: Database): Layer.Layer<Services, StorageError> =>
   Layer.unwrapEffect(Effect.map(driver(database), (d) => d.layer)).pipe(
@@ -104,7 +101,6 @@ export const layer = (database: Database): Layer.Layer<Services, StorageError> =
     (storage) =>
       Layer.provideMerge(
         Layer.mergeAll(
-          SqlTestClockRepository.layer,
           SqlReconciliationCursor.layer,
           SqlSandboxAccountRepository.layer,
           SqlStorageHealth.layer
