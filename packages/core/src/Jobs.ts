@@ -13,7 +13,7 @@ import { Outbox } from "./webhooks/Outbox.js"
 import * as DueScope from "./clocks/DueScope.js"
 import * as MerchantClocks from "./clocks/MerchantClocks.js"
 import type { UserId } from "./Ids.js"
-import { noSettle, OutgoingTransfers, type SettleReport } from "./outgoing/OutgoingTransfers.js"
+import { OutgoingTransfers, type SettleReport } from "./outgoing/OutgoingTransfers.js"
 import * as P from "./payments/Payment.js"
 import { PaymentRepository } from "./payments/PaymentRepository.js"
 import { type PayoutRunReport, Schedules } from "./schedules/Schedules.js"
@@ -118,7 +118,8 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
       }
       const payouts = yield* schedules.runDue(scope)
       const splits = yield* splitPayments.runDue(scope)
-      const refunds = scope._tag === "Everyone" ? yield* outgoing.settleDue("refund") : noSettle
+      // Transfers at the bank run on real time, whoever's pass this is (see `OutgoingTransfers`).
+      const refunds = yield* outgoing.settleDue("refund")
       yield* Metric.incrementBy(Metrics.jobsRun.payout_schedule, payouts.runs)
       yield* Metric.incrementBy(Metrics.jobsFailed.payout_schedule, payouts.errors)
       yield* Metric.incrementBy(Metrics.jobsRun.split_payout, splits.finished)

@@ -15,6 +15,9 @@
  * in transit (to the bank, or back where it came from) and the owner records the outcome and its
  * events; a transfer no longer in flight is left alone, so each is settled exactly once. An
  * unknown outcome never fails a transfer: only the bank's refusal or its status does.
+ *
+ * Its times (`next_check_at`, creation and change) are real time (`RealTime`), the bank's: a
+ * sandbox merchant's test clock moved ahead does not make its checks due sooner.
  */
 import { Cause, DateTime, Effect, Either, Metric, Option } from "effect"
 import { type BankError, BankProvider, type TransferAcceptance } from "../bank/BankProvider.js"
@@ -78,17 +81,6 @@ export interface SettleReport {
   readonly finished: number
 }
 
-/** A settle step that did nothing (a pass over one merchant's work leaves transfers alone). */
-export const noSettle: SettleReport = {
-  completed: 0,
-  failed: 0,
-  pending: 0,
-  resent: 0,
-  unknown: 0,
-  errors: 0,
-  finished: 0
-}
-
 const describe = (e: BankError) => `${e.reason}: ${e.message}`
 
 export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cobro/core/OutgoingTransfers", {
@@ -105,7 +97,7 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
     }
     const interval = config.transferCheckInterval
     // Transfers at the bank run on real time (also for a merchant whose sandbox test clock was
-    // moved ahead): the settle job finds them due in one pass over everyone.
+    // moved ahead: the bank's time is real), so `settleDue` finds the same ones in any pass.
     const realTime = yield* RealTime
 
     /**

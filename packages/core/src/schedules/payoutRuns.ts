@@ -22,7 +22,7 @@ import { credit, debit, Ledger } from "../ledger/Ledger.js"
 import * as Accounts from "../ledger/LedgerAccount.js"
 import * as Metrics from "../Metrics.js"
 import * as DueScope from "../clocks/DueScope.js"
-import { noSettle, OutgoingTransfers, type StepResult } from "../outgoing/OutgoingTransfers.js"
+import { OutgoingTransfers, type StepResult } from "../outgoing/OutgoingTransfers.js"
 import * as S from "./Schedule.js"
 import { ScheduleRepository } from "./ScheduleRepository.js"
 import { Transactor } from "../Transactor.js"
@@ -131,8 +131,8 @@ export const makePayoutRuns = Effect.gen(function* () {
   }
 
   /**
-   * Settles payouts in flight (on a pass over everyone: transfers at the bank run on real time),
-   * then runs every schedule of `scope` whose run has come.
+   * Settles payouts in flight (transfers at the bank, due by real time), then runs every schedule
+   * of `scope` whose run has come.
    */
   const runDue = Effect.fn("Schedules.runDue")(function* (scope: DueScope.DueScope = DueScope.everyone) {
     const now = yield* DateTime.now
@@ -145,8 +145,7 @@ export const makePayoutRuns = Effect.gen(function* () {
       )
 
     // Payouts in flight from earlier runs (pending at the bank, outcome unknown, a crash).
-    const settled =
-      scope._tag === "Everyone" ? yield* outgoing.settleDue("schedule_payout") : noSettle
+    const settled = yield* outgoing.settleDue("schedule_payout")
     counts.sent += settled.completed
     counts.failed += settled.failed
     counts.retrying += settled.pending + settled.unknown

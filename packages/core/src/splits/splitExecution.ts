@@ -18,7 +18,7 @@ import * as Accounts from "../ledger/LedgerAccount.js"
 import * as Metrics from "../Metrics.js"
 import type { OutgoingTransfer } from "../outgoing/OutgoingTransfer.js"
 import * as DueScope from "../clocks/DueScope.js"
-import { noSettle, OutgoingTransfers, type SettleReport, type StepResult } from "../outgoing/OutgoingTransfers.js"
+import { OutgoingTransfers, type SettleReport, type StepResult } from "../outgoing/OutgoingTransfers.js"
 import { Outbox } from "../webhooks/Outbox.js"
 import * as Split from "./Split.js"
 import { SplitRepository } from "./SplitRepository.js"
@@ -125,16 +125,12 @@ export const make = Effect.gen(function* () {
   })
 
   /**
-   * Settles split payouts in flight (on a pass over everyone: transfers at the bank run on real
-   * time), then executes every instruction of `scope` whose hold has ended.
+   * Settles split payouts in flight (transfers at the bank, due by real time), then executes every
+   * instruction of `scope` whose hold has ended.
    */
   const runDue = Effect.fn("Splits.runDue")(function* (scope: DueScope.DueScope = DueScope.everyone) {
     const now = yield* DateTime.now
-    const report = {
-      ...fromSettle(
-        scope._tag === "Everyone" ? yield* outgoing.settleDue("split_payout") : noSettle
-      )
-    }
+    const report = { ...fromSettle(yield* outgoing.settleDue("split_payout")) }
     // Each split is looked at once per run, whatever happens to it.
     const seen = new Set<string>()
     while (true) {
