@@ -146,29 +146,35 @@ export const testClocks: Layer.Layer<
     const jobs = yield* Jobs.Jobs
     const webhooks = yield* Webhooks.Webhooks
 
-    /** The stored offset of `user`, known to this instance from now on. */
+    /** The stored clock of `user`, its offset known to this instance from now on. */
     const load = (user: Ids.UserId) =>
-      Effect.map(repo.get(user), (offset) => cache.raise(user, Duration.toMillis(offset)))
+      Effect.tap(repo.get(user), (stored) => cache.raise(user, Duration.toMillis(stored.offset)))
 
-    const read = (user: Ids.UserId) => Effect.as(load(user), readingOf(cache, user))
+    const read = (user: Ids.UserId) => Effect.map(load(user), () => readingOf(cache, user))
 
     const advance = (
       user: Ids.UserId,
       request: TestClocks.AdvanceRequest
     ): Effect.Effect<TestClocks.AdvanceReport, Errors.InvalidInput> =>
       Effect.gen(function* () {
-        yield* load(user)
-        const move = TestClocks.plan(request, cache.real.unsafeCurrentTimeMillis(), cache.offsetOf(user))
+        const stored = yield* load(user)
+        const realMillis = cache.real.unsafeCurrentTimeMillis()
+        const move = TestClocks.plan(request, {
+          realMillis,
+          offsetMillis: cache.offsetOf(user),
+          setMillis:
+            stored.movedAt === undefined ? realMillis : stored.movedAt + Duration.toMillis(stored.offset)
+        })
         if (Either.isLeft(move)) return yield* move.left
-        const stored =
+        const offset =
           move.right._tag === "Add"
-            ? yield* repo.advance(user, Duration.millis(move.right.millis))
+            ? yield* repo.advance(user, Duration.millis(move.right.millis), realMillis)
             : move.right._tag === "RaiseTo"
-              ? yield* repo.raiseTo(user, Duration.millis(move.right.millis))
+              ? yield* repo.raiseTo(user, Duration.millis(move.right.millis), realMillis)
               : Duration.millis(cache.offsetOf(user))
-        cache.raise(user, Duration.toMillis(stored))
+        cache.raise(user, Duration.toMillis(offset))
         yield* Effect.logInfo("sandbox test clock advanced").pipe(
-          Effect.annotateLogs({ user_id: user, offset: Duration.format(stored) })
+          Effect.annotateLogs({ user_id: user, offset: Duration.format(offset) })
         )
         const jobsReport = yield* jobs.runDueOf(user)
         const webhooksReport = yield* webhooks.deliverDueOf(user)

@@ -18,6 +18,11 @@ const OffsetMs = Schema.transform(Schema.Union(Schema.Number, Schema.NumberFromS
 
 const Offset = Schema.Struct({ offset_ms: OffsetMs }).pipe(Schema.pluck("offset_ms"))
 
+const Stored = Schema.Struct({
+  offset_ms: OffsetMs,
+  updated_ms: Schema.Union(Schema.Number, Schema.NumberFromString)
+})
+
 const Change = Schema.Struct({ user: Schema.String, ms: Schema.Number, at: Schema.Number })
 
 export const make = Effect.gen(function* () {
@@ -25,8 +30,8 @@ export const make = Effect.gen(function* () {
 
   const get = findOne({
     Request: Schema.String,
-    Result: Offset,
-    execute: (user) => sql`SELECT offset_ms FROM cobro_test_clocks WHERE user_id = ${user}`
+    Result: Stored,
+    execute: (user) => sql`SELECT offset_ms, updated_ms FROM cobro_test_clocks WHERE user_id = ${user}`
   })
 
   const add = single({
@@ -39,15 +44,13 @@ export const make = Effect.gen(function* () {
       RETURNING offset_ms`
   })
 
-  const raise = single({
+  const raise = findOne({
     Request: Change,
     Result: Offset,
     execute: ({ user, ms, at }) => sql`INSERT INTO cobro_test_clocks (user_id, offset_ms, updated_ms)
       VALUES (${user}, ${ms}, ${at})
-      ON CONFLICT (user_id) DO UPDATE SET
-        offset_ms = CASE WHEN excluded.offset_ms > cobro_test_clocks.offset_ms
-          THEN excluded.offset_ms ELSE cobro_test_clocks.offset_ms END,
-        updated_ms = excluded.updated_ms
+      ON CONFLICT (user_id) DO UPDATE SET offset_ms = excluded.offset_ms, updated_ms = excluded.updated_ms
+        WHERE excluded.offset_ms > cobro_test_clocks.offset_ms
       RETURNING offset_ms`
   })
 
@@ -57,21 +60,29 @@ export const make = Effect.gen(function* () {
     execute: () => sql`SELECT user_id, offset_ms FROM cobro_test_clocks WHERE offset_ms > 0 ORDER BY user_id`
   })
 
-  const now = Effect.sync(() => Date.now())
-
   return Port.TestClockRepository.of({
     get: (user) =>
       get(user).pipe(
-        Effect.map(Option.getOrElse(() => Duration.zero)),
+        Effect.map(
+          Option.match({
+            onNone: () => ({ offset: Duration.zero, movedAt: undefined }),
+            onSome: (row) => ({ offset: row.offset_ms, movedAt: Number(row.updated_ms) })
+          })
+        ),
         Effect.withSpan("TestClockRepository.get")
       ),
-    advance: (user, by) =>
-      Effect.flatMap(Port.positiveMillis(by), (ms) =>
-        Effect.flatMap(now, (at) => add({ user, ms, at }))
-      ).pipe(Effect.withSpan("TestClockRepository.advance")),
-    raiseTo: (user, offset) =>
+    advance: (user, by, at) =>
+      Effect.flatMap(Port.positiveMillis(by), (ms) => add({ user, ms, at })).pipe(
+        Effect.withSpan("TestClockRepository.advance")
+      ),
+    raiseTo: (user, offset, at) =>
       Effect.flatMap(Port.positiveMillis(offset), (ms) =>
-        Effect.flatMap(now, (at) => raise({ user, ms, at }))
+        // Not raised (a clock already further): the row is left alone and the stored offset read.
+        Effect.flatMap(raise({ user, ms, at }), (raised) =>
+          Option.isSome(raised)
+            ? Effect.succeed(raised.value)
+            : Effect.map(get(user), (row) => Option.match(row, { onNone: () => Duration.zero, onSome: (r) => r.offset_ms }))
+        )
       ).pipe(Effect.withSpan("TestClockRepository.raiseTo")),
     moved: moved(undefined).pipe(
       Effect.map((rows) => rows.map((row) => ({ user_id: row.user_id, offset: row.offset_ms }))),

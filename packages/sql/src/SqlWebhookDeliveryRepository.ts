@@ -38,24 +38,26 @@ const AttemptRow = Schema.transform(
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  const claimable = (now: DateTime.Utc, scope: DueScope.DueScope) => {
+  const claimable = (now: DateTime.Utc, leaseNow: DateTime.Utc, scope: DueScope.DueScope) => {
     const at = DateTime.toEpochMillis(now)
-    return sql`status = 'pending' AND next_attempt_ms <= ${at} AND (lease_until_ms IS NULL OR lease_until_ms <= ${at})${scopeCondition(sql, scope)}`
+    const leaseAt = DateTime.toEpochMillis(leaseNow)
+    return sql`status = 'pending' AND next_attempt_ms <= ${at} AND (lease_until_ms IS NULL OR lease_until_ms <= ${leaseAt})${scopeCondition(sql, scope)}`
   }
 
   const claim = findAll({
     Request: Schema.Struct({
       now: Schema.DateTimeUtcFromSelf,
+      leaseNow: Schema.DateTimeUtcFromSelf,
       owner: Schema.String,
       until: Millis,
       limit: Schema.Number,
       scope: Scope
     }),
     Result: DeliveryRow,
-    execute: ({ now, owner, until, limit, scope }) =>
+    execute: ({ now, leaseNow, owner, until, limit, scope }) =>
       sql.onDialectOrElse({
         pg: () => sql`WITH due AS (
-            SELECT event_id FROM cobro_webhook_deliveries WHERE ${claimable(now, scope)}
+            SELECT event_id FROM cobro_webhook_deliveries WHERE ${claimable(now, leaseNow, scope)}
             ORDER BY next_attempt_ms, event_id LIMIT ${limit}
             FOR UPDATE SKIP LOCKED
           )
@@ -66,7 +68,7 @@ export const make = Effect.gen(function* () {
         orElse: () => sql`UPDATE cobro_webhook_deliveries
           SET lease_owner = ${owner}, lease_until_ms = ${until}
           WHERE event_id IN (
-            SELECT event_id FROM cobro_webhook_deliveries WHERE ${claimable(now, scope)}
+            SELECT event_id FROM cobro_webhook_deliveries WHERE ${claimable(now, leaseNow, scope)}
             ORDER BY next_attempt_ms, event_id LIMIT ${limit}
           )
           RETURNING *`
@@ -100,10 +102,18 @@ export const make = Effect.gen(function* () {
   })
 
   return Port.WebhookDeliveryRepository.of({
-    claimDue: (now, owner, until, limit, scope = DueScope.everyone) =>
+    claimDue: (now, owner, until, limit, options = {}) =>
       limit <= 0
         ? Effect.succeed([])
-        : Effect.map(claim({ now, owner, until, limit, scope }), (rows) => [...rows].sort(Port.claimOrder)),
+        : Effect.map(
+            claim({
+              now,
+              leaseNow: options.leaseNow ?? now,
+              owner,
+              until,
+              limit,
+              scope: options.scope ?? DueScope.everyone
+            }), (rows) => [...rows].sort(Port.claimOrder)),
     complete: (claimed, attempt, next) =>
       sql
         .withTransaction(

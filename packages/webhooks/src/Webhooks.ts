@@ -230,13 +230,16 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
       let attempted = 0
       const secretOf = secrets()
       while (true) {
+        // Due by the merchants' clock; leased on real time, so that a test clock moved ahead
+        // while an attempt is in flight does not end its lease (and send it twice).
         const now = yield* DateTime.now
+        const leaseNow = yield* realTime.now
         const batch = yield* repo.claimDue(
           now,
           worker,
-          DateTime.addDuration(now, config.lease),
+          DateTime.addDuration(leaseNow, config.lease),
           config.batchSize,
-          scope
+          { scope, leaseNow }
         )
         if (batch.length === 0) break
         attempted += batch.length

@@ -14,21 +14,30 @@ export interface MovedClock {
   readonly offset: Duration.Duration
 }
 
+/** A merchant's stored clock. */
+export interface StoredClock {
+  /** How far it runs ahead of real time (zero if never moved). */
+  readonly offset: Duration.Duration
+  /** Real time of its last move, in epoch milliseconds (none if never moved). */
+  readonly movedAt: number | undefined
+}
+
 export class TestClockRepository extends Context.Tag("@cobro/core/TestClockRepository")<
   TestClockRepository,
   {
-    /** The offset of `user`'s clock; zero when it was never moved. */
-    readonly get: (user: UserId) => Effect.Effect<Duration.Duration>
+    /** The clock of `user`; offset zero when it was never moved. */
+    readonly get: (user: UserId) => Effect.Effect<StoredClock>
     /**
      * Adds `by` (positive, finite) to `user`'s offset in one atomic step, so two advances at once
-     * both count; the new offset.
+     * both count, noting `at` (real time, epoch milliseconds) as its last move; the new offset.
      */
-    readonly advance: (user: UserId, by: Duration.Duration) => Effect.Effect<Duration.Duration>
+    readonly advance: (user: UserId, by: Duration.Duration, at: number) => Effect.Effect<Duration.Duration>
     /**
      * Raises `user`'s offset to `offset` if that is ahead of the stored one, in one atomic step
-     * (never lowers it); the offset stored after it.
+     * (never lowers it; `at` is noted as its last move only when it rises); the offset stored
+     * after it.
      */
-    readonly raiseTo: (user: UserId, offset: Duration.Duration) => Effect.Effect<Duration.Duration>
+    readonly raiseTo: (user: UserId, offset: Duration.Duration, at: number) => Effect.Effect<Duration.Duration>
     /** Every clock with a positive offset (the few merchants that moved theirs). */
     readonly moved: Effect.Effect<ReadonlyArray<MovedClock>>
   }
@@ -42,28 +51,37 @@ export const positiveMillis = (by: Duration.Duration): Effect.Effect<number> => 
     : Effect.dieMessage(`a test clock moves forward by a positive finite duration, got ${Duration.format(by)}`)
 }
 
-export const makeMemory = Effect.map(Ref.make(HashMap.empty<UserId, number>()), (offsets) => {
-  const current = (user: UserId) => Effect.map(Ref.get(offsets), (m) => Option.getOrElse(HashMap.get(m, user), () => 0))
-  const update = (user: UserId, f: (current: number) => number) =>
-    Effect.map(
-      Ref.modify(offsets, (m) => {
-        const next = f(Option.getOrElse(HashMap.get(m, user), () => 0))
-        return [next, HashMap.set(m, user, next)] as const
-      }),
-      Duration.millis
-    )
-  return TestClockRepository.of({
-    get: (user) => Effect.map(current(user), Duration.millis),
-    advance: (user, by) => Effect.flatMap(positiveMillis(by), (ms) => update(user, (c) => c + ms)),
-    raiseTo: (user, offset) =>
-      Effect.flatMap(positiveMillis(offset), (ms) => update(user, (c) => Math.max(c, ms))),
-    moved: Effect.map(Ref.get(offsets), (m) =>
-      Array.from(m)
-        .filter(([, ms]) => ms > 0)
-        .map(([user_id, ms]) => ({ user_id, offset: Duration.millis(ms) }))
-    )
-  })
-})
+export const makeMemory = Effect.map(
+  Ref.make(HashMap.empty<UserId, { readonly offset: number; readonly at: number }>()),
+  (clocks) => {
+    const update = (user: UserId, next: (current: number) => number, at: number) =>
+      Effect.map(
+        Ref.modify(clocks, (m) => {
+          const current = Option.getOrUndefined(HashMap.get(m, user))
+          const offset = next(current?.offset ?? 0)
+          if (current !== undefined && offset === current.offset) return [offset, m] as const
+          return [offset, HashMap.set(m, user, { offset, at })] as const
+        }),
+        Duration.millis
+      )
+    return TestClockRepository.of({
+      get: (user) =>
+        Effect.map(Ref.get(clocks), (m) => {
+          const found = Option.getOrUndefined(HashMap.get(m, user))
+          return { offset: Duration.millis(found?.offset ?? 0), movedAt: found?.at }
+        }),
+      advance: (user, by, at) => Effect.flatMap(positiveMillis(by), (ms) => update(user, (c) => c + ms, at)),
+      raiseTo: (user, offset, at) =>
+        Effect.flatMap(positiveMillis(offset), (ms) => update(user, (c) => Math.max(c, ms), at)),
+      moved: Effect.map(Ref.get(clocks), (m) =>
+        Array.from(m)
+          .filter(([, c]) => c.offset > 0)
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([user_id, c]) => ({ user_id, offset: Duration.millis(c.offset) }))
+      )
+    })
+  }
+)
 
 /** The clocks in memory (one process). */
 export const layerMemory: Layer.Layer<TestClockRepository> = Layer.effect(TestClockRepository, makeMemory)

@@ -83,13 +83,15 @@ export type Move =
 
 /**
  * What `request` does to a clock `offsetMillis` ahead of real time when real time is
- * `realMillis`; `InvalidInput` naming the field when it moves backwards or further than
- * `maxAdvance`, or gives both fields or neither.
+ * `realMillis`; `setMillis` is the instant the clock showed right after its last move (real time
+ * when it never moved). A `to` before that instant goes backwards: `InvalidInput` naming `to`. A
+ * `to` from that instant to the clock's time is reached already (`Stay`), so that repeating a
+ * `to` answers the same clock rather than an error while the clock ticks on. Further than
+ * `maxAdvance` past the clock's time, or both fields, or neither: `InvalidInput` too.
  */
 export const plan = (
   request: AdvanceRequest,
-  realMillis: number,
-  offsetMillis: number
+  clock: { readonly realMillis: number; readonly offsetMillis: number; readonly setMillis: number }
 ): Either.Either<Move, InvalidInput> => {
   if (request.seconds !== undefined && request.to !== undefined) {
     return Either.left(InvalidInput.of("to", "give either seconds or to, not both"))
@@ -98,9 +100,9 @@ export const plan = (
   if (request.to === undefined) {
     return Either.left(InvalidInput.of("seconds", "give seconds (how far to move the clock) or to (an instant)"))
   }
-  const clockMillis = realMillis + offsetMillis
+  const clockMillis = clock.realMillis + clock.offsetMillis
   const to = DateTime.toEpochMillis(request.to)
-  if (to < clockMillis) {
+  if (to < Math.min(clock.setMillis, clockMillis)) {
     return Either.left(
       InvalidInput.of(
         "to",
@@ -111,5 +113,7 @@ export const plan = (
   if (to - clockMillis > Duration.toMillis(maxAdvance)) {
     return Either.left(InvalidInput.of("to", "must be at most 400 days after the clock's time"))
   }
-  return to === clockMillis ? Either.right({ _tag: "Stay" }) : Either.right({ _tag: "RaiseTo", millis: to - realMillis })
+  return to <= clockMillis
+    ? Either.right({ _tag: "Stay" })
+    : Either.right({ _tag: "RaiseTo", millis: to - clock.realMillis })
 }

@@ -25,32 +25,34 @@ export const clockScenarios: ReadonlyArray<Scenario> = [
     name: "test clocks: one offset per merchant, added atomically, raised never lowered, the moved ones listed",
     run: Effect.gen(function* () {
       const repo = yield* TestClockRepository.TestClockRepository
-      expect(ms(yield* repo.get(u1))).toBe(0)
+      expect(yield* repo.get(u1)).toEqual({ offset: Duration.zero, movedAt: undefined })
       expect(yield* repo.moved).toEqual([])
-      expect(ms(yield* repo.advance(u1, Duration.seconds(90)))).toBe(90_000)
+      expect(ms(yield* repo.advance(u1, Duration.seconds(90), 1_000))).toBe(90_000)
       // Concurrent advances all count.
       yield* Effect.all(
-        Array.from({ length: 10 }, () => repo.advance(u1, Duration.seconds(1))),
+        Array.from({ length: 10 }, () => repo.advance(u1, Duration.seconds(1), 2_000)),
         { concurrency: "unbounded" }
       )
-      expect(ms(yield* repo.get(u1))).toBe(100_000)
+      expect(yield* repo.get(u1)).toEqual({ offset: Duration.millis(100_000), movedAt: 2_000 })
       // Another merchant's clock did not move.
-      expect(ms(yield* repo.get(u2))).toBe(0)
+      expect(ms((yield* repo.get(u2)).offset)).toBe(0)
       // Raising: to the furthest instant asked, never back; concurrent raises end at the maximum.
-      expect(ms(yield* repo.raiseTo(u2, Duration.seconds(50)))).toBe(50_000)
-      expect(ms(yield* repo.raiseTo(u2, Duration.seconds(20)))).toBe(50_000)
+      expect(ms(yield* repo.raiseTo(u2, Duration.seconds(50), 3_000))).toBe(50_000)
+      expect(ms(yield* repo.raiseTo(u2, Duration.seconds(20), 4_000))).toBe(50_000)
+      // A raise that does not rise leaves the time of the last move.
+      expect((yield* repo.get(u2)).movedAt).toBe(3_000)
       yield* Effect.all(
-        [70, 60, 80, 65].map((s) => repo.raiseTo(u2, Duration.seconds(s))),
+        [70, 60, 80, 65].map((s) => repo.raiseTo(u2, Duration.seconds(s), 5_000)),
         { concurrency: "unbounded" }
       )
-      expect(ms(yield* repo.get(u2))).toBe(80_000)
-      expect(ms(yield* repo.raiseTo(u1, Duration.seconds(20)))).toBe(100_000)
+      expect(ms((yield* repo.get(u2)).offset)).toBe(80_000)
+      expect(ms(yield* repo.raiseTo(u1, Duration.seconds(20), 6_000))).toBe(100_000)
       // Only forward, by a finite amount.
       for (const bad of [Duration.zero, Duration.infinity]) {
-        expect(Exit.isFailure(yield* Effect.exit(repo.advance(u3, bad)))).toBe(true)
-        expect(Exit.isFailure(yield* Effect.exit(repo.raiseTo(u3, bad)))).toBe(true)
+        expect(Exit.isFailure(yield* Effect.exit(repo.advance(u3, bad, 7_000)))).toBe(true)
+        expect(Exit.isFailure(yield* Effect.exit(repo.raiseTo(u3, bad, 7_000)))).toBe(true)
       }
-      expect(ms(yield* repo.get(u3))).toBe(0)
+      expect(yield* repo.get(u3)).toEqual({ offset: Duration.zero, movedAt: undefined })
       const moved = yield* repo.moved
       expect(moved.map((c) => [c.user_id, ms(c.offset)])).toEqual([
         [u1, 100_000],
@@ -83,7 +85,9 @@ export const clockScenarios: ReadonlyArray<Scenario> = [
       expect(yield* due(DueScope.allBut([u3]))).toEqual(["a", "b", "c"])
       // The limit applies within the scope.
       expect((yield* repo.findDue(later, 1, DueScope.only(u2))).map((p) => p.id)).toEqual([b.id])
-      expect((yield* repo.findDue(a.expiration_timestamp, 10, DueScope.only(u2))).map((p) => p.id)).toEqual([])
+      expect((yield* repo.findDue(a.expiration_timestamp, 10, DueScope.only(u2))).map((p) => p.id)).toEqual(
+        []
+      )
 
       const outbox = yield* Outbox.Outbox
       const deliveries = yield* W.WebhookDeliveryRepository
@@ -100,14 +104,28 @@ export const clockScenarios: ReadonlyArray<Scenario> = [
       }
       const now = yield* DateTime.now
       const until = DateTime.addDuration(now, Duration.minutes(1))
-      const pending = (d: ReadonlyArray<W.WebhookDelivery>) => d.filter((x) => x.webhook_url.startsWith("https://u"))
-      expect(yield* deliveries.claimDue(now, "w1", until, 10, DueScope.only(u3))).toEqual([])
-      const ofU2 = pending(yield* deliveries.claimDue(now, "w1", until, 10, DueScope.only(u2)))
+      const pending = (d: ReadonlyArray<W.WebhookDelivery>) =>
+        d.filter((x) => x.webhook_url.startsWith("https://u"))
+      expect(yield* deliveries.claimDue(now, "w1", until, 10, { scope: DueScope.only(u3) })).toEqual([])
+      const ofU2 = pending(yield* deliveries.claimDue(now, "w1", until, 10, { scope: DueScope.only(u2) }))
       expect(ofU2.map((d) => d.user_id)).toEqual([u2])
-      expect(yield* deliveries.claimDue(now, "w2", until, 10, DueScope.only(u2))).toEqual([])
-      const others = pending(yield* deliveries.claimDue(now, "w2", until, 10, DueScope.allBut([u2])))
+      expect(yield* deliveries.claimDue(now, "w2", until, 10, { scope: DueScope.only(u2) })).toEqual([])
+      const others = pending(
+        yield* deliveries.claimDue(now, "w2", until, 10, { scope: DueScope.allBut([u2]) })
+      )
       expect(others.map((d) => d.user_id)).toEqual([u1, u1])
       expect(yield* deliveries.claimDue(now, "w3", until, 10)).toEqual([])
+      // Leases are compared with `leaseNow` (real time), not with the due time `now` (a merchant's
+      // clock, which may have jumped past the lease).
+      const farAhead = DateTime.addDuration(now, Duration.days(9))
+      expect(
+        yield* deliveries.claimDue(farAhead, "w4", until, 10, { scope: DueScope.only(u2), leaseNow: now })
+      ).toEqual([])
+      const lapsed = yield* deliveries.claimDue(farAhead, "w4", farAhead, 10, {
+        scope: DueScope.only(u2),
+        leaseNow: until
+      })
+      expect(lapsed.map((d) => [d.event_id, d.lease_owner])).toEqual([[ofU2[0]!.event_id, "w4"]])
     })
   }
 ]
