@@ -20,6 +20,7 @@ import {
   Reconciliation,
   SandboxAccounts,
   SandboxBank,
+  type SandboxClocks,
   SecondFactor,
   type TestClocks,
   type Transactor,
@@ -143,7 +144,7 @@ const sandboxAccounts = (
 export const layerSandbox = (
   config: ServerConfig
 ): Layer.Layer<
-  Services | SandboxClock.SandboxClocks | TestClocks.TestClocks | Layer.Layer.Success<typeof Engine.sandboxServices>,
+  Services | SandboxClocks.SandboxClocks | TestClocks.TestClocks | Layer.Layer.Success<typeof Engine.sandboxServices>,
   LayerError
 > =>
   SandboxClock.testClocks.pipe(

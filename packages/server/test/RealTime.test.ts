@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { HttpClientRequest } from "@effect/platform"
-import { Auth, BankAccount, Ids, SandboxBank, SecondFactor } from "@cobro/core"
+import { Auth, BankAccount, Ids, SandboxBank, SandboxClocks, SecondFactor } from "@cobro/core"
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
 import { Clock, DateTime, Duration, Effect, type Scope } from "effect"
-import { Admin, SandboxClock } from "../src/index.js"
+import { Admin } from "../src/index.js"
 import { configOf, get, postJson, request, serverLayer, tempDb } from "./support.js"
 
 const day = 86_400
@@ -29,7 +29,7 @@ interface ShiftedClock {
 
 const shiftedClock = (): ShiftedClock => {
   const shift = { millis: 0 }
-  const clock = SandboxClock.offsetClock(Clock.make(), () => shift.millis)
+  const clock = SandboxClocks.offsetClock(Clock.make(), () => shift.millis)
   return { clock, shift, unsafeCurrentTimeMillis: () => clock.unsafeCurrentTimeMillis() }
 }
 

@@ -267,11 +267,13 @@ const killMidFlightAndRestart = async (database: string, reader: Reader) => {
       ["partners", "create", "--name", "Socio", "--redirect-url", "https://socio.example.com/back"],
       env
     )
+    const partnerTokens: Array<string> = []
     for (let i = 1; i <= SWEEPS; i++) {
       const cuit = BankAccount.makeCuit("30", String(71_000_000 + i))
       const own = BankAccount.makeCbu("0170099", String(900 + i).padStart(13, "0"))
       sim.addHolder({ cuit, name: `Tienda ${i}`, cbu: own })
       const grant = await onboard(first.base, partner, i, cuit)
+      partnerTokens.push(grant.token)
       // Verified by the operator: a PENDING account takes no payments.
       await execCobroJson(["accounts", "set-status", grant.user_id, "ACTIVE"], env)
       dataOf(
@@ -332,13 +334,17 @@ const killMidFlightAndRestart = async (database: string, reader: Reader) => {
     )
 
     // The bank accepts every transfer as pending; the answers to the first 3 sends are lost.
-    // The clock makes every payout due; SIGKILL once the bank holds most transfers.
+    // The clocks make every payout due; SIGKILL once the bank holds most transfers.
     sim.faults.holdTransfers = true
     sim.faults.dropTransferAnswers = 3
     // Each answer takes a while, so the kill comes while transfers are still being sent.
     sim.faults.slowAnswersMillis = 200
-    const advancing = call(first.base, "POST", "/sandbox/clock/advance", { seconds: 2 * day }, token).catch(
-      () => undefined
+    // Each merchant's own test clock, all at once: the demo merchant's (its split) and each
+    // partner merchant's (its sweep).
+    const advancing = Promise.all(
+      [token, ...partnerTokens].map((t) =>
+        call(first.base, "POST", "/sandbox/clock/advance", { seconds: 2 * day }, t).catch(() => undefined)
+      )
     )
     const deadline = Date.now() + 60_000
     while (sim.transfers.size < TOTAL - 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
