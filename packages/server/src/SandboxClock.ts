@@ -7,7 +7,14 @@
  * Credentials, tokens, codes, `Idempotency-Key` retention, rate limits, web forms, webhook leases
  * and `webhook-timestamp`, and transfers at the bank stay on real time.
  */
-import { type Jobs, type MerchantClocks, RealTime, SandboxClocks, type TestClockRepository, type TestClocks } from "@cobro/core"
+import {
+  type Jobs,
+  type MerchantClocks,
+  RealTime,
+  SandboxClocks,
+  type TestClockRepository,
+  type TestClocks
+} from "@cobro/core"
 import { Webhooks } from "@cobro/webhooks"
 import { Effect, Layer } from "effect"
 
@@ -19,7 +26,10 @@ export const layer: Layer.Layer<
   SandboxClocks.SandboxClocks | MerchantClocks.MerchantClocks | RealTime.RealTime,
   never,
   TestClockRepository.TestClockRepository
-> = Layer.merge(SandboxClocks.layer, Layer.effect(RealTime.RealTime, Effect.map(Effect.clock, RealTime.fromClock)))
+> = Layer.merge(
+  SandboxClocks.layer,
+  Layer.effect(RealTime.RealTime, Effect.map(Effect.clock, RealTime.fromClock))
+)
 
 /** `TestClocks` with the webhook service delivering what an advance made due. */
 export const testClocks: Layer.Layer<

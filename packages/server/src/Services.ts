@@ -144,7 +144,10 @@ const sandboxAccounts = (
 export const layerSandbox = (
   config: ServerConfig
 ): Layer.Layer<
-  Services | SandboxClocks.SandboxClocks | TestClocks.TestClocks | Layer.Layer.Success<typeof Engine.sandboxServices>,
+  | Services
+  | SandboxClocks.SandboxClocks
+  | TestClocks.TestClocks
+  | Layer.Layer.Success<typeof Engine.sandboxServices>,
   LayerError
 > =>
   SandboxClock.testClocks.pipe(

@@ -4,12 +4,7 @@
  * the engine's repositories (and the reconciliation's cursors). A failure to open or migrate it is
  * a `StorageError` with a sentence an operator can act on.
  */
-import type {
-  Engine,
-  ReconciliationCursor,
-  SandboxAccountRepository,
-  StorageHealth
-} from "@cobro/core"
+import type { Engine, ReconciliationCursor, SandboxAccountRepository, StorageHealth } from "@cobro/core"
 import {
   Migrations,
   SqlReconciliationCursor,

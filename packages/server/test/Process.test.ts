@@ -131,7 +131,11 @@ describe("cobro executable", () => {
         const token = await demoToken(running, url)
         const advance = fetch(`${url}/sandbox/clock/advance`, {
           method: "POST",
-          headers: { "content-type": "application/json", connection: "close", authorization: `Bearer ${token}` },
+          headers: {
+            "content-type": "application/json",
+            connection: "close",
+            authorization: `Bearer ${token}`
+          },
           body: JSON.stringify({ seconds: 6 * 86_400 })
         })
         const deadline = Date.now() + 30_000

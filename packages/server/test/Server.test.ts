@@ -134,7 +134,10 @@ describe("a merchant's sandbox test clock", () => {
       const token = yield* Effect.provide(merchantToken("shared"), a)
       const payment = yield* Effect.provide(createPayment("shared", "on-b"), b)
 
-      const advanced = yield* Effect.provide(postJson("/sandbox/clock/advance", { seconds: 7 * day }, token), a)
+      const advanced = yield* Effect.provide(
+        postJson("/sandbox/clock/advance", { seconds: 7 * day }, token),
+        a
+      )
       expect(advanced.status).toBe(200)
       // A ran the due work over the shared database: B sees the payment expired at once.
       expect(yield* Effect.provide(statusOf(payment.id), b)).toBe("EXPIRED")

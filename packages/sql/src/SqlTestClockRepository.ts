@@ -10,11 +10,15 @@ import { Duration, Effect, Layer, Option, Schema } from "effect"
 import { findAll, findOne, single } from "./internal/sql.js"
 
 /** A stored offset (`offset_ms`, BIGINT: text on Postgres) as a `Duration`. */
-const OffsetMs = Schema.transform(Schema.Union(Schema.Number, Schema.NumberFromString), Schema.DurationFromSelf, {
-  strict: true,
-  decode: Duration.millis,
-  encode: Duration.toMillis
-})
+const OffsetMs = Schema.transform(
+  Schema.Union(Schema.Number, Schema.NumberFromString),
+  Schema.DurationFromSelf,
+  {
+    strict: true,
+    decode: Duration.millis,
+    encode: Duration.toMillis
+  }
+)
 
 const Offset = Schema.Struct({ offset_ms: OffsetMs }).pipe(Schema.pluck("offset_ms"))
 
@@ -81,7 +85,9 @@ export const make = Effect.gen(function* () {
         Effect.flatMap(raise({ user, ms, at }), (raised) =>
           Option.isSome(raised)
             ? Effect.succeed(raised.value)
-            : Effect.map(get(user), (row) => Option.match(row, { onNone: () => Duration.zero, onSome: (r) => r.offset_ms }))
+            : Effect.map(get(user), (row) =>
+                Option.match(row, { onNone: () => Duration.zero, onSome: (r) => r.offset_ms })
+              )
         )
       ).pipe(Effect.withSpan("TestClockRepository.raiseTo")),
     moved: moved(undefined).pipe(

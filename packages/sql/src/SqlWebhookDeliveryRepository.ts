@@ -113,7 +113,9 @@ export const make = Effect.gen(function* () {
               until,
               limit,
               scope: options.scope ?? DueScope.everyone
-            }), (rows) => [...rows].sort(Port.claimOrder)),
+            }),
+            (rows) => [...rows].sort(Port.claimOrder)
+          ),
     complete: (claimed, attempt, next) =>
       sql
         .withTransaction(

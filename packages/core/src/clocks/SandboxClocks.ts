@@ -84,27 +84,26 @@ export const makeCache = (real: Clock.Clock): { cache: ClockCache; clocks: Merch
  * time and refreshed every `refreshInterval` while the layer lives. Real time is the `Clock` this
  * layer is built on (the system's, or a test's).
  */
-export const layer: Layer.Layer<
-  SandboxClocks | MerchantClocks,
-  never,
-  TestClockRepository
-> = Layer.scopedContext(
-  Effect.gen(function* () {
-    const repo = yield* TestClockRepository
-    const real = yield* Effect.clock
-    const { cache, clocks } = makeCache(real)
-    const refresh = Effect.map(repo.moved, (moved) => {
-      for (const { user_id, offset } of moved) cache.raise(user_id, Duration.toMillis(offset))
+export const layer: Layer.Layer<SandboxClocks | MerchantClocks, never, TestClockRepository> =
+  Layer.scopedContext(
+    Effect.gen(function* () {
+      const repo = yield* TestClockRepository
+      const real = yield* Effect.clock
+      const { cache, clocks } = makeCache(real)
+      const refresh = Effect.map(repo.moved, (moved) => {
+        for (const { user_id, offset } of moved) cache.raise(user_id, Duration.toMillis(offset))
+      })
+      yield* refresh
+      yield* refresh.pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning("could not re-read the sandbox test clocks", cause)
+        ),
+        Effect.repeat(Schedule.spaced(refreshInterval)),
+        Effect.forkScoped
+      )
+      return Context.make(SandboxClocks, cache).pipe(Context.add(MerchantClocks, clocks))
     })
-    yield* refresh
-    yield* refresh.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("could not re-read the sandbox test clocks", cause)),
-      Effect.repeat(Schedule.spaced(refreshInterval)),
-      Effect.forkScoped
-    )
-    return Context.make(SandboxClocks, cache).pipe(Context.add(MerchantClocks, clocks))
-  })
-)
+  )
 
 /**
  * How an advance delivers the webhooks its merchant's due work made: the host's webhook service
@@ -161,7 +160,8 @@ export const testClocks: Layer.Layer<
         const move = TestClocks.plan(request, {
           realMillis,
           offsetMillis: cache.offsetOf(user),
-          setMillis: stored.movedAt === undefined ? realMillis : stored.movedAt + Duration.toMillis(stored.offset)
+          setMillis:
+            stored.movedAt === undefined ? realMillis : stored.movedAt + Duration.toMillis(stored.offset)
         })
         if (Either.isLeft(move)) return yield* move.left
         const offset =

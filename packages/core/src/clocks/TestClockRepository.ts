@@ -37,7 +37,11 @@ export class TestClockRepository extends Context.Tag("@cobro/core/TestClockRepos
      * (never lowers it; `at` is noted as its last move only when it rises); the offset stored
      * after it.
      */
-    readonly raiseTo: (user: UserId, offset: Duration.Duration, at: number) => Effect.Effect<Duration.Duration>
+    readonly raiseTo: (
+      user: UserId,
+      offset: Duration.Duration,
+      at: number
+    ) => Effect.Effect<Duration.Duration>
     /** Every clock with a positive offset (the few merchants that moved theirs). */
     readonly moved: Effect.Effect<ReadonlyArray<MovedClock>>
   }
@@ -48,7 +52,9 @@ export const positiveMillis = (by: Duration.Duration): Effect.Effect<number> => 
   const ms = Duration.toMillis(by)
   return Number.isFinite(ms) && ms > 0
     ? Effect.succeed(Math.round(ms))
-    : Effect.dieMessage(`a test clock moves forward by a positive finite duration, got ${Duration.format(by)}`)
+    : Effect.dieMessage(
+        `a test clock moves forward by a positive finite duration, got ${Duration.format(by)}`
+      )
 }
 
 export const makeMemory = Effect.map(

@@ -98,7 +98,9 @@ export const plan = (
   }
   if (request.seconds !== undefined) return Either.right({ _tag: "Add", millis: request.seconds * 1000 })
   if (request.to === undefined) {
-    return Either.left(InvalidInput.of("seconds", "give seconds (how far to move the clock) or to (an instant)"))
+    return Either.left(
+      InvalidInput.of("seconds", "give seconds (how far to move the clock) or to (an instant)")
+    )
   }
   const clockMillis = clock.realMillis + clock.offsetMillis
   const to = DateTime.toEpochMillis(request.to)

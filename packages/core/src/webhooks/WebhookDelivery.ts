@@ -141,7 +141,8 @@ export const isClaimable = (
     delivery.status === "pending" &&
     delivery.next_attempt_at !== null &&
     DateTime.toEpochMillis(delivery.next_attempt_at) <= at &&
-    (delivery.lease_until === null || DateTime.toEpochMillis(delivery.lease_until) <= DateTime.toEpochMillis(leaseNow))
+    (delivery.lease_until === null ||
+      DateTime.toEpochMillis(delivery.lease_until) <= DateTime.toEpochMillis(leaseNow))
   )
 }
 

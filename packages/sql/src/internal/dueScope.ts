@@ -6,7 +6,9 @@ import { Schema } from "effect"
 /** A `DueScope` as a request field (a schema the queries' requests can carry). */
 export const Scope: Schema.Schema<DueScope.DueScope> = Schema.declare(
   (u): u is DueScope.DueScope =>
-    typeof u === "object" && u !== null && ((u as DueScope.DueScope)._tag === "Owner" || (u as DueScope.DueScope)._tag === "Everyone")
+    typeof u === "object" &&
+    u !== null &&
+    ((u as DueScope.DueScope)._tag === "Owner" || (u as DueScope.DueScope)._tag === "Everyone")
 )
 
 /**

@@ -32,7 +32,10 @@ export const SandboxLive: GroupLive<"sandbox", Idempotency.Idempotency | Authent
       const clocks = yield* Effect.serviceOption(TestClocks.TestClocks)
       /** `use` on the caller's merchant, when the sandbox's test clocks exist here. */
       const withClocks = <A>(
-        use: (service: TestClocks.TestClocks["Type"], owner: Ids.UserId) => Effect.Effect<A, Errors.DomainError>
+        use: (
+          service: TestClocks.TestClocks["Type"],
+          owner: Ids.UserId
+        ) => Effect.Effect<A, Errors.DomainError>
       ) =>
         Option.match(clocks, {
           onNone: () =>

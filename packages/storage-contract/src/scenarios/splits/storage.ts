@@ -1,6 +1,15 @@
 /** Split payments: the repository contract. */
 import { expect } from "@effect/vitest"
-import { BankAccount, BankProvider, DueScope, Ids, Money, Split, SplitRepository, Transactor } from "@cobro/core"
+import {
+  BankAccount,
+  BankProvider,
+  DueScope,
+  Ids,
+  Money,
+  Split,
+  SplitRepository,
+  Transactor
+} from "@cobro/core"
 import { Duration, Effect, Option } from "effect"
 import type { Scenario } from "../../Scenario.js"
 import { ars, u1, u2 } from "../fixtures.js"
