@@ -36,8 +36,11 @@ export const serverLayer = (
   settings: Partial<HttpConfig.Settings> = {},
   engine: Partial<EngineConfig.EngineSettings> = {}
 ): ServerLayer => {
-  // The merchants' test clocks (in memory), below the engine so that it follows them.
-  const storage = SandboxClocks.layer.pipe(Layer.provideMerge(Engine.layerMemoryStorage))
+  // The merchants' test clocks (in memory, one instance: no re-reads), below the engine so that
+  // it follows them.
+  const storage = SandboxClocks.layerWith({ refreshEvery: undefined }).pipe(
+    Layer.provideMerge(Engine.layerMemoryStorage)
+  )
   return HttpApiBuilder.serve().pipe(
     Layer.provide(CobroHttp.layer(settings)),
     // The sandbox bank's accounts testers register (the server stores them; here, in memory).

@@ -81,10 +81,15 @@ export const makeCache = (real: Clock.Clock): { cache: ClockCache; clocks: Merch
 /**
  * The merchants' clocks over the stored offsets, as `MerchantClocks` for everything built on top
  * of this layer (the engine, the HTTP handlers, the workers), loaded before anything reads the
- * time and refreshed every `refreshInterval` while the layer lives. Real time is the `Clock` this
- * layer is built on (the system's, or a test's).
+ * time. With `refreshEvery`, the offsets other instances stored are re-read at that interval
+ * while the layer lives (`layer`: every `refreshInterval`); without it, this instance knows only
+ * the moves it makes, which suits one instance alone (and a test on `TestClock`, where a loop on
+ * the clock would run once per interval of every `TestClock.adjust`). Real time is the `Clock`
+ * this layer is built on (the system's, or a test's).
  */
-export const layer: Layer.Layer<SandboxClocks | MerchantClocks, never, TestClockRepository> =
+export const layerWith = (options: {
+  readonly refreshEvery: Duration.DurationInput | undefined
+}): Layer.Layer<SandboxClocks | MerchantClocks, never, TestClockRepository> =>
   Layer.scopedContext(
     Effect.gen(function* () {
       const repo = yield* TestClockRepository
@@ -94,16 +99,23 @@ export const layer: Layer.Layer<SandboxClocks | MerchantClocks, never, TestClock
         for (const { user_id, offset } of moved) cache.raise(user_id, Duration.toMillis(offset))
       })
       yield* refresh
-      yield* refresh.pipe(
-        Effect.catchAllCause((cause) =>
-          Effect.logWarning("could not re-read the sandbox test clocks", cause)
-        ),
-        Effect.repeat(Schedule.spaced(refreshInterval)),
-        Effect.forkScoped
-      )
+      if (options.refreshEvery !== undefined) {
+        yield* refresh.pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.logWarning("could not re-read the sandbox test clocks", cause)
+          ),
+          Effect.repeat(Schedule.spaced(options.refreshEvery)),
+          Effect.forkScoped
+        )
+      }
       return Context.make(SandboxClocks, cache).pipe(Context.add(MerchantClocks, clocks))
     })
   )
+
+/** The merchants' clocks, re-read every `refreshInterval` (several instances on one database). */
+export const layer: Layer.Layer<SandboxClocks | MerchantClocks, never, TestClockRepository> = layerWith({
+  refreshEvery: refreshInterval
+})
 
 /**
  * How an advance delivers the webhooks its merchant's due work made: the host's webhook service
