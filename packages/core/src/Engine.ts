@@ -42,6 +42,7 @@ import { Transfers } from "./transfers/Transfers.js"
 import * as UserRepository from "./accounts/UserRepository.js"
 import * as WebhookDeliveryRepository from "./webhooks/WebhookDeliveryRepository.js"
 import { WebhookDeliveries } from "./webhooks/WebhookDeliveries.js"
+import * as TestClockRepository from "./clocks/TestClockRepository.js"
 
 /** Every service of the engine; needs the ports (storage, bank, fees, rates, config). */
 export const services = Layer.mergeAll(
@@ -81,6 +82,7 @@ export const layerMemoryStorage = Layer.mergeAll(
   TransferRepository.layerMemory,
   MemoryCvuTable.layerDirectory,
   IdempotencyRepository.layerMemory,
+  TestClockRepository.layerMemory,
   Transactor.layerMemory
 ).pipe(Layer.provide(MemoryCvuTable.layer.pipe(Layer.provideMerge(MemoryDb.layer))))
 

@@ -10,6 +10,9 @@ import { EngineConfig } from "./EngineConfig.js"
 import { emitPaymentUpdated } from "./payments/paymentEvents.js"
 import * as Metrics from "./Metrics.js"
 import { Outbox } from "./webhooks/Outbox.js"
+import * as DueScope from "./clocks/DueScope.js"
+import * as MerchantClocks from "./clocks/MerchantClocks.js"
+import type { UserId } from "./Ids.js"
 import { OutgoingTransfers, type SettleReport } from "./outgoing/OutgoingTransfers.js"
 import * as P from "./payments/Payment.js"
 import { PaymentRepository } from "./payments/PaymentRepository.js"
@@ -77,7 +80,10 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
         )
       ])
 
-    const runDue = Spans.fn("Jobs.runDue")(function* () {
+    const clocks = yield* MerchantClocks.MerchantClocks
+
+    /** One pass over the due work of `scope`, at the time of the fiber's `Clock`. */
+    const runScope = Spans.fn("Jobs.runScope")(function* (scope: DueScope.DueScope) {
       const now = yield* DateTime.now
       let expired = 0
       let released = 0
@@ -85,7 +91,7 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
       // Ids this run will not look at again: failed ones, and any another run already closed.
       const skip = new Set<string>()
       while (true) {
-        const due = (yield* payments.findDue(now, config.jobBatchSize + skip.size)).filter(
+        const due = (yield* payments.findDue(now, config.jobBatchSize + skip.size, scope)).filter(
           (p) => !skip.has(p.id)
         )
         if (due.length === 0) break
@@ -111,8 +117,9 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
           }
         }
       }
-      const payouts = yield* schedules.runDue()
-      const splits = yield* splitPayments.runDue()
+      const payouts = yield* schedules.runDue(scope)
+      const splits = yield* splitPayments.runDue(scope)
+      // Transfers at the bank run on real time, whoever's pass this is (see `OutgoingTransfers`).
       const refunds = yield* outgoing.settleDue("refund")
       yield* Metric.incrementBy(Metrics.jobsRun.payout_schedule, payouts.runs)
       yield* Metric.incrementBy(Metrics.jobsFailed.payout_schedule, payouts.errors)
@@ -121,6 +128,18 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
       return { expired, released, failed, payouts, splits, refunds } satisfies RunReport
     })
 
-    return { runDue } as const
+    /**
+     * Everything due now: everyone's work on the fiber's clock, except the merchants whose clock
+     * runs ahead of it (`MerchantClocks`: moved sandbox test clocks), whose work is then found
+     * and done each on its own clock. The counts of all passes added up.
+     */
+    const runDue = Spans.fn("Jobs.runDue")(function* () {
+      return yield* MerchantClocks.passes(clocks, runScope)
+    })
+
+    /** The work of merchant `user` that is due by its own clock (a sandbox test clock moved). */
+    const runDueOf = (user: UserId) => MerchantClocks.onClockOf(clocks, user)(runScope(DueScope.only(user)))
+
+    return { runDue, runDueOf } as const
   })
 }) {}

@@ -1,8 +1,9 @@
 /**
  * Real time, apart from the engine's `Clock`. A host may run the engine on a shifted `Clock` (the
- * reference server's sandbox clock, moved days ahead to watch payments expire); what people and
- * their programs experience stays on real time: credentials, tokens, authorization and 2FA codes,
- * `Idempotency-Key` retention, rate limits, web forms and `webhook-timestamp`. Those read this
+ * reference server's sandbox test clock of a merchant, moved days ahead to watch payments expire);
+ * what people, their programs and the bank experience stays on real time: credentials, tokens,
+ * authorization and 2FA codes, `Idempotency-Key` retention, rate limits, web forms,
+ * `webhook-timestamp` and the checks of transfers at the bank (`OutgoingTransfers`). Those read this
  * service; the payment domain (expiry, schedules, holds, the webhook retry schedule) reads `Clock`.
  *
  * By default it is the `Clock` of the fiber that asks, so a host that does not shift its clock

@@ -8,7 +8,9 @@
  *   `@effect/platform-node`): a `(req, res)` listener for node:http or Express.
  *
  * The engine (services and storage) comes from the host: `Engine.layerMemory`, or the services
- * over `SqlStorage`. The faucet route works only when the engine has the sandbox's `Faucet`.
+ * over `SqlStorage`. The faucet route works only when the engine has the sandbox's `Faucet`, the
+ * test clock routes only with `TestClocks` (`SandboxClocks.testClocks`, over `SandboxClocks.layer`
+ * provided below the engine so that its merchants follow their clocks).
  */
 import * as RateLimiter from "@effect/experimental/RateLimiter"
 import type * as HttpApi from "@effect/platform/HttpApi"
@@ -27,12 +29,15 @@ import * as Pages from "./Pages.js"
 import * as RateLimit from "./internal/rateLimit.js"
 import { layerAuthentication, layerPartnerAuthentication } from "./Security.js"
 
-/** The engine services the API and the hosted pages call; `Faucet` is optional (sandbox). */
+/**
+ * The engine services the API and the hosted pages call; `Faucet` and `TestClocks` are optional
+ * (sandbox).
+ */
 export type EngineServices = Exclude<Requirements | Pages.Requirements, HttpConfig | RateLimiter.RateLimiter>
 
 /**
  * The limiter of every rate limit, counting on real time (core's `RealTime`): a host that shifts
- * the engine's clock (the sandbox clock) does not open a fresh window by moving it.
+ * the engine's clock (a merchant's sandbox test clock) does not open a fresh window by moving it.
  */
 const rateLimiter = Layer.effect(
   RateLimiter.RateLimiter,

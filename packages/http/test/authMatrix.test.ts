@@ -529,6 +529,18 @@ const PROTECTED: Readonly<Record<string, Protected>> = {
     success: "envelope",
     foreign: notFound("sandbox_bank_account.not.found")
   },
+  "GET /sandbox/clock": {
+    call: () => ({ path: "/sandbox/clock" }),
+    owner: "user",
+    success: "envelope",
+    foreign: undefined
+  },
+  "POST /sandbox/clock/advance": {
+    call: () => ({ path: "/sandbox/clock/advance", body: { seconds: 1 } }),
+    owner: "user",
+    success: "envelope",
+    foreign: undefined
+  },
   "GET /webhooks/deliveries": {
     call: () => ({ path: "/webhooks/deliveries" }),
     owner: "user",

@@ -324,6 +324,7 @@ const decodable = (user_id: string): Readonly<Record<string, { path: string; bod
   "POST /split/accounts/:account_id/disable": { path: "/split/accounts/pa_x/disable" },
   "POST /cvu/:cvu/faucet": { path: `/cvu/${cvu}/faucet`, body: { amount: 10 } },
   "POST /sandbox/bank-accounts": { path: "/sandbox/bank-accounts", body: { cbu } },
+  "POST /sandbox/clock/advance": { path: "/sandbox/clock/advance", body: { seconds: 60 } },
   "POST /webhooks/deliveries/:event_id/replay": { path: "/webhooks/deliveries/evt_x/replay" }
 })
 

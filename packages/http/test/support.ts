@@ -15,6 +15,7 @@ import {
   Principal,
   SandboxAccounts,
   SandboxBank,
+  SandboxClocks,
   SecondFactor
 } from "@cobro/core"
 import { Effect, Layer, Option, Schema } from "effect"
@@ -34,14 +35,22 @@ export type ServerLayer = Layer.Layer<
 export const serverLayer = (
   settings: Partial<HttpConfig.Settings> = {},
   engine: Partial<EngineConfig.EngineSettings> = {}
-): ServerLayer =>
-  HttpApiBuilder.serve().pipe(
+): ServerLayer => {
+  // The merchants' test clocks (in memory, one instance: no re-reads), below the engine so that
+  // it follows them.
+  const storage = SandboxClocks.layerWith({ refreshEvery: undefined }).pipe(
+    Layer.provideMerge(Engine.layerMemoryStorage)
+  )
+  return HttpApiBuilder.serve().pipe(
     Layer.provide(CobroHttp.layer(settings)),
     // The sandbox bank's accounts testers register (the server stores them; here, in memory).
     Layer.provideMerge(SandboxAccounts.layerMemory),
-    Layer.provideMerge(Engine.layerMemory(engine)),
+    Layer.provideMerge(SandboxClocks.testClocks),
+    Layer.provideMerge(Engine.layerSandbox(storage, engine)),
+    Layer.provideMerge(storage),
     Layer.provideMerge(NodeHttpServer.layerTest)
   )
+}
 
 /** An ACTIVE merchant with its credentials. */
 export const merchant = (

@@ -1,6 +1,6 @@
 /**
  * The reference server: the engine over the configured storage, the HTTP API (with `/docs` and
- * `/openapi.json`), the sandbox routes in sandbox mode, and the background work, on one port.
+ * `/openapi.json`; in sandbox mode its sandbox routes work), and the background work, on one port.
  *
  * Start-up order: storage (opened and migrated), the engine and the background work first, then
  * the port opens, then the API. Shutdown is the reverse: the port stops accepting and the
@@ -22,8 +22,6 @@ import * as BankRoutes from "./BankRoutes.js"
 import * as Health from "./Health.js"
 import * as Metrics from "./Metrics.js"
 import * as RequestLog from "./RequestLog.js"
-import * as SandboxClock from "./SandboxClock.js"
-import * as SandboxRoutes from "./SandboxRoutes.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { describeDatabase, problemsOf, ServerConfigError, startProblem } from "./ServerConfig.js"
 import * as Services from "./Services.js"
@@ -89,7 +87,7 @@ const api = (config: ServerConfig) =>
 
 /**
  * The whole server of `config.mode` over `http`: storage and the engine first, then the
- * background work, then `http` (the port), then the API and the sandbox routes. Shutdown runs in
+ * background work, then `http` (the port), then the API. Shutdown runs in
  * reverse: the API and the port go first (requests in flight finish), then the background runs
  * finish, then the database closes. `layer` passes node:http on `config.port`; tests pass
  * `NodeHttpServer.layerTest`.
@@ -112,7 +110,7 @@ const serving = <HttpError>(
   const bankRoutes = BankRoutes.layer(config, config.trustProxy ? forwardedAddress : clientAddress)
   const server =
     config.mode === "sandbox"
-      ? Layer.provide(api(config), Layer.merge(SandboxRoutes.layer, bankRoutes)).pipe(
+      ? Layer.provide(api(config), bankRoutes).pipe(
           Layer.provideMerge(http),
           Layer.provideMerge(Layer.provideMerge(background, Services.layerSandbox(config)))
         )
@@ -203,7 +201,7 @@ export const banner = (
   lines.push(`  Payments:   payment_url is ${config.publicUrl}/pay/{id} (COBRO_PUBLIC_URL)`)
   if (config.mode === "sandbox") {
     lines.push(
-      "  Sandbox:    POST /cvu/{cvu}/faucet, GET /sandbox/clock, POST /sandbox/clock/advance {seconds}"
+      "  Sandbox:    POST /cvu/{cvu}/faucet; your own test clock: GET /sandbox/clock, POST /sandbox/clock/advance {seconds | to} (bearer token)"
     )
   }
   lines.push(
@@ -265,15 +263,7 @@ export const run = (config: ServerConfig) =>
       const context = yield* Layer.build(layer(config))
       const { address } = Context.get(context, HttpServer.HttpServer)
       const demo = config.mode === "sandbox" ? yield* Effect.provide(Admin.ensureDemo(), context) : undefined
-      const clock = Context.getOption(context, SandboxClock.SandboxClock)
-      if (Option.isSome(clock)) {
-        const reading = yield* clock.value.read
-        if (Duration.toMillis(reading.offset) > 0) {
-          yield* Effect.logInfo("the sandbox clock is ahead of real time").pipe(
-            Effect.annotateLogs({ ...SandboxRoutes.view(reading) })
-          )
-        }
-      } else {
+      if (config.mode !== "sandbox") {
         yield* Effect.logWarning("production mode: 2FA codes are the sandbox's (no second-factor provider)")
       }
       yield* Console.log(banner(config, address, demo).join("\n"))

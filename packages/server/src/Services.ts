@@ -1,7 +1,7 @@
 /**
  * What the server and every CLI command run on: the storage the configuration names, the engine's
  * services over it, the bank, the webhook delivery service and, in sandbox mode, the faucet and
- * the shared test clock. No background work and no HTTP here (see `Server`).
+ * the merchants' test clocks. No background work and no HTTP here (see `Server`).
  *
  * The bank is `COBRO_BANK`'s: the sandbox bank, or BIND PSP (`@cobro/bank-bind`, settings
  * `COBRO_BIND_*`) with the reconciliation of its statement under the key `bind:<client id>`. The
@@ -20,7 +20,9 @@ import {
   Reconciliation,
   SandboxAccounts,
   SandboxBank,
+  type SandboxClocks,
   SecondFactor,
+  type TestClocks,
   type Transactor,
   type UserRepository
 } from "@cobro/core"
@@ -136,16 +138,20 @@ const sandboxAccounts = (
 > => (config.bank === "sandbox" ? SandboxAccounts.SandboxAccounts.Default : Layer.empty)
 
 /**
- * Sandbox: the faucet, the accounts testers register at the sandbox bank, and the shared test
- * clock as the `Clock` of everything on top of it.
+ * Sandbox: the faucet, the accounts testers register at the sandbox bank, and the merchants'
+ * test clocks (`MerchantClocks` for everything on top of them, and `TestClocks` for the routes).
  */
 export const layerSandbox = (
   config: ServerConfig
 ): Layer.Layer<
-  Services | SandboxClock.SandboxClock | Layer.Layer.Success<typeof Engine.sandboxServices>,
+  | Services
+  | SandboxClocks.SandboxClocks
+  | TestClocks.TestClocks
+  | Layer.Layer.Success<typeof Engine.sandboxServices>,
   LayerError
 > =>
-  Layer.mergeAll(webhooks(config), reconciliation(config), sandboxAccounts(config)).pipe(
+  SandboxClock.testClocks.pipe(
+    Layer.provideMerge(Layer.mergeAll(webhooks(config), reconciliation(config), sandboxAccounts(config))),
     Layer.provideMerge(Engine.sandboxServices),
     Layer.provideMerge(ports(config)),
     Layer.provideMerge(SandboxClock.layer),

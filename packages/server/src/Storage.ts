@@ -1,19 +1,12 @@
 /**
  * The storage the configuration names: a SQLite file (its directory created first) or a Postgres
- * database, migrated when the layer starts, with the sandbox clock's offset beside the engine's
- * repositories (and the reconciliation's cursors). A failure to open or migrate it is a `StorageError` with a sentence an operator
- * can act on.
+ * database, migrated when the layer starts, with the sandbox bank's registered accounts beside
+ * the engine's repositories (and the reconciliation's cursors). A failure to open or migrate it is
+ * a `StorageError` with a sentence an operator can act on.
  */
-import type {
-  ClockOffsetRepository,
-  Engine,
-  ReconciliationCursor,
-  SandboxAccountRepository,
-  StorageHealth
-} from "@cobro/core"
+import type { Engine, ReconciliationCursor, SandboxAccountRepository, StorageHealth } from "@cobro/core"
 import {
   Migrations,
-  SqlClockOffsetRepository,
   SqlReconciliationCursor,
   SqlSandboxAccountRepository,
   SqlStorageHealth
@@ -34,7 +27,6 @@ export class StorageError extends Schema.TaggedError<StorageError>()("StorageErr
 
 export type Services =
   | Engine.Storage
-  | ClockOffsetRepository.ClockOffsetRepository
   | ReconciliationCursor.ReconciliationCursor
   | SandboxAccountRepository.SandboxAccountRepository
   | StorageHealth.StorageHealth
@@ -93,8 +85,8 @@ export const client = (database: Database): Layer.Layer<SqlClient.SqlClient, Sto
   )
 
 /**
- * Every storage port, migrated; the sandbox clock's offset, the sandbox bank's registered accounts
- * and the readiness check too.
+ * Every storage port (the sandbox's test clocks among them), migrated; the sandbox bank's
+ * registered accounts and the readiness check too.
  */
 export const layer = (database: Database): Layer.Layer<Services, StorageError> =>
   Layer.unwrapEffect(Effect.map(driver(database), (d) => d.layer)).pipe(
@@ -104,7 +96,6 @@ export const layer = (database: Database): Layer.Layer<Services, StorageError> =
     (storage) =>
       Layer.provideMerge(
         Layer.mergeAll(
-          SqlClockOffsetRepository.layer,
           SqlReconciliationCursor.layer,
           SqlSandboxAccountRepository.layer,
           SqlStorageHealth.layer

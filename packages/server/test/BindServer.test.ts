@@ -225,7 +225,7 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
           )
           expect(instruction.status).toBe(200)
 
-          expect((yield* postJson("/sandbox/clock/advance", { seconds: 2 * day })).status).toBe(200)
+          expect((yield* postJson("/sandbox/clock/advance", { seconds: 2 * day }, token)).status).toBe(200)
           const books = [...sim.transfers.values()].map((t) => ({
             to: t.to.cbu ?? t.to.alias,
             amount: t.amount

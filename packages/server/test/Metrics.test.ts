@@ -122,9 +122,8 @@ const traffic = (database: string) =>
       // Past expiry: `paid` closes SUCCESS, `unpaid` EXPIRED (its event goes to the refused URL);
       // then a day at a time until the refused delivery has used every retry.
       for (let i = 0; i < 10; i++) {
-        expect((yield* postJson("/sandbox/clock/advance", { seconds: i === 0 ? 6 * day : day })).status).toBe(
-          200
-        )
+        const seconds = i === 0 ? 6 * day : day
+        expect((yield* postJson("/sandbox/clock/advance", { seconds }, token.token)).status).toBe(200)
       }
       const after = yield* scrape
       const moved = delta(before, after)
@@ -262,7 +261,7 @@ const jobLag = (database: string) =>
       const holdUntil = Date.parse((instruction.body["data"] as { hold_until: string }).hold_until)
 
       const before = yield* scrape
-      const advanced = yield* postJson("/sandbox/clock/advance", { seconds: 2 * day })
+      const advanced = yield* postJson("/sandbox/clock/advance", { seconds: 2 * day }, token)
       expect(advanced.status).toBe(200)
       const ranAt = Date.parse((advanced.body["data"] as { now: string }).now)
       const after = yield* scrape

@@ -36,6 +36,19 @@ const waitFor = async (running: Running, pattern: RegExp, timeout: number): Prom
   throw new Error(`no ${pattern} in the output:\n${running.output()}\n--- stderr ---\n${running.errors()}`)
 }
 
+/** A token of the demo merchant, from the credentials the banner printed. */
+const demoToken = async (running: Running, url: string): Promise<string> => {
+  const [, clientId] = await waitFor(running, /client_id: +(\S+)/, 10_000)
+  const [, clientSecret] = await waitFor(running, /client_secret: +(cs_\S+)/, 10_000)
+  const issued = await fetch(`${url}/users/demo/tokens`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_id: clientId, client_secret: clientSecret })
+  })
+  expect(issued.status).toBe(200)
+  return ((await issued.json()) as { data: { token: string } }).data.token
+}
+
 const withTimeout = <A>(promise: Promise<A>, ms: number, what: string): Promise<A> =>
   Promise.race([
     promise,
@@ -63,7 +76,10 @@ describe("cobro executable", () => {
         expect(document.openapi).toMatch(/^3\./)
         expect(Object.keys(document.paths)).toContain("/payments/")
 
-        const clock = await fetch(`${url}/sandbox/clock`)
+        // The demo merchant's own test clock: its token reads it; without one, 401.
+        expect((await fetch(`${url}/sandbox/clock`)).status).toBe(401)
+        const token = await demoToken(running, url)
+        const clock = await fetch(`${url}/sandbox/clock`, { headers: { authorization: `Bearer ${token}` } })
         expect(clock.status).toBe(200)
 
         running.child.kill("SIGTERM")
@@ -112,9 +128,14 @@ describe("cobro executable", () => {
         })
         expect(created.status).toBe(200)
 
+        const token = await demoToken(running, url)
         const advance = fetch(`${url}/sandbox/clock/advance`, {
           method: "POST",
-          headers: { "content-type": "application/json", connection: "close" },
+          headers: {
+            "content-type": "application/json",
+            connection: "close",
+            authorization: `Bearer ${token}`
+          },
           body: JSON.stringify({ seconds: 6 * 86_400 })
         })
         const deadline = Date.now() + 30_000

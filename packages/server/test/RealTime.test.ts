@@ -1,15 +1,15 @@
 /**
- * The sandbox clock moves the payment domain only: tokens, authorization and 2FA codes,
+ * A merchant's sandbox test clock moves the payment domain only: tokens, authorization and 2FA codes,
  * `Idempotency-Key` retention and rate limits stay on real time (issue 21, item 3). Each test
  * runs the whole server over real HTTP on a real time the test moves itself (`real`: the system's
  * clock plus a shift), so a lifetime can be shown to pass on real time without waiting for it.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { HttpClientRequest } from "@effect/platform"
-import { Auth, BankAccount, Ids, SandboxBank, SecondFactor } from "@cobro/core"
+import { Auth, BankAccount, Ids, SandboxBank, SandboxClocks, SecondFactor } from "@cobro/core"
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
-import { DateTime, Duration, Effect, type Scope } from "effect"
-import { Admin, SandboxClock } from "../src/index.js"
+import { Clock, DateTime, Duration, Effect, type Scope } from "effect"
+import { Admin } from "../src/index.js"
 import { configOf, get, postJson, request, serverLayer, tempDb } from "./support.js"
 
 const day = 86_400
@@ -20,26 +20,42 @@ const stores: ReadonlyArray<readonly [string, Effect.Effect<string, never, Scope
   ["Postgres", freshPgUrl, !pg]
 ]
 
+/** The system's clock shifted by an amount the test moves forward: real time for the server. */
+interface ShiftedClock {
+  readonly clock: Clock.Clock
+  readonly shift: { millis: number }
+  readonly unsafeCurrentTimeMillis: () => number
+}
+
+const shiftedClock = (): ShiftedClock => {
+  const shift = { millis: 0 }
+  const clock = SandboxClocks.offsetClock(Clock.make(), () => shift.millis)
+  return { clock, shift, unsafeCurrentTimeMillis: () => clock.unsafeCurrentTimeMillis() }
+}
+
 /**
  * `body` against a sandbox server on `databaseUrl`, built on `real` as real time (background
  * jobs hourly: only the advances run due work).
  */
 const inServer = <A, E, R>(
   databaseUrl: Effect.Effect<string, never, Scope.Scope>,
-  body: (real: SandboxClock.OffsetClock) => Effect.Effect<A, E, R>
+  body: (real: ShiftedClock) => Effect.Effect<A, E, R>
 ) =>
   Effect.gen(function* () {
-    const real = SandboxClock.makeClock()
+    const real = shiftedClock()
     const config = yield* configOf({ COBRO_DATABASE_URL: yield* databaseUrl, COBRO_JOB_INTERVAL: "1 hour" })
-    return yield* body(real).pipe(Effect.provide(serverLayer(config)), Effect.withClock(real))
+    return yield* body(real).pipe(Effect.provide(serverLayer(config)), Effect.withClock(real.clock))
   })
 
-/** Moves real time forward by `by` (and the sandbox clock with it, which is real time plus its offset). */
-const pass = (real: SandboxClock.OffsetClock, by: Duration.DurationInput) =>
-  Effect.sync(() => real.raise(real.offsetMillis() + Duration.toMillis(by)))
+/** Moves real time forward by `by` (and every merchant's test clock with it: real time plus its offset). */
+const pass = (real: ShiftedClock, by: Duration.DurationInput) =>
+  Effect.sync(() => {
+    real.shift.millis += Duration.toMillis(by)
+  })
 
-const advance = (seconds: number) =>
-  Effect.map(postJson("/sandbox/clock/advance", { seconds }), (r) => {
+/** Advances the test clock of the merchant `token` is for. */
+const advance = (seconds: number, token: string) =>
+  Effect.map(postJson("/sandbox/clock/advance", { seconds }, token), (r) => {
     expect(r.status).toBe(200)
     return r.body["data"] as { readonly now: string; readonly offset_seconds: number }
   })
@@ -83,7 +99,7 @@ describe.each(stores)("on %s, the sandbox clock leaves real time alone", (_, dat
           expect(created.status).toBe(200)
           const id = (created.body["data"] as { id: string }).id
 
-          yield* advance(5 * day + 60)
+          yield* advance(5 * day + 60, merchant.token)
           const read = yield* get(`/payments/${id}`, merchant.token)
           expect(read.status).toBe(200)
           expect(read.body["data"]).toMatchObject({ id, payment_status: "EXPIRED" })
@@ -118,7 +134,7 @@ describe.each(stores)("on %s, the sandbox clock leaves real time alone", (_, dat
             name: "Socio",
             redirect_url: "https://socio.example.com/back"
           })
-          yield* merchantWithToken("cliente")
+          const cliente = yield* merchantWithToken("cliente")
           const auth = yield* Auth.Auth
           const exchange = (code: string) =>
             postJson("/auth/tokens", {
@@ -128,7 +144,7 @@ describe.each(stores)("on %s, the sandbox clock leaves real time alone", (_, dat
             })
 
           const first = yield* auth.issueCode(partner.partner_id, Ids.UserId.make("cliente"))
-          yield* advance(day)
+          yield* advance(day, cliente.token)
           const granted = yield* exchange(first.code)
           expect(granted.status).toBe(200)
           const partnerToken = (granted.body["data"] as { access_token: string }).access_token
@@ -180,7 +196,7 @@ describe.each(stores)("on %s, the sandbox clock leaves real time alone", (_, dat
         expect(sent.status).toBe(200)
         // Two days on, still before the payment's expiry; the client retries its request.
         // (A token of its own: this test is about the key, not about tokens.)
-        yield* advance(2 * day)
+        yield* advance(2 * day, merchant.token)
         const token = (yield* merchant.fresh).token
         const retried = yield* faucet(token)
         expect(retried.status).toBe(200)
@@ -198,10 +214,22 @@ describe("on real time in the sandbox", () => {
   it.scopedLive("rate limits: an advance does not open a new window; a real minute does", () =>
     inServer(tempDb, (real) =>
       Effect.gen(function* () {
+        // A merchant whose token comes from the engine, not the rate-limited route.
+        const { client_id, client_secret } = yield* Admin.createUser({
+          user_id: "reloj",
+          name: "Tienda reloj",
+          email: "reloj@example.com",
+          cuit: "30712345671",
+          status: "ACTIVE"
+        })
+        const { token } = yield* (yield* Auth.Auth).issueUserToken(
+          Ids.UserId.make("reloj"),
+          new Auth.TokenRequest({ client_id, client_secret })
+        )
         const wrong = () => postJson("/users/tienda/tokens", { client_id: "nobody", client_secret: "wrong" })
         for (let i = 0; i < 10; i++) expect((yield* wrong()).status).toBe(401)
         expect((yield* wrong()).status).toBe(429)
-        yield* advance(day)
+        yield* advance(day, token)
         const after = yield* wrong()
         expect(after.status).toBe(429)
         expect(after.body).toMatchObject({ message: "rate.limit.exceeded" })
@@ -238,7 +266,7 @@ describe("on real time in the sandbox", () => {
 
         const first = yield* createFor(addresses[0]!)
         const second = yield* createFor(addresses[1]!)
-        yield* advance(day)
+        yield* advance(day, merchant.token)
         // (A token of its own: this test is about the code, not about tokens.)
         const token = (yield* merchant.fresh).token
         const verified = yield* verify(first, token)

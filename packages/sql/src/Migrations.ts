@@ -21,6 +21,7 @@ import m0014 from "./migrations/0014_money_reads.js"
 import m0015 from "./migrations/0015_refunds.js"
 import m0017 from "./migrations/0017_sandbox_bank_accounts.js"
 import { Spans } from "@cobro/core"
+import m0018 from "./migrations/0018_test_clocks.js"
 
 export const loader = Migrator.fromRecord({
   "0001_payments": m0001,
@@ -38,7 +39,8 @@ export const loader = Migrator.fromRecord({
   "0013_bank_reconciliation": m0013,
   "0014_money_reads": m0014,
   "0015_refunds": m0015,
-  "0017_sandbox_bank_accounts": m0017
+  "0017_sandbox_bank_accounts": m0017,
+  "0018_test_clocks": m0018
 })
 
 const migrate = Migrator.make({})({ loader, table: "cobro_migrations" })

@@ -3,7 +3,8 @@
  * indexed columns beside the document (`doc`, in the storage shape of `internal/documents`).
  */
 import { SqlClient } from "@effect/sql"
-import { CvuDirectory, Payment as P, PaymentRepository as Port } from "@cobro/core"
+import { DueScope, CvuDirectory, Payment as P, PaymentRepository as Port } from "@cobro/core"
+import { Scope, scopeCondition } from "./internal/dueScope.js"
 import { isCvuTaken } from "./SqlCvuDirectory.js"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as Documents from "./internal/documents/payment.js"
@@ -80,12 +81,10 @@ export const make: Effect.Effect<Port.PaymentRepository["Type"], never, SqlClien
       WHERE id = ${id} AND cvu_released = 0 AND expires_ms <= ${now}${claimable}`
     })
     const findDue = findAll({
-      Request: Schema.Struct({ now: Millis, limit: Schema.Number }),
+      Request: Schema.Struct({ now: Millis, limit: Schema.Number, scope: Scope }),
       Result: Stored,
-      execute: ({
-        limit,
-        now
-      }) => sql`SELECT doc FROM cobro_payments WHERE cvu_released = 0 AND expires_ms <= ${now}
+      execute: ({ limit, now, scope }) => sql`SELECT doc FROM cobro_payments
+      WHERE cvu_released = 0 AND expires_ms <= ${now}${scopeCondition(sql, scope)}
       ORDER BY expires_ms, id LIMIT ${limit}`
     })
     const page = findAll({
@@ -137,7 +136,7 @@ export const make: Effect.Effect<Port.PaymentRepository["Type"], never, SqlClien
           ),
           limit
         }),
-      findDue: (now, limit) => findDue({ now, limit })
+      findDue: (now, limit, scope = DueScope.everyone) => findDue({ now, limit, scope })
     })
   }
 )

@@ -4,7 +4,8 @@
  * its own columns (the JSON record cannot hold a bigint), so the database checks it is positive.
  */
 import { SqlClient } from "@effect/sql"
-import { Money, Schedule as S, ScheduleRepository as Port } from "@cobro/core"
+import { DueScope, Money, Schedule as S, ScheduleRepository as Port } from "@cobro/core"
+import { Scope, scopeCondition } from "./internal/dueScope.js"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as Documents from "./internal/documents/schedule.js"
 import { BigIntText, Doc, DocOnly, Millis, findAll, findByKey, orDie, write } from "./internal/sql.js"
@@ -98,10 +99,10 @@ export const make: Effect.Effect<Port.ScheduleRepository["Type"], never, SqlClie
         ${partner === undefined ? sql`` : sql`AND partner_id = ${partner}`} ORDER BY created_ms, schedule_id`
     })
     const dueSchedules = findAll({
-      Request: Due,
+      Request: Schema.Tuple(Millis, Schema.Number, Scope),
       Result: Schedules,
-      execute: ([now, limit]) => sql`SELECT doc FROM cobro_schedules
-        WHERE schedule_status = 'active' AND next_run_ms <= ${now}
+      execute: ([now, limit, scope]) => sql`SELECT doc FROM cobro_schedules
+        WHERE schedule_status = 'active' AND next_run_ms <= ${now}${scopeCondition(sql, scope)}
         ORDER BY next_run_ms, schedule_id LIMIT ${limit}`
     })
     const payoutById = findByKey(sql, "cobro_payouts", "payout_id", StoredPayout, payoutColumns)
@@ -151,7 +152,7 @@ export const make: Effect.Effect<Port.ScheduleRepository["Type"], never, SqlClie
       findByIdForUpdate: scheduleById(true),
       listByUser: (user) => schedulesOf([user, undefined]),
       listByUserAndPartner: (user, partner) => schedulesOf([user, partner]),
-      findDue: (now, limit) => dueSchedules([now, limit]),
+      findDue: (now, limit, scope = DueScope.everyone) => dueSchedules([now, limit, scope]),
 
       insertPayout: (payout) =>
         Effect.flatMap(insertPayout(payoutRow(payout)), (inserted) =>

@@ -7,7 +7,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { CvuDirectory, Split as S, SplitRepository as Port } from "@cobro/core"
+import { DueScope, CvuDirectory, Split as S, SplitRepository as Port } from "@cobro/core"
+import { Scope, scopeCondition } from "./internal/dueScope.js"
 import { isCvuTaken } from "./SqlCvuDirectory.js"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as Documents from "./internal/documents/split.js"
@@ -231,10 +232,10 @@ export const make: Effect.Effect<Port.SplitRepository["Type"], never, SqlClient.
         WHERE user_id = ${user} AND partner_key = ${partner ?? ""} AND external_id = ${externalId}`
     })
     const findDue = findAll({
-      Request: Schema.Tuple(Millis, Schema.Number),
+      Request: Schema.Tuple(Millis, Schema.Number, Scope),
       Result: DocOnly(Documents.SplitPayment),
-      execute: ([now, limit]) => sql`SELECT doc FROM cobro_split_payments
-        WHERE due_ms IS NOT NULL AND due_ms <= ${now} ORDER BY due_ms, split_payment_id LIMIT ${limit}`
+      execute: ([now, limit, scope]) => sql`SELECT doc FROM cobro_split_payments
+        WHERE due_ms IS NOT NULL AND due_ms <= ${now}${scopeCondition(sql, scope)} ORDER BY due_ms, split_payment_id LIMIT ${limit}`
     })
 
     return Port.SplitRepository.of({
@@ -251,7 +252,7 @@ export const make: Effect.Effect<Port.SplitRepository["Type"], never, SqlClient.
       findByIdForUpdate: split(true),
       findByExternalId: (user, partner, externalId) => byExternalId([user, partner, externalId]),
       findByCvu: findByKey(sql, "cobro_split_payments", "cvu", DocOnly(Documents.SplitPayment))(false),
-      findDue: (now, limit) => findDue([now, limit]),
+      findDue: (now, limit, scope = DueScope.everyone) => findDue([now, limit, scope]),
 
       insertPayouts: (payouts) =>
         payouts.length === 0

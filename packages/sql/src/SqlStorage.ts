@@ -18,6 +18,7 @@ import type {
   RefundRepository,
   ScheduleRepository,
   SplitRepository,
+  TestClockRepository,
   Transactor,
   TransferRepository,
   UserRepository,
@@ -37,6 +38,7 @@ import * as SqlPaymentRepository from "./SqlPaymentRepository.js"
 import * as SqlRefundRepository from "./SqlRefundRepository.js"
 import * as SqlScheduleRepository from "./SqlScheduleRepository.js"
 import * as SqlSplitRepository from "./SqlSplitRepository.js"
+import * as SqlTestClockRepository from "./SqlTestClockRepository.js"
 import * as SqlTransactor from "./SqlTransactor.js"
 import * as SqlTransferRepository from "./SqlTransferRepository.js"
 import * as SqlUserRepository from "./SqlUserRepository.js"
@@ -59,6 +61,7 @@ export type Storage =
   | RefundRepository.RefundRepository
   | IdempotencyRepository.IdempotencyRepository
   | WebhookDeliveryRepository.WebhookDeliveryRepository
+  | TestClockRepository.TestClockRepository
 
 /** The repositories alone (the database must already be migrated). */
 export const repositories: Layer.Layer<Storage, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -77,7 +80,8 @@ export const repositories: Layer.Layer<Storage, never, SqlClient.SqlClient> = La
   SqlOutgoingTransferRepository.layer,
   SqlRefundRepository.layer,
   SqlIdempotencyRepository.layer,
-  SqlWebhookDeliveryRepository.layer
+  SqlWebhookDeliveryRepository.layer,
+  SqlTestClockRepository.layer
 )
 
 /** Migrates the database, then provides every repository. */

@@ -6,7 +6,8 @@
  * statements, an `UPDATE … WHERE event_id IN (SELECT … LIMIT n) RETURNING`.
  */
 import { SqlClient } from "@effect/sql"
-import { Ids, WebhookDeliveryRepository as Port } from "@cobro/core"
+import { DueScope, Ids, WebhookDeliveryRepository as Port } from "@cobro/core"
+import { Scope, scopeCondition } from "./internal/dueScope.js"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { DeliveryRow, deliveryState } from "./internal/deliveries.js"
 import { findAll, findOne, Millis, orDie, write } from "./internal/sql.js"
@@ -37,23 +38,26 @@ const AttemptRow = Schema.transform(
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  const claimable = (now: DateTime.Utc) => {
+  const claimable = (now: DateTime.Utc, leaseNow: DateTime.Utc, scope: DueScope.DueScope) => {
     const at = DateTime.toEpochMillis(now)
-    return sql`status = 'pending' AND next_attempt_ms <= ${at} AND (lease_until_ms IS NULL OR lease_until_ms <= ${at})`
+    const leaseAt = DateTime.toEpochMillis(leaseNow)
+    return sql`status = 'pending' AND next_attempt_ms <= ${at} AND (lease_until_ms IS NULL OR lease_until_ms <= ${leaseAt})${scopeCondition(sql, scope)}`
   }
 
   const claim = findAll({
     Request: Schema.Struct({
       now: Schema.DateTimeUtcFromSelf,
+      leaseNow: Schema.DateTimeUtcFromSelf,
       owner: Schema.String,
       until: Millis,
-      limit: Schema.Number
+      limit: Schema.Number,
+      scope: Scope
     }),
     Result: DeliveryRow,
-    execute: ({ now, owner, until, limit }) =>
+    execute: ({ now, leaseNow, owner, until, limit, scope }) =>
       sql.onDialectOrElse({
         pg: () => sql`WITH due AS (
-            SELECT event_id FROM cobro_webhook_deliveries WHERE ${claimable(now)}
+            SELECT event_id FROM cobro_webhook_deliveries WHERE ${claimable(now, leaseNow, scope)}
             ORDER BY next_attempt_ms, event_id LIMIT ${limit}
             FOR UPDATE SKIP LOCKED
           )
@@ -64,7 +68,7 @@ export const make = Effect.gen(function* () {
         orElse: () => sql`UPDATE cobro_webhook_deliveries
           SET lease_owner = ${owner}, lease_until_ms = ${until}
           WHERE event_id IN (
-            SELECT event_id FROM cobro_webhook_deliveries WHERE ${claimable(now)}
+            SELECT event_id FROM cobro_webhook_deliveries WHERE ${claimable(now, leaseNow, scope)}
             ORDER BY next_attempt_ms, event_id LIMIT ${limit}
           )
           RETURNING *`
@@ -98,10 +102,20 @@ export const make = Effect.gen(function* () {
   })
 
   return Port.WebhookDeliveryRepository.of({
-    claimDue: (now, owner, until, limit) =>
+    claimDue: (now, owner, until, limit, options = {}) =>
       limit <= 0
         ? Effect.succeed([])
-        : Effect.map(claim({ now, owner, until, limit }), (rows) => [...rows].sort(Port.claimOrder)),
+        : Effect.map(
+            claim({
+              now,
+              leaseNow: options.leaseNow ?? now,
+              owner,
+              until,
+              limit,
+              scope: options.scope ?? DueScope.everyone
+            }),
+            (rows) => [...rows].sort(Port.claimOrder)
+          ),
     complete: (claimed, attempt, next) =>
       sql
         .withTransaction(

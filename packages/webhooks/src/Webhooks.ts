@@ -14,8 +14,10 @@
 import {
   type CredentialRepository,
   type Crypto,
+  DueScope,
   Errors,
   type Ids,
+  MerchantClocks,
   type PartnerRepository,
   RealTime,
   Spans,
@@ -104,6 +106,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
     // `webhook-timestamp` is real time, also when the engine's clock is shifted (the sandbox clock
     // moved ahead): receivers check it against their own clock to refuse replays.
     const realTime = yield* RealTime.RealTime
+    const clocks = yield* MerchantClocks.MerchantClocks
 
     /** One attempt of a claimed delivery, recorded; what became of it. */
     const attempt = (
@@ -222,21 +225,22 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
         )
       )
 
-    /**
-     * Claims and attempts every delivery due now, batch after batch, until none is left; returns
-     * the counts. Safe to run concurrently, in this process or in others sharing the storage.
-     */
-    const deliverDue = Spans.fn("Webhooks.deliverDue")(function* () {
+    /** Claims and attempts every delivery of `scope` due now, batch after batch, until none is left. */
+    const deliverScope = Spans.fn("Webhooks.deliverScope")(function* (scope: DueScope.DueScope) {
       const counts: Record<Outcome, number> = { delivered: 0, retrying: 0, dead: 0, superseded: 0, errors: 0 }
       let attempted = 0
       const secretOf = secrets()
       while (true) {
+        // Due by the merchants' clock; leased on real time, so that a test clock moved ahead
+        // while an attempt is in flight does not end its lease (and send it twice).
         const now = yield* DateTime.now
+        const leaseNow = yield* realTime.now
         const batch = yield* repo.claimDue(
           now,
           worker,
-          DateTime.addDuration(now, config.lease),
-          config.batchSize
+          DateTime.addDuration(leaseNow, config.lease),
+          config.batchSize,
+          { scope, leaseNow }
         )
         if (batch.length === 0) break
         attempted += batch.length
@@ -251,6 +255,20 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
       }
       return { attempted, ...counts } satisfies DeliveryReport
     })
+
+    /**
+     * Claims and attempts every delivery due now, batch after batch, until none is left; returns
+     * the counts. Safe to run concurrently, in this process or in others sharing the storage.
+     * Deliveries of a merchant on a clock of its own (a moved sandbox test clock) are due by
+     * that clock: they are claimed in a pass of their own, on it.
+     */
+    const deliverDue = Spans.fn("Webhooks.deliverDue")(function* () {
+      return yield* MerchantClocks.passes(clocks, deliverScope)
+    })
+
+    /** The deliveries of merchant `user` due by its own clock (a moved sandbox test clock). */
+    const deliverDueOf = (user: Ids.UserId) =>
+      MerchantClocks.onClockOf(clocks, user)(deliverScope(DueScope.only(user)))
 
     /**
      * Sends the event again from the start of the schedule, whatever its state (delivered, dead
@@ -289,7 +307,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
       })
     })
 
-    return { deliverDue, replay, get, attempts, list, workerId: worker } as const
+    return { deliverDue, deliverDueOf, replay, get, attempts, list, workerId: worker } as const
   })
 }) {}
 

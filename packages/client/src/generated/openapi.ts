@@ -656,6 +656,46 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/sandbox/clock": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Read your test clock (sandbox)
+     * @description Your own clock: everything of yours (payment expiry, payout schedules, split holds, webhook retries) runs on it, and nothing of another merchant does. It starts at real time and only moves forward, when you advance it. A partner token reads the clock of the merchant it acts for. Only in sandbox mode.
+     */
+    get: operations["sandbox.getClock"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/sandbox/clock/advance": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Advance your test clock (sandbox)
+     * @description Moves your clock forward by `seconds` or to the instant `to` (exactly one of them), at most 34560000 seconds (400 days) per call; a `to` before your clock's time is 400. Answers once your work that became due has run: expiries, payout schedules, split payouts whose hold ended, then the webhook deliveries they made (`due_work` counts them). Work that became due runs once, at the new time. Two `seconds` advances at once both count; `to` is idempotent. Other merchants' clocks do not move. Only in sandbox mode.
+     */
+    post: operations["sandbox.advanceClock"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/webhooks/deliveries": {
     parameters: {
       query?: never
@@ -1663,6 +1703,38 @@ export interface components {
       to: string
       reference: string
       received_at: components["schemas"]["DateTimeUtc"]
+    }
+    SandboxClock: {
+      now: components["schemas"]["DateTimeUtc"]
+      offset_seconds: components["schemas"]["Int"]
+    }
+    /**
+     * @example {
+     *       "seconds": 3600
+     *     }
+     */
+    AdvanceRequest: {
+      /**
+       * between(1, 34560000)
+       * @description a number between 1 and 34560000
+       */
+      seconds?: components["schemas"]["Int"]
+      to?: components["schemas"]["DateTimeUtc"]
+    }
+    SandboxClockAdvanced: {
+      now: components["schemas"]["DateTimeUtc"]
+      offset_seconds: components["schemas"]["Int"]
+      due_work: components["schemas"]["SandboxDueWork"]
+    }
+    SandboxDueWork: {
+      payments_expired: components["schemas"]["Int"]
+      cvus_released: components["schemas"]["Int"]
+      payout_runs: components["schemas"]["Int"]
+      payouts_sent: components["schemas"]["Int"]
+      splits_executed: components["schemas"]["Int"]
+      webhooks_attempted: components["schemas"]["Int"]
+      webhooks_delivered: components["schemas"]["Int"]
+      failed: components["schemas"]["Int"]
     }
     WebhookDelivery: {
       /**
@@ -7786,6 +7858,287 @@ export interface operations {
             data: {
               transfers: components["schemas"]["SandboxReceivedTransfer"][]
             }
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "sandbox.getClock": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: components["schemas"]["SandboxClock"]
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "sandbox.advanceClock": {
+    parameters: {
+      query?: never
+      header?: {
+        "idempotency-key"?: string
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "seconds": 3600
+         *     }
+         */
+        "application/json": components["schemas"]["AdvanceRequest"]
+      }
+    }
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: components["schemas"]["SandboxClockAdvanced"]
           }
         }
       }

@@ -279,6 +279,20 @@ export const operations: ReadonlyArray<Operation> = [
   },
   {
     method: "GET",
+    path: "/sandbox/clock",
+    operationId: "sandbox.getClock",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "POST",
+    path: "/sandbox/clock/advance",
+    operationId: "sandbox.advanceClock",
+    bearer: true,
+    idempotencyKey: true
+  },
+  {
+    method: "GET",
     path: "/webhooks/deliveries",
     operationId: "webhookDeliveries.list",
     bearer: true,

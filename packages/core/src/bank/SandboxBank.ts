@@ -32,6 +32,7 @@ import { fresh, randomAlias, randomCbu, randomCuit, randomCvu } from "./sandboxR
 import * as Holders from "./sandboxHolders.js"
 import * as Outgoing from "./sandboxOutgoing.js"
 import * as Statement from "./sandboxStatement.js"
+import { RealTime } from "../RealTime.js"
 import * as Spans from "../Spans.js"
 
 const DEFAULT_SENDER_NAME = "Pagador Sandbox"
@@ -151,6 +152,9 @@ const { aliasTaken, resolve } = Holders
  */
 export const make = Effect.gen(function* () {
   const ref = yield* SynchronizedRef.make(emptyState())
+  // The statement books transfers in on real time, as a bank does: a merchant's sandbox test
+  // clock moves that merchant's payments, not the bank's books (nor reconciliation's windows).
+  const realTime = yield* RealTime
   /**
    * A transfer in carries a mark of its id, CVU and amount under this bank's own key, so the
    * bank recognises it when asked to return it, however old, without keeping a list; another
@@ -306,7 +310,7 @@ export const make = Effect.gen(function* () {
     simulateIncoming: Spans.fn("SandboxBank.simulateIncoming")(function* (input) {
       const sender_cuit = input.senderCuit ?? (yield* randomCuit)
       const sender_account = input.senderAccount ?? (yield* randomCbu)
-      const now = yield* DateTime.now
+      const now = yield* realTime.now
       return yield* SynchronizedRef.modifyEffect(ref, (state) =>
         Effect.map(nextTransactionId(state), ([id, numbered]) => {
           const transfer = new IncomingTransfer({

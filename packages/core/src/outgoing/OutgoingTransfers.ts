@@ -15,6 +15,9 @@
  * in transit (to the bank, or back where it came from) and the owner records the outcome and its
  * events; a transfer no longer in flight is left alone, so each is settled exactly once. An
  * unknown outcome never fails a transfer: only the bank's refusal or its status does.
+ *
+ * Its times (`next_check_at`, creation and change) are real time (`RealTime`), the bank's: a
+ * sandbox merchant's test clock moved ahead does not make its checks due sooner.
  */
 import { Cause, DateTime, Effect, Either, Metric, Option } from "effect"
 import { type BankError, BankProvider, type TransferAcceptance } from "../bank/BankProvider.js"
@@ -24,6 +27,7 @@ import * as Accounts from "../ledger/LedgerAccount.js"
 import type { LedgerAccount } from "../ledger/LedgerAccount.js"
 import * as Metrics from "../Metrics.js"
 import type { Money } from "../Money.js"
+import { RealTime } from "../RealTime.js"
 import { Transactor } from "../Transactor.js"
 import * as RefundSettlement from "../refunds/refundSettlement.js"
 import * as SchedulePayouts from "../schedules/payoutSettlement.js"
@@ -93,6 +97,9 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
       refund: yield* RefundSettlement.make
     }
     const interval = config.transferCheckInterval
+    // Transfers at the bank run on real time (also for a merchant whose sandbox test clock was
+    // moved ahead: the bank's time is real), so `settleDue` finds the same ones in any pass.
+    const realTime = yield* RealTime
 
     /**
      * Records a transfer in the caller's unit of work, for `dispatch` after it commits; `none`
@@ -101,7 +108,7 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
     const record = Spans.fn("OutgoingTransfers.record")(function* (input: NewTransfer) {
       const existing = yield* repo.findByReferenceForUpdate(input.reference)
       if (Option.isSome(existing)) return Option.none<OutgoingTransfer>()
-      const now = yield* DateTime.now
+      const now = yield* realTime.now
       const transfer = new OutgoingTransfer({
         ...input,
         status: "SENDING",
@@ -127,7 +134,7 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
         Effect.gen(function* () {
           const found = yield* repo.findByReferenceForUpdate(reference)
           if (Option.isNone(found) || !isInFlight(found.value)) return Option.none<A>()
-          return Option.some(yield* f(found.value, yield* DateTime.now))
+          return Option.some(yield* f(found.value, yield* realTime.now))
         })
       )
 
@@ -273,7 +280,7 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
 
     /** Checks every due transfer of `purpose` once. */
     const settleDue = Spans.fn("OutgoingTransfers.settleDue")(function* (purpose: TransferPurpose) {
-      const now = yield* DateTime.now
+      const now = yield* realTime.now
       const report = { completed: 0, failed: 0, pending: 0, resent: 0, unknown: 0, errors: 0, finished: 0 }
       const seen = new Set<string>()
       while (true) {

@@ -9,6 +9,7 @@ import { MemoryCvuTable } from "../internal/memoryCvuTable.js"
 import { makeRef, MemoryDb, timeKey } from "../internal/memoryDb.js"
 import { CvuEntry } from "../transfers/CvuDirectory.js"
 import type { Payment } from "./Payment.js"
+import { type DueScope, everyone, includes } from "../clocks/DueScope.js"
 
 /** Keyset position in a user's payments, ordered by creation time then id. */
 export interface PaymentCursor {
@@ -56,8 +57,12 @@ export class PaymentRepository extends Context.Tag("@cobro/core/PaymentRepositor
      * once, so concurrent workers share due work instead of queueing on it.
      */
     readonly claimDue: (id: PaymentId, now: DateTime.Utc) => Effect.Effect<Option.Option<Payment>>
-    /** Payments whose expiry has come (`expiration_timestamp <= now`) and whose CVU is still open. */
-    readonly findDue: (now: DateTime.Utc, limit: number) => Effect.Effect<ReadonlyArray<Payment>>
+    /** Payments whose expiry has come (`expiration_timestamp <= now`) and whose CVU is still open. Only those of `scope` (everyone by default). */
+    readonly findDue: (
+      now: DateTime.Utc,
+      limit: number,
+      scope?: DueScope
+    ) => Effect.Effect<ReadonlyArray<Payment>>
   }
 >() {}
 
@@ -173,13 +178,13 @@ export const makeMemory = Effect.gen(function* () {
         }
         return out
       }),
-    findDue: (now, limit) =>
+    findDue: (now, limit, scope = everyone) =>
       Effect.map(tables.get, (t) => {
         const out: Array<Payment> = []
         for (const [, id] of t.open) {
           const payment = Option.getOrThrow(HashMap.get(t.byId, id))
           if (out.length >= limit || DateTime.greaterThan(payment.expiration_timestamp, now)) break
-          out.push(payment)
+          if (includes(scope, payment.user_id)) out.push(payment)
         }
         return out
       })

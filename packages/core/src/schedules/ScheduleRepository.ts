@@ -7,6 +7,7 @@ import type { PartnerId, PayoutId, ScheduleId, UserId } from "../Ids.js"
 import { makeRef, type MemoryDb, timeKey } from "../internal/memoryDb.js"
 import type { Cursor } from "../Page.js"
 import type { Payout, PayoutSchedule } from "./Schedule.js"
+import { type DueScope, everyone, includes } from "../clocks/DueScope.js"
 
 export class ScheduleRepository extends Context.Tag("@cobro/core/ScheduleRepository")<
   ScheduleRepository,
@@ -24,8 +25,12 @@ export class ScheduleRepository extends Context.Tag("@cobro/core/ScheduleReposit
       user: UserId,
       partner: PartnerId
     ) => Effect.Effect<ReadonlyArray<PayoutSchedule>>
-    /** Active schedules whose `next_run_date <= now`, earliest first. */
-    readonly findDue: (now: DateTime.Utc, limit: number) => Effect.Effect<ReadonlyArray<PayoutSchedule>>
+    /** Active schedules whose `next_run_date <= now`, earliest first. Only those of `scope` (everyone by default). */
+    readonly findDue: (
+      now: DateTime.Utc,
+      limit: number,
+      scope?: DueScope
+    ) => Effect.Effect<ReadonlyArray<PayoutSchedule>>
 
     /** Fails with `Conflict` when the id is taken. */
     readonly insertPayout: (payout: Payout) => Effect.Effect<void, Conflict>
@@ -140,13 +145,13 @@ export const makeMemory = Effect.gen(function* () {
     findByIdForUpdate: findById,
     listByUser: (user) => listByUser(user, () => true),
     listByUserAndPartner: (user, partner) => listByUser(user, (s) => s.partner_id === partner),
-    findDue: (now, limit) =>
+    findDue: (now, limit, scope = everyone) =>
       Effect.map(tables.get, (t) => {
         const out: Array<PayoutSchedule> = []
         for (const [, id] of t.due) {
           const schedule = Option.getOrThrow(HashMap.get(t.schedules, id))
           if (out.length >= limit || DateTime.greaterThan(schedule.next_run_date, now)) break
-          out.push(schedule)
+          if (includes(scope, schedule.user_id)) out.push(schedule)
         }
         return out
       }),

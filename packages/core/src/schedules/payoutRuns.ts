@@ -21,6 +21,7 @@ import { PayoutId, type ScheduleId } from "../Ids.js"
 import { credit, debit, Ledger } from "../ledger/Ledger.js"
 import * as Accounts from "../ledger/LedgerAccount.js"
 import * as Metrics from "../Metrics.js"
+import * as DueScope from "../clocks/DueScope.js"
 import { OutgoingTransfers, type StepResult } from "../outgoing/OutgoingTransfers.js"
 import * as S from "./Schedule.js"
 import { ScheduleRepository } from "./ScheduleRepository.js"
@@ -130,7 +131,11 @@ export const makePayoutRuns = Effect.gen(function* () {
     else if (r.step !== "stale") counts.retrying++
   }
 
-  const runDue = Spans.fn("Schedules.runDue")(function* () {
+  /**
+   * Settles payouts in flight (transfers at the bank, due by real time), then runs every schedule
+   * of `scope` whose run has come.
+   */
+  const runDue = Spans.fn("Schedules.runDue")(function* (scope: DueScope.DueScope = DueScope.everyone) {
     const now = yield* DateTime.now
     const counts = { runs: 0, sent: 0, failed: 0, retrying: 0, skipped: 0, errors: 0 }
     const tally = tallyInto(counts)
@@ -150,7 +155,7 @@ export const makePayoutRuns = Effect.gen(function* () {
     // Schedules whose run has come.
     const seenSchedules = new Set<string>()
     while (true) {
-      const due = (yield* repo.findDue(now, config.jobBatchSize + seenSchedules.size)).filter(
+      const due = (yield* repo.findDue(now, config.jobBatchSize + seenSchedules.size, scope)).filter(
         (s) => !seenSchedules.has(s.schedule_id)
       )
       if (due.length === 0) break

@@ -37,6 +37,7 @@ import {
   type SplitPayout,
   type VerificationRequest
 } from "./Split.js"
+import { type DueScope, everyone, includes } from "../clocks/DueScope.js"
 
 export class SplitRepository extends Context.Tag("@cobro/core/SplitRepository")<
   SplitRepository,
@@ -55,9 +56,14 @@ export class SplitRepository extends Context.Tag("@cobro/core/SplitRepository")<
     readonly findByCvu: (cvu: Cvu) => Effect.Effect<Option.Option<SplitPayment>>
     /**
      * Splits whose payouts are due, oldest first: ON_HOLD with `hold_until <= now`, or PROCESSING
-     * with `lease_until <= now` (a run that claimed them did not finish).
+     * with `lease_until <= now` (a run that claimed them did not finish); only those of `scope`
+     * (everyone by default).
      */
-    readonly findDue: (now: DateTime.Utc, limit: number) => Effect.Effect<ReadonlyArray<SplitPayment>>
+    readonly findDue: (
+      now: DateTime.Utc,
+      limit: number,
+      scope?: DueScope
+    ) => Effect.Effect<ReadonlyArray<SplitPayment>>
 
     readonly insertPayouts: (payouts: ReadonlyArray<SplitPayout>) => Effect.Effect<void>
     readonly updatePayout: (payout: SplitPayout) => Effect.Effect<void>
@@ -207,13 +213,14 @@ export const makeMemory = Effect.gen(function* () {
       Effect.map(splits.get, (t) =>
         Option.flatMap(HashMap.get(t.byCvu, cvu), (id) => HashMap.get(t.byId, id))
       ),
-    findDue: (now, limit) =>
+    findDue: (now, limit, scope = everyone) =>
       Effect.map(splits.get, (t) => {
         const bound = `${timeKey(now)}\u0001`
         const out: Array<SplitPayment> = []
         for (const [key, id] of t.due) {
           if (out.length >= limit || key > bound) break
-          out.push(Option.getOrThrow(HashMap.get(t.byId, id)))
+          const split = Option.getOrThrow(HashMap.get(t.byId, id))
+          if (includes(scope, split.user_id)) out.push(split)
         }
         return out
       }),

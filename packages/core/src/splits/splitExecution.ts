@@ -17,6 +17,7 @@ import { credit, debit, Ledger } from "../ledger/Ledger.js"
 import * as Accounts from "../ledger/LedgerAccount.js"
 import * as Metrics from "../Metrics.js"
 import type { OutgoingTransfer } from "../outgoing/OutgoingTransfer.js"
+import * as DueScope from "../clocks/DueScope.js"
 import { OutgoingTransfers, type SettleReport, type StepResult } from "../outgoing/OutgoingTransfers.js"
 import { Outbox } from "../webhooks/Outbox.js"
 import * as Split from "./Split.js"
@@ -124,14 +125,17 @@ export const make = Effect.gen(function* () {
     failed: settled.unknown + settled.errors
   })
 
-  /** Settles split payouts in flight, then executes every instruction whose hold has ended. */
-  const runDue = Spans.fn("Splits.runDue")(function* () {
+  /**
+   * Settles split payouts in flight (transfers at the bank, due by real time), then executes every
+   * instruction of `scope` whose hold has ended.
+   */
+  const runDue = Spans.fn("Splits.runDue")(function* (scope: DueScope.DueScope = DueScope.everyone) {
     const now = yield* DateTime.now
     const report = { ...fromSettle(yield* outgoing.settleDue("split_payout")) }
     // Each split is looked at once per run, whatever happens to it.
     const seen = new Set<string>()
     while (true) {
-      const due = (yield* repo.findDue(now, config.jobBatchSize + seen.size)).filter(
+      const due = (yield* repo.findDue(now, config.jobBatchSize + seen.size, scope)).filter(
         (s) => !seen.has(s.split_payment_id)
       )
       if (due.length === 0) break

@@ -9,6 +9,7 @@
  * concurrent `ingest` calls) answer the same, and share one unit of work per batch.
  */
 import { Cause, Data, DateTime, Effect, Either, Exit, Metric, Option } from "effect"
+import * as MerchantClocks from "../clocks/MerchantClocks.js"
 import { BankProvider, type IncomingTransfer } from "../bank/BankProvider.js"
 import { type Conflict, InvalidInput, ProviderFailure } from "../Errors.js"
 import { credit, debit, Ledger } from "../ledger/Ledger.js"
@@ -79,6 +80,7 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
     const ledger = yield* Ledger
     const outbox = yield* Outbox
     const transactor = yield* Transactor
+    const clocks = yield* MerchantClocks.MerchantClocks
 
     /**
      * Writes the transfer to the log, first in its unit of work. Fails with `AlreadyRecorded`
@@ -151,19 +153,27 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
         const slot = opened[0]?.[1]
         if (slot === undefined || !slot.holds(transfer.cvu))
           return yield* bounce(transfer, null, "unknown CVU")
-        const now = yield* DateTime.now
-        const refused = slot.refusal(transfer, now)
-        if (Option.isSome(refused)) return yield* bounce(transfer, slot.target_id, refused.value.reason)
-        const applied = yield* fees.feesFor({
-          user_id: slot.user_id,
-          amount: transfer.amount,
-          kind: slot.kind
-        })
-        const result = yield* slot.credit(transfer, applied, now)
-        if (Either.isLeft(result)) return yield* bounce(transfer, slot.target_id, result.left.reason)
-        yield* record(result.right.record)
-        yield* store([slot], [result.right])
-        return credited(result.right)
+        // The rest runs on the receiving merchant's clock (its sandbox test clock, if moved).
+        return yield* MerchantClocks.onClockOf(
+          clocks,
+          slot.user_id
+        )(
+          Effect.gen(function* () {
+            const now = yield* DateTime.now
+            const refused = slot.refusal(transfer, now)
+            if (Option.isSome(refused)) return yield* bounce(transfer, slot.target_id, refused.value.reason)
+            const applied = yield* fees.feesFor({
+              user_id: slot.user_id,
+              amount: transfer.amount,
+              kind: slot.kind
+            })
+            const result = yield* slot.credit(transfer, applied, now)
+            if (Either.isLeft(result)) return yield* bounce(transfer, slot.target_id, result.left.reason)
+            yield* record(result.right.record)
+            yield* store([slot], [result.right])
+            return credited(result.right)
+          })
+        )
       })
 
     /**
@@ -218,6 +228,8 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
           const slot = slots.get(transfer.cvu)
           if (slot === undefined || !slot.holds(transfer.cvu) || Option.isSome(slot.refusal(transfer, now)))
             continue
+          // A merchant on a clock of its own (a moved sandbox test clock) is credited alone, on it.
+          if (clocks.clockOf(slot.user_id) !== undefined) continue
           const applied = yield* fees.feesFor({
             user_id: slot.user_id,
             amount: transfer.amount,

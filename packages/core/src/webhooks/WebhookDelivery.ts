@@ -131,13 +131,18 @@ export const holdsLease = (current: WebhookDelivery, claimed: WebhookDelivery): 
   DateTime.toEpochMillis(current.lease_until) === DateTime.toEpochMillis(claimed.lease_until)
 
 /** Whether `delivery` may be claimed at `now`. */
-export const isClaimable = (delivery: WebhookDelivery, now: DateTime.Utc): boolean => {
+export const isClaimable = (
+  delivery: WebhookDelivery,
+  now: DateTime.Utc,
+  leaseNow: DateTime.Utc = now
+): boolean => {
   const at = DateTime.toEpochMillis(now)
   return (
     delivery.status === "pending" &&
     delivery.next_attempt_at !== null &&
     DateTime.toEpochMillis(delivery.next_attempt_at) <= at &&
-    (delivery.lease_until === null || DateTime.toEpochMillis(delivery.lease_until) <= at)
+    (delivery.lease_until === null ||
+      DateTime.toEpochMillis(delivery.lease_until) <= DateTime.toEpochMillis(leaseNow))
   )
 }
 

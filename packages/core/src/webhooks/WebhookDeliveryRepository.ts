@@ -45,6 +45,7 @@ export {
   signerOf,
   WebhookDelivery
 } from "./WebhookDelivery.js"
+import { type DueScope, everyone, includes } from "../clocks/DueScope.js"
 
 export interface ListQuery {
   readonly status?: DeliveryStatus
@@ -57,19 +58,31 @@ export interface ListQuery {
   readonly limit: number
 }
 
+/** What a claim of due deliveries takes besides its time. */
+export interface ClaimOptions {
+  /** Only the deliveries of merchants in it (everyone by default). */
+  readonly scope?: DueScope
+  /**
+   * The time leases are compared with (`now` by default). Leases are real time, while due times
+   * are the merchant's: a lease must not lapse because a merchant's test clock jumped ahead.
+   */
+  readonly leaseNow?: DateTime.Utc
+}
+
 export class WebhookDeliveryRepository extends Context.Tag("@cobro/core/WebhookDeliveryRepository")<
   WebhookDeliveryRepository,
   {
     /**
      * Leases up to `limit` pending deliveries due at `now` that nobody holds (or whose lease has
-     * passed) to `owner` until `leaseUntil`, oldest due first. Two concurrent claims never get the
-     * same delivery.
+     * passed) to `owner` until `leaseUntil`, oldest due first (see `ClaimOptions`). Two concurrent
+     * claims never get the same delivery.
      */
     readonly claimDue: (
       now: DateTime.Utc,
       owner: string,
       leaseUntil: DateTime.Utc,
-      limit: number
+      limit: number,
+      options?: ClaimOptions
     ) => Effect.Effect<ReadonlyArray<WebhookDelivery>>
     /**
      * Records `attempt` and, if the delivery is still pending under the lease `claimed` holds
@@ -108,10 +121,11 @@ export const makeMemory = Effect.gen(function* () {
     Effect.map(tables.get, f)
 
   return WebhookDeliveryRepository.of({
-    claimDue: (now, owner, leaseUntil, limit) =>
+    claimDue: (now, owner, leaseUntil, limit, options = {}) =>
       tables.modify((t) => {
+        const scope = options.scope ?? everyone
         const claimed = Array.from(HashMap.values(t.deliveries))
-          .filter((d) => isClaimable(d, now))
+          .filter((d) => isClaimable(d, now, options.leaseNow) && includes(scope, d.user_id))
           .sort(claimOrder)
           .slice(0, Math.max(0, limit))
           // Valid rows with a lease added: not validated again (it costs more than the claim).

@@ -1,5 +1,6 @@
 import type { Scenario } from "../Scenario.js"
 import { authScenarios } from "./auth/index.js"
+import { clockScenarios } from "./clocks.js"
 import { customerScenarios } from "./customers/index.js"
 import { cvuDirectoryScenarios } from "./cvuDirectory.js"
 import { idempotencyScenarios } from "./idempotency.js"
@@ -27,5 +28,6 @@ export const scenarios: ReadonlyArray<Scenario> = [
   ...webhookScenarios,
   ...moneyScenarios,
   ...moneyReadScenarios,
-  ...refundScenarios
+  ...refundScenarios,
+  ...clockScenarios
 ]

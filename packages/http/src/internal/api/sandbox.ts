@@ -1,8 +1,11 @@
-/** The `sandbox` routes: the faucet, and the bank accounts a tester registers at the sandbox bank. */
+/**
+ * The `sandbox` routes: the faucet, the bank accounts a tester registers at the sandbox bank, and
+ * the caller's test clock.
+ */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { BankAccount, Faucet, SandboxAccount, Wire } from "@cobro/core"
+import { BankAccount, Faucet, SandboxAccount, TestClocks, Wire } from "@cobro/core"
 import { Schema } from "effect"
 import { Envelope } from "../../Envelope.js"
 import { Authentication } from "../../Security.js"
@@ -56,6 +59,39 @@ export const ReceivedTransferWire = Schema.Struct({
 export const ReceivedTransferListWire = Schema.Struct({
   transfers: Schema.Array(ReceivedTransferWire)
 })
+
+/** A merchant's test clock. */
+export const SandboxClockWire = Schema.Struct({
+  /** Your clock's time: what your payments, schedules and split holds run on. */
+  now: Wire.Timestamp,
+  /** How far your clock runs ahead of real time, in whole seconds. */
+  offset_seconds: Schema.Int
+}).annotations({ identifier: "SandboxClock" })
+
+/** Your work that ran because an advance made it due. */
+export const DueWorkWire = Schema.Struct({
+  /** PENDING payments that became EXPIRED. */
+  payments_expired: Schema.Int,
+  /** CVUs of closed payments given back (expired ones and paid ones past their expiry). */
+  cvus_released: Schema.Int,
+  /** Payout schedule runs. */
+  payout_runs: Schema.Int,
+  /** Payouts the bank confirmed. */
+  payouts_sent: Schema.Int,
+  /** Split payouts instructions executed after their hold. */
+  splits_executed: Schema.Int,
+  /** Webhook deliveries attempted, and how many of them were delivered. */
+  webhooks_attempted: Schema.Int,
+  webhooks_delivered: Schema.Int,
+  /** Items that failed and stay due (retried by the background work). */
+  failed: Schema.Int
+}).annotations({ identifier: "SandboxDueWork" })
+
+/** A merchant's test clock after an advance. */
+export const SandboxClockAdvancedWire = Schema.Struct({
+  ...SandboxClockWire.fields,
+  due_work: DueWorkWire
+}).annotations({ identifier: "SandboxClockAdvanced" })
 
 const accountPath = Schema.Struct({ cbu: SandboxAccount.AccountNumber })
 
@@ -137,10 +173,33 @@ export class Sandbox extends HttpApiGroup.make("sandbox")
       .setPath(accountPath)
       .addSuccess(Envelope(SandboxBankAccountWire))
   )
+  .add(
+    HttpApiEndpoint.get("getClock", "/sandbox/clock")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Read your test clock (sandbox)",
+          description:
+            "Your own clock: everything of yours (payment expiry, payout schedules, split holds, webhook retries) runs on it, and nothing of another merchant does. It starts at real time and only moves forward, when you advance it. A partner token reads the clock of the merchant it acts for. Only in sandbox mode."
+        })
+      )
+      .addSuccess(Envelope(SandboxClockWire))
+  )
+  .add(
+    HttpApiEndpoint.post("advanceClock", "/sandbox/clock/advance")
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Advance your test clock (sandbox)",
+          description: `Moves your clock forward by \`seconds\` or to the instant \`to\` (exactly one of them), at most ${TestClocks.maxAdvanceSeconds} seconds (400 days) per call; a \`to\` before your clock's time is 400. Answers once your work that became due has run: expiries, payout schedules, split payouts whose hold ended, then the webhook deliveries they made (\`due_work\` counts them). Work that became due runs once, at the new time. Two \`seconds\` advances at once both count; \`to\` is idempotent. Other merchants' clocks do not move. Only in sandbox mode.`
+        })
+      )
+      .setPayload(withExample(TestClocks.AdvanceRequest, { seconds: 3600 }))
+      .setHeaders(IdempotencyHeaders)
+      .addSuccess(Envelope(SandboxClockAdvancedWire))
+  )
   .addError(EnvelopeErrors)
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Sandbox")
   .annotate(
     OpenApi.Description,
-    "Sandbox only: simulates an incoming transfer to one of your CVUs, and registers bank accounts at the sandbox bank to pay out to."
+    "Sandbox only: simulates an incoming transfer to one of your CVUs, registers bank accounts at the sandbox bank to pay out to, and reads and advances your own test clock."
   ) {}

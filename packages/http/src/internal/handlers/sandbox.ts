@@ -12,9 +12,10 @@ import {
   type SandboxAccount,
   SandboxAccounts,
   type SandboxBank,
+  TestClocks,
   type Transfers
 } from "@cobro/core"
-import { Effect, Option } from "effect"
+import { Duration, Effect, Option } from "effect"
 import * as Api from "../../Api.js"
 import { ApiError } from "../../ApiError.js"
 import { ok } from "../../Envelope.js"
@@ -28,6 +29,19 @@ export const SandboxLive: GroupLive<"sandbox", Idempotency.Idempotency | Authent
     Effect.gen(function* () {
       const faucet = yield* Effect.serviceOption(Faucet.Faucet)
       const accounts = yield* Effect.serviceOption(SandboxAccounts.SandboxAccounts)
+      const clocks = yield* Effect.serviceOption(TestClocks.TestClocks)
+      /** `use` on the caller's merchant, when the sandbox's test clocks exist here. */
+      const withClocks = <A>(
+        use: (
+          service: TestClocks.TestClocks["Type"],
+          owner: Ids.UserId
+        ) => Effect.Effect<A, Errors.DomainError>
+      ) =>
+        Option.match(clocks, {
+          onNone: () =>
+            Effect.fail(ApiError.of(404, "route.not.found", "test clocks exist only in sandbox mode")),
+          onSome: (service) => asPrincipal((principal) => use(service, principal.user_id))
+        })
       /** `use` on the caller's merchant, when the sandbox bank's accounts exist here. */
       const withAccounts = <A>(
         use: (
@@ -92,6 +106,18 @@ export const SandboxLive: GroupLive<"sandbox", Idempotency.Idempotency | Authent
             )
           )
         )
+        .handle("getClock", () =>
+          withClocks((service, owner) =>
+            Effect.map(service.read(owner), (reading) => ok("sandbox.clock.found", clockWire(reading)))
+          )
+        )
+        .handle("advanceClock", ({ payload }) =>
+          withClocks((service, owner) =>
+            Effect.map(service.advance(owner, payload), (report) =>
+              ok("sandbox.clock.advanced", { ...clockWire(report), due_work: dueWork(report) })
+            )
+          )
+        )
     })
 )
 
@@ -133,4 +159,21 @@ const receivedWire = (t: SandboxBank.Received): typeof Api.ReceivedTransferWire.
   to: t.to,
   reference: t.reference,
   received_at: t.booked_at
+})
+
+/** A test clock on the wire: its time, and its offset in whole seconds. */
+const clockWire = (reading: TestClocks.ClockReading): typeof Api.SandboxClockWire.Type => ({
+  now: reading.now,
+  offset_seconds: Math.floor(Duration.toSeconds(reading.offset))
+})
+
+const dueWork = (report: TestClocks.AdvanceReport): typeof Api.DueWorkWire.Type => ({
+  payments_expired: report.jobs.expired,
+  cvus_released: report.jobs.released,
+  payout_runs: report.jobs.payouts.runs,
+  payouts_sent: report.jobs.payouts.sent,
+  splits_executed: report.jobs.splits.finished,
+  webhooks_attempted: report.webhooks.attempted,
+  webhooks_delivered: report.webhooks.delivered,
+  failed: report.jobs.failed + report.jobs.payouts.errors + report.jobs.splits.failed + report.webhooks.errors
 })

@@ -8,7 +8,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import type { Errors, Principal } from "@cobro/core"
+import { type Errors, type Ids, MerchantClocks, type Principal } from "@cobro/core"
 import { Chunk, Effect, FiberRef, type Layer, Option, Schema, SchemaAST as AST } from "effect"
 import * as Api from "../../Api.js"
 import { ApiError, fromDomain } from "../../ApiError.js"
@@ -78,7 +78,24 @@ const isIdempotent = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) =>
   )
 
 /**
- * `handler` of `endpoint`, as it runs. A route that declares `Idempotency-Key` runs under it:
+ * `answer` on the clock of the merchant the request is for (`MerchantClocks`: its sandbox test
+ * clock, once moved): the one it authenticated for or, on a public route, the one its body
+ * names (`user_id`, as its `Idempotency-Key` scope); unchanged otherwise.
+ */
+const onMerchantClock =
+  (input: Input) =>
+  <A, E, R>(answer: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.flatMap(Effect.serviceOption(CurrentPrincipal), (principal) => {
+      const named = (input.payload as { readonly user_id?: unknown } | undefined)?.user_id
+      return Option.isSome(principal)
+        ? MerchantClocks.run(principal.value.user_id)(answer)
+        : typeof named === "string"
+          ? MerchantClocks.run(named as Ids.UserId)(answer)
+          : answer
+    })
+
+/**
+ * `handler` of `endpoint`, as it runs (on the caller's merchant clock: `onMerchantClock`). A route that declares `Idempotency-Key` runs under it:
  * the keys are the principal's (scope: its user id) or, on a public route, those of the merchant
  * its body names (`public:<user_id>`); the fingerprint is the payload encoded back with the
  * route's payload schema (`null` without a body) and the reply is stored as the route's success
@@ -86,11 +103,12 @@ const isIdempotent = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) =>
  * it is then its reply's encoding, answered 500, not 400.
  */
 const run = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, handler: Handler): Handler => {
-  const replying = (answer: Effect.Effect<unknown, unknown, unknown>) =>
-    Effect.tap(answer, () => FiberRef.set(replied, true))
-  if (!isIdempotent(endpoint)) return (input) => replying(handler(input))
+  const replying = (input: Input, answer: Effect.Effect<unknown, unknown, unknown>) =>
+    onMerchantClock(input)(Effect.tap(answer, () => FiberRef.set(replied, true)))
+  if (!isIdempotent(endpoint)) return (input) => replying(input, handler(input))
   return (input) =>
     replying(
+      input,
       Effect.flatMap(Effect.serviceOption(CurrentPrincipal), (principal) =>
         idempotent({
           scope: Option.match(principal, {

@@ -4,7 +4,7 @@
  * (same checks, same cap); the running server finds an account registered here in storage the
  * first time it is asked about it.
  */
-import { Errors, SandboxAccount, SandboxAccounts } from "@cobro/core"
+import { Errors, SandboxAccount, SandboxAccounts, Spans } from "@cobro/core"
 import { DateTime, Effect, Option, ParseResult, Schema } from "effect"
 import { userIdFrom } from "./input.js"
 
@@ -68,7 +68,7 @@ const decodeRequest = (input: SandboxAccountInput) =>
   )
 
 /** Registers an account at the sandbox bank for `input.user_id`'s tests. */
-export const registerSandboxAccount = Effect.fn("Admin.registerSandboxAccount")(function* (
+export const registerSandboxAccount = Spans.fn("Admin.registerSandboxAccount")(function* (
   input: SandboxAccountInput
 ) {
   const accounts = yield* service
@@ -78,7 +78,7 @@ export const registerSandboxAccount = Effect.fn("Admin.registerSandboxAccount")(
 })
 
 /** The merchant's registered accounts, oldest first. */
-export const listSandboxAccounts = Effect.fn("Admin.listSandboxAccounts")(function* (userId: string) {
+export const listSandboxAccounts = Spans.fn("Admin.listSandboxAccounts")(function* (userId: string) {
   const accounts = yield* service
   return (yield* accounts.list(yield* userIdFrom(userId))).map(view)
 })

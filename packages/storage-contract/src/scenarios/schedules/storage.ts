@@ -1,6 +1,6 @@
 /** Payout schedules: the repository contract. */
 import { expect } from "@effect/vitest"
-import { Ids, Schedule, ScheduleRepository, Transactor } from "@cobro/core"
+import { DueScope, Ids, Schedule, ScheduleRepository, Transactor } from "@cobro/core"
 import { Effect, Option } from "effect"
 import type { Scenario } from "../../Scenario.js"
 import { ars, u1, u2 } from "../fixtures.js"
@@ -100,6 +100,16 @@ export const scheduleStorageScenarios: ReadonlyArray<Scenario> = [
         "sch_b"
       ])
       expect(ids(yield* repo.findDue(at(t0 + 5000), 3))).toEqual(["sch_0", "sch_u2", "sch_a"])
+      // Scoped to one merchant, or to everyone but some (the passes over test clocks).
+      expect(ids(yield* repo.findDue(at(t0 + 5000), 10, DueScope.only(u2)))).toEqual(["sch_u2"])
+      expect(ids(yield* repo.findDue(at(t0 + 5000), 2, DueScope.only(u1)))).toEqual(["sch_0", "sch_a"])
+      expect(ids(yield* repo.findDue(at(t0 + 5000), 10, DueScope.allBut([u2])))).toEqual([
+        "sch_0",
+        "sch_a",
+        "sch_A",
+        "sch_b"
+      ])
+      expect(ids(yield* repo.findDue(at(t0 + 5000), 10, DueScope.allBut([u1, u2])))).toEqual([])
       // Updates move a schedule in and out of the due list.
       const b = Option.getOrThrow(yield* repo.findById(sid("sch_0")))
       yield* repo.update(new Schedule.PayoutSchedule({ ...b, next_run_date: at(t0 + 9000) }))

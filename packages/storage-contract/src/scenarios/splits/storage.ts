@@ -1,6 +1,15 @@
 /** Split payments: the repository contract. */
 import { expect } from "@effect/vitest"
-import { BankAccount, BankProvider, Ids, Money, Split, SplitRepository, Transactor } from "@cobro/core"
+import {
+  BankAccount,
+  BankProvider,
+  DueScope,
+  Ids,
+  Money,
+  Split,
+  SplitRepository,
+  Transactor
+} from "@cobro/core"
 import { Duration, Effect, Option } from "effect"
 import type { Scenario } from "../../Scenario.js"
 import { ars, u1, u2 } from "../fixtures.js"
@@ -187,6 +196,12 @@ export const splitStorageScenarios: ReadonlyArray<Scenario> = [
       ])
       const found = yield* repo.findDue(at(T0 + 10), 1)
       expect(found).toEqual([records[6]])
+      // Scoped: every split here is u1's.
+      const ids = (rows: ReadonlyArray<Split.SplitPayment>) => rows.map((r) => r.split_payment_id)
+      expect(ids(yield* repo.findDue(at(T0 + 100), 2, DueScope.only(u1)))).toEqual(["split_7", "split_2"])
+      expect(yield* repo.findDue(at(T0 + 100), 100, DueScope.only(u2))).toEqual([])
+      expect(yield* repo.findDue(at(T0 + 100), 100, DueScope.allBut([u1]))).toEqual([])
+      expect(ids(yield* repo.findDue(at(T0 + 100), 100, DueScope.allBut([u2])))).toEqual(yield* due(T0 + 100))
 
       // Updates move splits in and out: finished, claimed with a new lease, claimed early.
       const byId = (id: string) => Effect.map(repo.findById(Ids.SplitPaymentId.make(id)), Option.getOrThrow)
