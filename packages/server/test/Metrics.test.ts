@@ -14,7 +14,15 @@ import { Duration, Effect, Redacted, Schedule, Schema } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Admin } from "../src/index.js"
-import { configOf, get, postJson, request, serverLayer, tempDb } from "./support.js"
+import {
+  configOf,
+  get,
+  postJson,
+  request,
+  serverLayer,
+  tempDb,
+  webhookReceiver as receiver
+} from "./support.js"
 import { HttpClientRequest } from "@effect/platform"
 
 const day = 86_400
@@ -42,29 +50,6 @@ const scrape = Effect.gen(function* () {
 /** How much each series moved between two scrapes (absent before: from 0). */
 const delta = (before: Map<string, number>, after: Map<string, number>) => (key: string) =>
   (after.get(key) ?? 0) - (before.get(key) ?? 0)
-
-/** A webhook receiver on a random loopback port that answers 200; the bodies it received. */
-const receiver = Effect.acquireRelease(
-  Effect.promise(
-    () =>
-      new Promise<{ url: string; received: Array<string>; server: http.Server }>((resolve) => {
-        const received: Array<string> = []
-        const server = http.createServer((req, res) => {
-          let body = ""
-          req.on("data", (chunk: Buffer) => (body += chunk.toString()))
-          req.on("end", () => {
-            received.push(body)
-            res.writeHead(200).end()
-          })
-        })
-        server.listen(0, "127.0.0.1", () => {
-          const { port } = server.address() as AddressInfo
-          resolve({ url: `http://127.0.0.1:${port}/hook`, received, server })
-        })
-      })
-  ),
-  ({ server }) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
-)
 
 /** A loopback URL where nothing listens: a port taken and given back. */
 const refusedUrl = Effect.promise(

@@ -9,10 +9,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Auth, SecondFactor } from "@cobro/core"
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
 import { DateTime, Effect, Schema, type Scope } from "effect"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
 import { Admin } from "../src/index.js"
-import { configOf, get, postJson, serverLayer, tempDb } from "./support.js"
+import { configOf, get, postJson, serverLayer, tempDb, webhookReceiver as receiver } from "./support.js"
 
 const day = 86_400
 const pg = await Effect.runPromise(pgAvailable)
@@ -109,29 +107,6 @@ const advance = (body: Json, token: string) =>
   })
 
 const millisOf = (iso: string) => DateTime.toEpochMillis(DateTime.unsafeMake(iso))
-
-/** A webhook receiver on a random loopback port; the bodies it received. */
-const receiver = Effect.acquireRelease(
-  Effect.promise(
-    () =>
-      new Promise<{ url: string; received: Array<string>; server: http.Server }>((resolve) => {
-        const received: Array<string> = []
-        const server = http.createServer((req, res) => {
-          let body = ""
-          req.on("data", (chunk: Buffer) => (body += chunk.toString()))
-          req.on("end", () => {
-            received.push(body)
-            res.writeHead(200).end()
-          })
-        })
-        server.listen(0, "127.0.0.1", () => {
-          const { port } = server.address() as AddressInfo
-          resolve({ url: `http://127.0.0.1:${port}/hook`, received, server })
-        })
-      })
-  ),
-  ({ server }) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
-)
 
 describe.each(stores)("test clocks per merchant on %s", (_, databaseUrl, skip) => {
   it.scopedLive.skipIf(skip)(

@@ -9,7 +9,9 @@ import { NodeContext, NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Console, Effect, Exit, Layer, type Scope } from "effect"
 import { type ChildProcess, type ExecFileException, execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as http from "node:http"
 import * as os from "node:os"
+import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Cli, Server, ServerConfig } from "../src/index.js"
@@ -241,3 +243,26 @@ export const execCobroJson = async <A = Record<string, unknown>>(
     throw new Error(`cobro ${args.join(" ")} printed no JSON:\n${result.stdout}\n${result.stderr}`)
   }
 }
+
+/** A webhook receiver on a random loopback port that answers 200; the bodies it received. */
+export const webhookReceiver = Effect.acquireRelease(
+  Effect.promise(
+    () =>
+      new Promise<{ url: string; received: Array<string>; server: http.Server }>((resolve) => {
+        const received: Array<string> = []
+        const server = http.createServer((req, res) => {
+          let body = ""
+          req.on("data", (chunk: Buffer) => (body += chunk.toString()))
+          req.on("end", () => {
+            received.push(body)
+            res.writeHead(200).end()
+          })
+        })
+        server.listen(0, "127.0.0.1", () => {
+          const { port } = server.address() as AddressInfo
+          resolve({ url: `http://127.0.0.1:${port}/hook`, received, server })
+        })
+      })
+  ),
+  ({ server }) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+)
