@@ -4,7 +4,8 @@
  * checkout in turn (alternating, ROUNDS times), a fresh server on a fresh SQLite file (STORE=pg: a
  * fresh Postgres database), 1,000 creations of warm-up, then N creations and N faucet transfers
  * with 16 in flight; the server's own CPU time (utime + stime from /proc/<pid>/stat) over each
- * phase divided by the requests. Steadier than requests per second on a shared machine, though
+ * phase divided by the requests; then N reads of those payments (`GET /payments/{id}` with the
+ * merchant's token) likewise. Steadier than requests per second on a shared machine, though
  * still noisy: compare the lowest figure of several rounds. Not part of the tests.
  *
  *   node bench/cpu-ab.mjs /path/to/checkout-a /path/to/checkout-b
@@ -109,6 +110,7 @@ const loop = async (n, f) => {
 const run = async (root) => {
   const s = await start(root)
   const created = []
+  const ids = []
   const create = async () => {
     const r = await send(s.base, "POST", "/payments/", {
       user_id: "demo",
@@ -118,7 +120,9 @@ const run = async (root) => {
       webhook_url: "https://merchant.example.com/hooks"
     })
     if (r.status !== 200 && r.status !== 201) throw new Error(r.body)
-    created.push(JSON.parse(r.body).data.quotes[0].cvu)
+    const data = JSON.parse(r.body).data
+    created.push(data.quotes[0].cvu)
+    ids.push(data.id)
   }
   await loop(1000, create)
   created.length = 0
@@ -144,13 +148,25 @@ const run = async (root) => {
   })
   const faucetCpu = (cpu(s.child.pid) - c0) / cvus.length,
     faucetRate = cvus.length / ((performance.now() - t0) / 1000)
+  const read = async () => {
+    const r = await send(s.base, "GET", `/payments/${encodeURIComponent(ids[k++ % ids.length])}`, undefined, tk)
+    if (r.status !== 200) throw new Error(r.body)
+  }
+  await loop(500, read)
+  c0 = cpu(s.child.pid)
+  t0 = performance.now()
+  await loop(N, read)
+  const readCpu = (cpu(s.child.pid) - c0) / N,
+    readRate = N / ((performance.now() - t0) / 1000)
   s.child.kill("SIGTERM")
   await new Promise((r) => s.child.once("exit", r))
   return {
     createCpu: Math.round(createCpu),
     createRate: Math.round(createRate),
     faucetCpu: Math.round(faucetCpu),
-    faucetRate: Math.round(faucetRate)
+    faucetRate: Math.round(faucetRate),
+    readCpu: Math.round(readCpu),
+    readRate: Math.round(readRate)
   }
 }
 for (let r = 0; r < rounds; r++)

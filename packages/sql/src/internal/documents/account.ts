@@ -1,9 +1,10 @@
 /**
  * How users and partners are stored in their `doc` columns: version 1, frozen (see
- * `versioned.ts`).
+ * `versioned.ts`). Users are read and written by a trusted codec (`userCodec.ts`).
  */
 import { Partner as P, User as U } from "@cobro/core"
 import { Schema } from "effect"
+import * as UserCodec from "./userCodec.js"
 import { v1 } from "./versioned.js"
 
 const { Boolean, Literal, NullOr, Number, String, Struct } = Schema
@@ -28,7 +29,8 @@ export const User = v1(
     creation_timestamp: String,
     last_modified_timestamp: String
   },
-  U.User
+  U.User,
+  UserCodec
 )
 
 /** A stored partner, version 1. */

@@ -11,7 +11,8 @@
  * that this codec and the schema's answer the same for payments of every kind of content.
  */
 import { Money, Payment as P } from "@cobro/core"
-import { BigDecimal, DateTime, Either } from "effect"
+import { BigDecimal } from "effect"
+import { arsNumber, arsText, iso, numberOf, time, trusted } from "./trusted.js"
 
 type Frozen = typeof P.Payment.Encoded
 type FrozenTransaction = Frozen["transactions"][number]
@@ -19,35 +20,6 @@ type FrozenTax = FrozenTransaction["taxes"][number]
 type FrozenFields = NonNullable<Frozen["transaction_fields"]>
 type FrozenMotive = Frozen["metadata"]["motive"][number]
 type FrozenClient = NonNullable<Frozen["client_data"]>
-
-const trusted = true
-
-const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/
-
-/**
- * An amount in major units as stored (text, or a number's own text) in minor units: the digits
- * with the fraction padded to the currency's scale. Anything else (more decimals than the scale,
- * a number in exponent form) goes through `Money`'s own parsing, which also says why it fails.
- */
-const amountOf = (
-  text: string,
-  currency: Money.Currency,
-  slow: () => Either.Either<Money.Money, unknown>
-) => {
-  const scale = Money.scaleOf[currency]
-  const match = DECIMAL.exec(text)
-  const fraction = match?.[3] ?? ""
-  if (match === null || fraction.length > scale) return Either.getOrThrow(slow())
-  const minor = BigInt(match[2]! + fraction.padEnd(scale, "0"))
-  return new Money.Money({ minor: match[1] === "-" ? -minor : minor, currency }, trusted)
-}
-
-const arsText = (text: string): Money.Money => amountOf(text, "ARS", () => Money.fromString(text, "ARS"))
-const numberOf = (n: number, currency: Money.Currency): Money.Money =>
-  amountOf(String(n), currency, () => Money.fromNumber(n, currency))
-const arsNumber = (n: number): Money.Money => numberOf(n, "ARS")
-const time = (text: string): DateTime.Utc => DateTime.unsafeMake(text) as DateTime.Utc
-const iso = (at: DateTime.Utc): string => DateTime.formatIso(at)
 
 const decodeTax = (t: FrozenTax) =>
   new P.Tax(
