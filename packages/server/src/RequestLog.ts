@@ -15,9 +15,9 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Security } from "@cobro/http"
-import { Chunk, Effect, FiberRef, Layer, Logger, LogLevel, Option } from "effect"
+import { Effect, FiberRef, Layer, Logger, LogLevel, Option } from "effect"
+import * as FindMyWay from "find-my-way-ts"
 import * as Metrics from "./Metrics.js"
 import type { LogFormat } from "./ServerConfig.js"
 
@@ -33,9 +33,6 @@ export const layer = (format: LogFormat): Layer.Layer<never> => {
   }
 }
 
-/** What the route matcher answers in; never sent to a client. */
-const ROUTE_HEADER = "x-cobro-route"
-
 /** The route label of a request no route matches. */
 export const unmatched = "unmatched"
 
@@ -44,30 +41,25 @@ const probes = new Set(["/healthz", "/readyz", "/metrics"])
 
 /**
  * A matcher over the routes of the server's router (the API, the hosted pages, the docs, the
- * sandbox and probe routes), built once from them: the same router library finds the same route
- * the request reached, and answers its template.
+ * sandbox and probe routes), built once from them in the router library the server routes with,
+ * with its configuration: the same route the request reached, and its template. A lookup, not a
+ * second run of the router: this runs on every request.
  */
 const makeMatcher = Effect.gen(function* () {
   // `HttpApiBuilder.serve` provides the router to the app it serves (and so to this middleware).
   const service = yield* Effect.serviceOption(HttpApiBuilder.Router)
-  if (Option.isNone(service)) return () => Effect.succeed(unmatched)
+  if (Option.isNone(service)) return () => unmatched
   const router = yield* service.value.router
-  const templates = HttpRouter.fromIterable(
-    Chunk.map(router.routes, (route) =>
-      HttpRouter.makeRoute(
-        route.method,
-        route.path,
-        Effect.succeed(HttpServerResponse.empty({ headers: { [ROUTE_HEADER]: route.path } }))
-      )
-    )
-  )
-  const app = yield* HttpRouter.toHttpApp(templates)
-  return (request: HttpServerRequest.HttpServerRequest): Effect.Effect<string> =>
-    app.pipe(
-      Effect.provideService(HttpServerRequest.HttpServerRequest, request),
-      Effect.map((response) => response.headers[ROUTE_HEADER] ?? unmatched),
-      Effect.orElseSucceed(() => unmatched)
-    )
+  const templates = FindMyWay.make<string>(yield* FiberRef.get(HttpRouter.currentRouterConfig))
+  for (const route of router.routes) {
+    if (route.method === "*") templates.all(route.path, route.path)
+    else templates.on(route.method, route.path, route.path)
+  }
+  return (request: HttpServerRequest.HttpServerRequest): string =>
+    (
+      templates.find(request.method, request.url) ??
+      (request.method === "HEAD" ? templates.find("GET", request.url) : undefined)
+    )?.handler ?? unmatched
 })
 
 /**
@@ -75,7 +67,7 @@ const makeMatcher = Effect.gen(function* () {
  * failed, or the client went away: status 499, as the platform reports it).
  */
 export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> => {
-  let matcher: ((request: HttpServerRequest.HttpServerRequest) => Effect.Effect<string>) | undefined
+  let matcher: ((request: HttpServerRequest.HttpServerRequest) => string) | undefined
   return Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const started = performance.now()
@@ -83,7 +75,7 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
     const elapsed = performance.now() - started
     const duration = Math.round(elapsed * 10) / 10
     if (matcher === undefined) matcher = yield* makeMatcher
-    const route = yield* matcher(request)
+    const route = matcher(request)
     const status = HttpServerError.exitResponse(exit).status
     // The same route, status and time feed the HTTP metrics (`Metrics.recordRequest`).
     yield* Metrics.recordRequest(request.method, route, status, elapsed / 1000)
