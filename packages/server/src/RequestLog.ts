@@ -16,7 +16,7 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Security } from "@cobro/http"
-import { Effect, FiberRef, Layer, Logger, LogLevel, Option } from "effect"
+import { Context, Effect, FiberRef, Layer, Logger, LogLevel, Option } from "effect"
 import * as FindMyWay from "find-my-way-ts"
 import * as Metrics from "./Metrics.js"
 import type { LogFormat } from "./ServerConfig.js"
@@ -64,36 +64,46 @@ const makeMatcher = Effect.gen(function* () {
 
 /**
  * The request log as an `HttpApp` middleware: the line is written after the app answered (or
- * failed, or the client went away: status 499, as the platform reports it).
+ * failed, or the client went away: status 499, as the platform reports it). A line below the
+ * minimum log level is not built at all (the metrics are recorded either way): this runs on
+ * every request.
  */
 export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> => {
   let matcher: ((request: HttpServerRequest.HttpServerRequest) => string) | undefined
-  return Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
+  return Effect.withFiberRuntime((fiber) => {
+    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
     const started = performance.now()
-    const exit = yield* Effect.exit(app)
-    const elapsed = performance.now() - started
-    const duration = Math.round(elapsed * 10) / 10
-    if (matcher === undefined) matcher = yield* makeMatcher
-    const route = matcher(request)
-    const status = HttpServerError.exitResponse(exit).status
-    // The same route, status and time feed the HTTP metrics (`Metrics.recordRequest`).
-    yield* Metrics.recordRequest(request.method, route, status, elapsed / 1000)
-    const principal = yield* FiberRef.get(Security.requestPrincipal)
-    const level = probes.has(route) ? LogLevel.Debug : status >= 500 ? LogLevel.Error : LogLevel.Info
-    yield* Effect.logWithLevel(level, "request").pipe(
-      Effect.annotateLogs({
-        "http.method": request.method,
-        "http.route": route,
-        "http.status": status,
-        duration_ms: duration,
-        ...Option.match(principal, {
-          onNone: () => ({}),
-          onSome: (p) =>
-            p._tag === "Partner" ? { user_id: p.user_id, partner_id: p.partner_id } : { user_id: p.user_id }
-        })
-      })
-    )
-    return yield* exit
+    return Effect.flatMap(Effect.exit(app), (exit) => {
+      const elapsed = performance.now() - started
+      const answer = (match: (request: HttpServerRequest.HttpServerRequest) => string) => {
+        const route = match(request)
+        const status = HttpServerError.exitResponse(exit).status
+        // The same route, status and time feed the HTTP metrics (`Metrics.recordRequest`).
+        const recorded = Metrics.recordRequest(request.method, route, status, elapsed / 1000)
+        const level = probes.has(route) ? LogLevel.Debug : status >= 500 ? LogLevel.Error : LogLevel.Info
+        if (LogLevel.lessThan(level, fiber.getFiberRef(FiberRef.currentMinimumLogLevel))) {
+          return Effect.zipRight(recorded, exit)
+        }
+        const principal = fiber.getFiberRef(Security.requestPrincipal)
+        const line = Effect.logWithLevel(level, "request").pipe(
+          Effect.annotateLogs({
+            "http.method": request.method,
+            "http.route": route,
+            "http.status": status,
+            duration_ms: Math.round(elapsed * 10) / 10,
+            ...Option.match(principal, {
+              onNone: () => ({}),
+              onSome: (p) =>
+                p._tag === "Partner"
+                  ? { user_id: p.user_id, partner_id: p.partner_id }
+                  : { user_id: p.user_id }
+            })
+          })
+        )
+        return Effect.zipRight(Effect.zipRight(recorded, line), exit)
+      }
+      if (matcher !== undefined) return answer(matcher)
+      return Effect.flatMap(makeMatcher, (made) => answer((matcher = made)))
+    })
   })
 }

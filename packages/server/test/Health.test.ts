@@ -127,6 +127,42 @@ describe("probes", () => {
 
 describe("request log", () => {
   it(
+    "below the minimum level no request line is written, and the request is still counted",
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cobro-logs-"))
+      const running = spawnCobro(
+        ["serve"],
+        {
+          PORT: "0",
+          COBRO_DATABASE_URL: path.join(dir, "cobro.db"),
+          COBRO_LOG_FORMAT: "json",
+          COBRO_LOG_LEVEL: "warn"
+        },
+        dir
+      )
+      try {
+        const port = await listeningPort(running, START_TIMEOUT, () => void running.child.kill("SIGKILL"))
+        const base = `http://127.0.0.1:${port}`
+        expect((await fetch(`${base}/payments/VAR-nobody-x/public`)).status).toBe(404)
+        const scraped = await (await fetch(`${base}/metrics`)).text()
+        expect(scraped).toMatch(
+          /cobro_http_requests_total\{[^}]*route="\/payments\/:paymentId\/public"[^}]*\} 1\b/
+        )
+        const lines = running
+          .stdout()
+          .split("\n")
+          .filter((l) => l.startsWith("{"))
+          .map((l) => JSON.parse(l) as { message: unknown })
+        expect(lines.filter((l) => l.message === "request")).toEqual([])
+      } finally {
+        await stop(running)
+        fs.rmSync(dir, { recursive: true, force: true })
+      }
+    },
+    START_TIMEOUT + 60_000
+  )
+
+  it(
     "json lines, one per request with its route; no secret, token or CVU in the output",
     async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cobro-logs-"))
