@@ -1,16 +1,19 @@
 /**
- * `UserRepository` over `SqlClient`.
+ * `UserRepository` over `SqlClient`. Reads by id outside a unit of work are served from a short
+ * cache (`UserCache`): a merchant's row is read on every creation and detailed read of a payment.
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Errors, User, UserRepository as Port } from "@cobro/core"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import * as Documents from "./internal/documents/account.js"
+import * as UserCache from "./internal/userCache.js"
 import {
   Doc,
   DocOnly,
   findByKey,
   findOne,
+  inTransaction,
   isUniqueViolation,
   orDie,
   recoverable,
@@ -51,6 +54,8 @@ export const make: Effect.Effect<Port.UserRepository["Type"], never, SqlClient.S
     const sql = yield* SqlClient.SqlClient
     const insert = insertUnique(sql, "cobro_users", UserRow)
     const byId = findByKey(sql, "cobro_users", "user_id", DocOnly(Documents.User))
+    const cache = UserCache.make<User.User>()
+    const read = byId(false)
     const byEmail = findOne({
       Request: Schema.String,
       Result: DocOnly(Documents.User),
@@ -61,6 +66,7 @@ export const make: Effect.Effect<Port.UserRepository["Type"], never, SqlClient.S
       insert: (user) => insert(row(user), conflictOf),
       update: (user) =>
         encodeRow(row(user)).pipe(
+          Effect.tap(() => cache.forget(user.user_id)),
           orDie,
           Effect.flatMap(({ user_id, ...fields }) =>
             recoverable(sql)(
@@ -68,9 +74,19 @@ export const make: Effect.Effect<Port.UserRepository["Type"], never, SqlClient.S
             )
           ),
           Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? conflictOf(e) : Effect.die(e))),
-          Effect.flatMap((rows) => (rows.length === 0 ? Effect.fail(Port.conflicts.notFound()) : Effect.void))
+          Effect.flatMap((rows) =>
+            rows.length === 0 ? Effect.fail(Port.conflicts.notFound()) : Effect.void
+          ),
+          Effect.ensuring(cache.forget(user.user_id))
         ),
-      findById: byId(false),
+      // Inside a unit of work, always the row itself (what the unit of work reads is what it
+      // writes with); outside, the cached user if it is fresh. A missing user is not cached.
+      findById: (id) =>
+        Effect.flatMap(inTransaction, (inside) =>
+          inside
+            ? read(id)
+            : cache.get(id, Effect.map(read(id), Option.getOrUndefined)).pipe(Effect.map(Option.fromNullable))
+        ),
       findByIdForUpdate: byId(true),
       findByEmail: (email) => byEmail(email.toLowerCase())
     })

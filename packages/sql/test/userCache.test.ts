@@ -1,0 +1,80 @@
+/**
+ * The cache of merchants' rows (`internal/userCache.ts`) on a clock of the test's own: an entry
+ * lives `TTL_MILLIS`; a write forgets it and keeps reads from being stored for `TTL_MILLIS`
+ * (also a read under way when the write happened); nothing missing is stored; the oldest entry
+ * goes once there are `MAX_ENTRIES`.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber } from "effect"
+import * as UserCache from "../src/internal/userCache.js"
+
+const setup = () => {
+  let time = 0
+  let loads = 0
+  const cache = UserCache.make<string>(() => time)
+  const load = (value: string | undefined) =>
+    Effect.sync(() => {
+      loads++
+      return value
+    })
+  return {
+    cache,
+    load,
+    loads: () => loads,
+    advance: (millis: number) => {
+      time += millis
+    }
+  }
+}
+
+describe("the cache of merchants", () => {
+  it.effect("serves an entry for TTL_MILLIS, then reads again", () =>
+    Effect.gen(function* () {
+      const t = setup()
+      expect(yield* t.cache.get("u1", t.load("a"))).toBe("a")
+      t.advance(UserCache.TTL_MILLIS - 1)
+      expect(yield* t.cache.get("u1", t.load("b"))).toBe("a")
+      t.advance(1)
+      expect(yield* t.cache.get("u1", t.load("b"))).toBe("b")
+      expect(t.loads()).toBe(2)
+    })
+  )
+
+  it.effect("stores nothing missing", () =>
+    Effect.gen(function* () {
+      const t = setup()
+      expect(yield* t.cache.get("u1", t.load(undefined))).toBeUndefined()
+      expect(yield* t.cache.get("u1", t.load("a"))).toBe("a")
+      expect(t.loads()).toBe(2)
+    })
+  )
+
+  it.effect("after a write, reads the row until TTL_MILLIS have passed; a read under way is not kept", () =>
+    Effect.gen(function* () {
+      const t = setup()
+      yield* t.cache.get("u1", t.load("a"))
+      // A read under way while the write happens.
+      const gate = yield* Deferred.make<void>()
+      const slow = yield* Effect.fork(t.cache.get("u1", Effect.zipRight(Deferred.await(gate), t.load("old"))))
+      t.advance(UserCache.TTL_MILLIS)
+      yield* Effect.yieldNow()
+      yield* t.cache.forget("u1")
+      yield* Deferred.succeed(gate, undefined)
+      expect(yield* Fiber.join(slow)).toBe("old")
+      expect(yield* t.cache.get("u1", t.load("new"))).toBe("new")
+      expect(yield* t.cache.get("u1", t.load("newer"))).toBe("newer")
+      t.advance(UserCache.TTL_MILLIS)
+      expect(yield* t.cache.get("u1", t.load("kept"))).toBe("kept")
+      expect(yield* t.cache.get("u1", t.load("not read"))).toBe("kept")
+    })
+  )
+
+  it.effect("keeps at most MAX_ENTRIES, the oldest going first", () =>
+    Effect.gen(function* () {
+      const t = setup()
+      for (let i = 0; i <= UserCache.MAX_ENTRIES; i++) yield* t.cache.get(`u${i}`, t.load(`v${i}`))
+      expect(yield* t.cache.get("u0", t.load("again"))).toBe("again")
+      expect(yield* t.cache.get(`u${UserCache.MAX_ENTRIES}`, t.load("x"))).toBe(`v${UserCache.MAX_ENTRIES}`)
+    })
+  )
+})
