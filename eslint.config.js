@@ -27,6 +27,15 @@ export default tseslint.config(
           selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
           message: "Use Random in library code."
         }
+      ],
+      // Issue 23: the index of `@effect/platform` loads every module of it, the bundles of Swagger UI
+      // and Scalar among them (34 MB of an idle server, bench/results.md).
+      "no-restricted-imports": [
+        "error",
+        {
+          name: "@effect/platform",
+          message: "Import the module by path (`@effect/platform/HttpClient`): the index loads all of them."
+        }
       ]
     }
   },

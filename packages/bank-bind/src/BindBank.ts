@@ -7,7 +7,7 @@
  * race another holder); lookups, release, status queries and transfers (deduplicated by BIND on
  * `origin_id`) are retried while BIND is `unavailable`.
  */
-import type { HttpClient } from "@effect/platform"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { BankAccount, BankProvider, Ids, Money, Spans } from "@cobro/core"
 import { type ConfigError, Context, DateTime, Effect, Either, Layer, Schema } from "effect"
 import { type BindSettings, config } from "./BindConfig.js"

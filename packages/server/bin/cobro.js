@@ -17,6 +17,20 @@ import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { register } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { setFlagsFromString } from "node:v8"
+
+// `serve` starts with V8's young generation held at its initial size (issue 23; docs/decisions.md,
+// "The young generation held small while the server starts"): loading the modules and building the
+// server allocate a lot that lives on, so V8 doubles the young generation up to its maximum (two
+// 16 MB semi-spaces), and an idle server kept it until V8's memory reducer shrank it a minute later.
+// `Server.run` lets it grow again (V8's default factor, 2) once the server has started, so a server
+// under load sizes it as before. Not when the operator passes a semi-space flag of their own.
+const ownSemiSpace = /semi-space/.test(`${process.execArgv.join(" ")} ${process.env["NODE_OPTIONS"] ?? ""}`)
+if (process.argv[2] === "serve" && !ownSemiSpace) {
+  setFlagsFromString("--semi-space-growth-factor=1")
+  globalThis[Symbol.for("cobro.releaseYoungGeneration")] = () =>
+    setFlagsFromString("--semi-space-growth-factor=2")
+}
 
 const source = new URL("../src/main.ts", import.meta.url)
 const built = new URL("../dist/main.js", import.meta.url)

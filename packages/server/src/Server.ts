@@ -247,6 +247,16 @@ export const banner = (
 }
 
 /**
+ * Lets V8's young generation grow again once the server has started: `bin/cobro.js serve` holds it
+ * at its initial size during the start (issue 23), so the start's long-lived allocations do not
+ * leave an idle server with its maximum. A no-op when the server was not started that way.
+ */
+export const releaseYoungGeneration = (): void => {
+  const release = (globalThis as Record<symbol, unknown>)[Symbol.for("cobro.releaseYoungGeneration")]
+  if (typeof release === "function") release()
+}
+
+/**
  * Runs the server until interrupted (SIGINT/SIGTERM under `NodeRuntime.runMain`), printing the
  * banner once it listens and, in sandbox mode, creating the demo merchant on first start.
  */
@@ -266,6 +276,7 @@ export const run = (config: ServerConfig) =>
       if (config.mode !== "sandbox") {
         yield* Effect.logWarning("production mode: 2FA codes are the sandbox's (no second-factor provider)")
       }
+      yield* Effect.sync(releaseYoungGeneration)
       yield* Console.log(banner(config, address, demo).join("\n"))
       yield* Effect.addFinalizer(() =>
         Console.log("cobro: stopping: no new requests; finishing requests and background work in flight")

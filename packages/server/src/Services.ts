@@ -9,7 +9,7 @@
  * credit the ledger without money at the bank, which is why the server refuses production mode on
  * anything but a real bank and the faucet exists only in sandbox mode.
  */
-import { FetchHttpClient } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { BindBank, BindConfig } from "@cobro/bank-bind"
 import {
   BankProvider,

@@ -3,7 +3,8 @@
  * once more after a 401), a timeout on every call, retries with `Schedule` only where the caller
  * says the call is idempotent, and every failure as a `BankError` (never a defect).
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { BankProvider } from "@cobro/core"
 import { Clock, Duration, Effect, Option, Redacted, Ref, Schedule, Schema } from "effect"
 import type { BindSettings } from "../BindConfig.js"
