@@ -159,6 +159,7 @@ export const make: Effect.Effect<Port.PaymentRepository["Type"], never, SqlClien
             ? Effect.die(new CvuDirectory.CvuTaken({ cvu: payment.cvu }))
             : Effect.fail(Port.taken("external_id"))
         ),
+      storesTogether: true,
       insertAll: (payments) => (payments.length === 0 ? Effect.succeed([]) : insertAll(payments)),
       update: (payment) => update(row(payment)),
       findById: byId(false),

@@ -2,13 +2,12 @@
  * One-off payments: creation with a dedicated CVU, reads, listing, and the merchant's changes
  * (expiry, price, motive). Incoming money arrives through `Transfers`, expiry through `Jobs`.
  */
-import { Cause, Chunk, DateTime, Effect, Either, Exit, Metric, Option, Schema, Stream } from "effect"
+import { Chunk, DateTime, Effect, Either, Metric, Option, Schema, Stream } from "effect"
 import { BankProvider } from "../bank/BankProvider.js"
 import { EngineConfig } from "../EngineConfig.js"
 import { Conflict, NotPermitted, InvalidInput, NotFound, ProviderFailure, Discontinued } from "../Errors.js"
 import { ExchangeRates } from "./ExchangeRates.js"
 import { ExternalId, type PaymentId, PaymentId as PaymentIdSchema, type UserId } from "../Ids.js"
-import * as GroupCommit from "../internal/groupCommit.js"
 import { randomChars } from "../internal/ids.js"
 import * as Metrics from "../Metrics.js"
 import * as Money from "../Money.js"
@@ -17,6 +16,7 @@ import * as P from "./Payment.js"
 import { CreatePaymentRequest, type ExtendExpirationRequest, type RepriceRequest } from "./PaymentRequest.js"
 import { type PaymentCursor, type PaymentQuery, PaymentRepository } from "./PaymentRepository.js"
 import { emitPaymentUpdated, isClosed } from "./paymentEvents.js"
+import * as StoreTogether from "./storeTogether.js"
 import { Transactor } from "../Transactor.js"
 import { paymentLifetime } from "../accounts/User.js"
 import { UserRepository } from "../accounts/UserRepository.js"
@@ -24,12 +24,8 @@ import * as WebhookDestination from "../webhooks/WebhookDestination.js"
 import { RefundRepository } from "../refunds/RefundRepository.js"
 import { refundedTotal } from "../refunds/Refund.js"
 import * as Spans from "../Spans.js"
-import { CvuTaken } from "../transfers/CvuDirectory.js"
 
 const PAGE_SIZE = 200
-
-/** Most creations whose payments one unit of work stores (`PaymentRepository.insertAll`). */
-export const batchSize = 100
 
 /**
  * A canonical text of what a create request asked for (its wire form with sorted keys, without
@@ -109,29 +105,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
             })
           )
 
-    /**
-     * Payments of a batch stored as `insert` of each alone would store them. `insertAll` dying
-     * on a CVU the directory holds already stored none: each is then stored alone, and only the
-     * one whose CVU it was dies. Any other defect (a storage fault) fails every payment of the
-     * batch: whether the statement took effect is then unknown, so none is tried again.
-     */
-    const insertBatch = (batch: ReadonlyArray<P.Payment>) =>
-      Effect.flatMap(Effect.exit(repo.insertAll(batch)), (together) =>
-        Exit.isSuccess(together)
-          ? Effect.succeed(together.value.map((r) => (Either.isRight(r) ? Exit.void : Exit.fail(r.left))))
-          : onlyCvuTaken(together.cause)
-            ? Effect.forEach(batch, (p) => Effect.exit(repo.insert(p)))
-            : Effect.succeed(batch.map(() => Exit.failCause(together.cause) as Exit.Exit<void, Conflict>))
-      )
-
-    /** Concurrent creations store their payments together: one alone, several by `insertBatch`. */
-    const grouped = GroupCommit.make({
-      batchSize,
-      run: (batch: ReadonlyArray<P.Payment>) =>
-        batch.length === 1
-          ? Effect.map(Effect.exit(repo.insert(batch[0]!)), (exit) => [exit])
-          : insertBatch(batch)
-    })
+    const together = StoreTogether.make(repo)
 
     const create = Spans.fn("Payments.create")(function* (request: CreatePaymentRequest) {
       yield* checkWebhookUrl("webhook_url", request.webhook_url)
@@ -207,9 +181,10 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
       })
       // One write: the storage enters the CVU in the directory with the payment (CvuDirectory).
       // The external id's uniqueness is the insert's: no read before it (decisions.md). Outside
-      // the caller's unit of work, creations that arrive together share one (group commit,
-      // `internal/groupCommit.ts`); inside it, the payment is stored in it, alone.
-      const insert = (yield* transactor.inTransaction) ? repo.insert(payment) : grouped(payment)
+      // the caller's unit of work, creations that arrive together share one where the storage
+      // gains by it (`storeTogether.ts`); inside it, the payment is stored in it, alone.
+      const insert =
+        !repo.storesTogether || (yield* transactor.inTransaction) ? repo.insert(payment) : together(payment)
       return yield* insert.pipe(
         Effect.zipRight(Metric.increment(Metrics.paymentsCreated)),
         Effect.as(payment),
@@ -382,16 +357,6 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
     return { create, get, getPublic, list, extendExpiration, reprice, updateMotive } as const
   })
 }) {}
-
-/** Whether a batch died of CVUs the directory holds already, and of nothing else. */
-const onlyCvuTaken = (cause: Cause.Cause<unknown>) => {
-  const defects = Cause.defects(cause)
-  return (
-    Chunk.isNonEmpty(defects) &&
-    Chunk.every(defects, (d) => d instanceof CvuTaken) &&
-    !Cause.isInterrupted(cause)
-  )
-}
 
 /** A PENDING payment past its expiry that the job has not reached yet is treated as EXPIRED. */
 const asExpired = (payment: P.Payment) => new P.Payment({ ...payment, payment_status: "EXPIRED" })

@@ -40,7 +40,8 @@ const copy = (payment: Payment.Payment, external: string, to?: BankAccount.Cvu) 
 
 /**
  * A `Payments` of its own over the engine's ports, its bank's `openAccount` observed (and
- * answering `swap(n, account)` for the n-th account opened) and the sizes of `insertAll`'s lists.
+ * answering `swap(n, account)` for the n-th account opened) and the sizes of `insertAll`'s lists;
+ * concurrent creations stored together on every store.
  */
 const observed = (swap: (n: number, cvu: BankAccount.Cvu) => BankAccount.Cvu = (_, c) => c) =>
   Effect.gen(function* () {
@@ -59,6 +60,7 @@ const observed = (swap: (n: number, cvu: BankAccount.Cvu) => BankAccount.Cvu = (
     })
     const spyRepo = PaymentRepository.PaymentRepository.of({
       ...repo,
+      storesTogether: true, // the memory store's own `false` would leave its `insertAll` untried
       insertAll: (payments) => {
         batches.push(payments.length)
         return repo.insertAll(payments)
