@@ -34,9 +34,39 @@ interface Result {
   readonly operation: string
   readonly libraryPerSecond: number
   readonly rawPerSecond: number
+  /** This process's CPU time (user + system) per operation, in µs, where measured. */
+  readonly cpuMicros?: number
 }
 
 const perSecond = (count: number, millis: number) => Math.round((count / millis) * 1000)
+
+/** Runs `effect` and answers its wall time (ms) and this process's CPU time (µs) beside its value. */
+const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const cpu = process.cpuUsage()
+    const start = performance.now()
+    const value = yield* effect
+    const used = process.cpuUsage(cpu)
+    return { value, ms: performance.now() - start, cpuMicros: used.user + used.system }
+  })
+
+/** Calls `f` for every item of `items`, CALLERS callers at once, each taking the next item. */
+const byCallers = <T, A, E, R>(items: ReadonlyArray<T>, f: (item: T) => Effect.Effect<A, E, R>) => {
+  const queue = [...items]
+  return Effect.map(
+    Effect.all(
+      Array.from({ length: CALLERS }, () =>
+        Effect.gen(function* () {
+          const mine: Array<A> = []
+          for (let t = queue.shift(); t !== undefined; t = queue.shift()) mine.push(yield* f(t))
+          return mine
+        })
+      ),
+      { concurrency: "unbounded" }
+    ),
+    (all) => all.flat()
+  )
+}
 
 const request = (i: number) =>
   Schema.decodeUnknownSync(PaymentRequest.CreatePaymentRequest)({
@@ -46,7 +76,7 @@ const request = (i: number) =>
     payment_options: ["transfer"]
   })
 
-/** Callers of `ingest` at once in the concurrent run (a server's requests in flight). */
+/** Callers of `ingest` (and of `create`) at once in the concurrent runs (a server's requests in flight). */
 const CALLERS = 16
 
 /**
@@ -76,17 +106,19 @@ const library = (storage: Layer.Layer<Engine.Storage, unknown>) =>
       })
     )
     const payments = yield* Payments.Payments
-    let start = performance.now()
     const created = []
-    for (let i = 0; i < N; i++) created.push(yield* payments.create(request(i)))
-    const createMs = performance.now() - start
+    const sequential = yield* timed(
+      Effect.gen(function* () {
+        for (let i = 0; i < N; i++) created.push(yield* payments.create(request(i)))
+      })
+    )
     for (let i = N; i < 3 * N; i++) created.push(yield* payments.create(request(i)))
     const bank = yield* SandboxBank.SandboxBank
     const transfers = []
     for (const p of created)
       transfers.push(yield* bank.simulateIncoming({ cvu: p.cvu, amount: p.quoteAmount }))
     const { ingest, ingestAll } = yield* Transfers.Transfers
-    start = performance.now()
+    let start = performance.now()
     for (const t of transfers.slice(0, N)) yield* ingest(t)
     const ingestMs = performance.now() - start
     start = performance.now()
@@ -94,23 +126,24 @@ const library = (storage: Layer.Layer<Engine.Storage, unknown>) =>
     const ingestAllMs = performance.now() - start
     if (!outcomes.every((o) => o._tag === "Right" && o.right._tag === "Credited"))
       throw new Error("ingestAll did not credit every transfer")
-    const queue = transfers.slice(2 * N)
     start = performance.now()
-    const concurrent = yield* Effect.all(
-      Array.from({ length: CALLERS }, () =>
-        Effect.gen(function* () {
-          const mine = []
-          for (let t = queue.shift(); t !== undefined; t = queue.shift()) mine.push(yield* ingest(t))
-          return mine
-        })
-      ),
-      { concurrency: "unbounded" }
-    )
+    const concurrent = yield* byCallers(transfers.slice(2 * N), ingest)
     const concurrentMs = performance.now() - start
-    if (!concurrent.flat().every((o) => o._tag === "Credited"))
+    if (!concurrent.every((o) => o._tag === "Credited"))
       throw new Error("concurrent ingest did not credit every transfer")
+    const together = yield* timed(
+      byCallers(
+        Array.from({ length: N }, (_, i) => request(3 * N + i)),
+        payments.create
+      )
+    )
+    if (new Set(together.value.map((p) => p.cvu)).size !== N)
+      throw new Error("concurrent creations did not create every payment")
     return {
-      create: perSecond(N, createMs),
+      create: perSecond(N, sequential.ms),
+      createCpu: Math.round(sequential.cpuMicros / N),
+      createTogether: perSecond(N, together.ms),
+      createTogetherCpu: Math.round(together.cpuMicros / N),
       ingest: perSecond(N, ingestMs),
       ingestAll: perSecond(N, ingestAllMs),
       concurrent: perSecond(N, concurrentMs)
@@ -142,7 +175,20 @@ const sqliteBench = async (): Promise<Array<Result>> => {
   db.close()
   fs.rmSync(dir, { recursive: true, force: true })
   return [
-    { backend: "SQLite", operation: "payment creations", libraryPerSecond: lib.create, rawPerSecond: raw },
+    {
+      backend: "SQLite",
+      operation: "payment creations",
+      libraryPerSecond: lib.create,
+      rawPerSecond: raw,
+      cpuMicros: lib.createCpu
+    },
+    {
+      backend: "SQLite",
+      operation: `payment creations, ${CALLERS} callers of create`,
+      libraryPerSecond: lib.createTogether,
+      rawPerSecond: raw,
+      cpuMicros: lib.createTogetherCpu
+    },
     { backend: "SQLite", operation: "transfer ingestions", libraryPerSecond: lib.ingest, rawPerSecond: raw },
     {
       backend: "SQLite",
@@ -189,7 +235,15 @@ const pgBench = async (): Promise<Array<Result>> => {
         backend: "Postgres",
         operation: "payment creations",
         libraryPerSecond: lib.create,
-        rawPerSecond: raw
+        rawPerSecond: raw,
+        cpuMicros: lib.createCpu
+      },
+      {
+        backend: "Postgres",
+        operation: `payment creations, ${CALLERS} callers of create`,
+        libraryPerSecond: lib.createTogether,
+        rawPerSecond: raw,
+        cpuMicros: lib.createTogetherCpu
       },
       {
         backend: "Postgres",
@@ -218,12 +272,12 @@ const pgBench = async (): Promise<Array<Result>> => {
 
 const results = [...(await sqliteBench()), ...(await pgBench())]
 console.log(
-  `N = ${N} operations each (sequential; ingestAll: one list of N, batches of ${Transfers.batchSize}; then ${CALLERS} callers of ingest at once)\n`
+  `N = ${N} operations each (sequential; ingestAll: one list of N, batches of ${Transfers.batchSize}; then ${CALLERS} callers of ingest, and of create, at once)\n`
 )
-console.log("| backend | operation | library ops/s | raw single-insert ops/s | ratio |")
-console.log("|---|---|---|---|---|")
+console.log("| backend | operation | library ops/s | raw single-insert ops/s | ratio | library CPU µs/op |")
+console.log("|---|---|---|---|---|---|")
 for (const r of results) {
   console.log(
-    `| ${r.backend} | ${r.operation} | ${r.libraryPerSecond} | ${r.rawPerSecond} | ${(r.libraryPerSecond / r.rawPerSecond).toFixed(3)} |`
+    `| ${r.backend} | ${r.operation} | ${r.libraryPerSecond} | ${r.rawPerSecond} | ${(r.libraryPerSecond / r.rawPerSecond).toFixed(3)} | ${r.cpuMicros ?? ""} |`
   )
 }

@@ -6,7 +6,7 @@ import { SqlClient } from "@effect/sql"
 import { DueScope, CvuDirectory, Payment as P, PaymentRepository as Port } from "@cobro/core"
 import { Scope, scopeCondition } from "./internal/dueScope.js"
 import { isCvuTaken } from "./SqlCvuDirectory.js"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Either, Layer, Option, Schema } from "effect"
 import * as Documents from "./internal/documents/payment.js"
 import {
   Doc,
@@ -19,7 +19,10 @@ import {
   forUpdate,
   forUpdateSkipLocked,
   write,
-  insertUnique
+  insertUnique,
+  execute,
+  orDie,
+  recoverable
 } from "./internal/sql.js"
 
 /** A row of `cobro_payments` as written. */
@@ -47,6 +50,7 @@ const row = (p: P.Payment): typeof PaymentRow.Type => ({
   doc: p
 })
 
+const Rows = Schema.Array(PaymentRow)
 const Stored = DocOnly(Documents.Payment)
 const Id = Schema.String
 
@@ -61,6 +65,44 @@ export const make: Effect.Effect<Port.PaymentRepository["Type"], never, SqlClien
       Request: PaymentRow,
       execute: ({ id, ...fields }) => sql`UPDATE cobro_payments SET ${sql.update(fields)} WHERE id = ${id}`
     })
+    const encodeRows = Schema.encode(Rows)
+    const heldCvus = findAll({
+      Request: Schema.Array(Schema.String),
+      Result: Schema.Struct({ cvu: Schema.String }),
+      execute: (cvus) => sql`SELECT cvu FROM cobro_cvu_directory WHERE ${sql.in("cvu", cvus)} ORDER BY cvu`
+    })
+
+    /**
+     * One statement for all: a row whose id, external id or CVU is taken (by a stored payment
+     * or by a row before it) is left out (`ON CONFLICT DO NOTHING`, which covers the table's
+     * own keys only: the directory's trigger still fails the statement on a CVU held by another
+     * owner, and then nothing is stored). The rows stored are those `RETURNING` names; a later
+     * row with the id of an earlier one is answered taken without being sent.
+     */
+    const insertAll = (payments: ReadonlyArray<P.Payment>) =>
+      Effect.gen(function* () {
+        const firsts = new Map<string, P.Payment>()
+        for (const p of payments) if (!firsts.has(p.id)) firsts.set(p.id, p)
+        const sent = [...firsts.values()]
+        const rows = yield* orDie(encodeRows(sent.map(row)))
+        const stored = yield* recoverable(sql)(
+          execute(sql`INSERT INTO cobro_payments ${sql.insert(rows)} ON CONFLICT DO NOTHING RETURNING id`)
+        ).pipe(
+          Effect.catchAll((e) =>
+            isCvuTaken(e)
+              ? Effect.flatMap(heldCvus(sent.map((p) => p.cvu)), (held) => {
+                  const taken = sent.find((p) => held.some((h) => h.cvu === p.cvu)) ?? sent[0]!
+                  return Effect.die(new CvuDirectory.CvuTaken({ cvu: taken.cvu }))
+                })
+              : Effect.die(e)
+          )
+        )
+        const inserted = new Set(stored.map((r) => String((r as { readonly id: unknown }).id)))
+        return payments.map((p) =>
+          firsts.get(p.id) === p && inserted.has(p.id) ? Either.void : Either.left(Port.taken("external_id"))
+        )
+      })
+
     const byId = findByKey(sql, "cobro_payments", "id", Stored)
     const byCvu = findByKey(sql, "cobro_payments", "cvu", Stored)
     const byCvus = findAll({
@@ -117,6 +159,8 @@ export const make: Effect.Effect<Port.PaymentRepository["Type"], never, SqlClien
             ? Effect.die(new CvuDirectory.CvuTaken({ cvu: payment.cvu }))
             : Effect.fail(Port.taken("external_id"))
         ),
+      storesTogether: true,
+      insertAll: (payments) => (payments.length === 0 ? Effect.succeed([]) : insertAll(payments)),
       update: (payment) => update(row(payment)),
       findById: byId(false),
       findByIdForUpdate: byId(true),

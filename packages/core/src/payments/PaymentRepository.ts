@@ -31,6 +31,21 @@ export class PaymentRepository extends Context.Tag("@cobro/core/PaymentRepositor
   {
     /** Fails with `Conflict` when the id, `(user_id, external_id)` or the CVU is taken. */
     readonly insert: (payment: Payment) => Effect.Effect<void, Conflict>
+    /**
+     * Whether `insertAll` of several costs less than `insert` of each: where a write has a
+     * statement and a commit to share (SQL). `Payments.create` stores concurrent creations
+     * together only then; in memory it would only add the bookkeeping (bench/results.md, issue 23).
+     */
+    readonly storesTogether: boolean
+    /**
+     * Stores payments together, as one unit of work (one statement on SQL): each answers what
+     * `insert` of each, in order, would (`Conflict` when its id, `(user_id, external_id)` or CVU
+     * is taken, by a stored payment or one before it in the list), and the others are stored.
+     * A CVU the directory holds already dies with `CvuTaken` and stores none of them.
+     */
+    readonly insertAll: (
+      payments: ReadonlyArray<Payment>
+    ) => Effect.Effect<ReadonlyArray<Either.Either<void, Conflict>>>
     readonly update: (payment: Payment) => Effect.Effect<void>
     readonly findById: (id: PaymentId) => Effect.Effect<Option.Option<Payment>>
     /** Like `findById`, and inside a transaction the row stays locked until it ends. */
@@ -119,21 +134,23 @@ export const makeMemory = Effect.gen(function* () {
       })
     })
 
+  const insertOne = (payment: Payment) =>
+    Effect.zipRight(
+      insertRow(payment),
+      cvus.register(
+        new CvuEntry({
+          cvu: payment.cvu,
+          owner: "payment",
+          owner_id: payment.id,
+          user_id: payment.user_id
+        })
+      )
+    )
+
   return PaymentRepository.of({
-    insert: (payment) =>
-      db.transaction(
-        Effect.zipRight(
-          insertRow(payment),
-          cvus.register(
-            new CvuEntry({
-              cvu: payment.cvu,
-              owner: "payment",
-              owner_id: payment.id,
-              user_id: payment.user_id
-            })
-          )
-        )
-      ),
+    insert: (payment) => db.transaction(insertOne(payment)),
+    storesTogether: false,
+    insertAll: (payments) => db.transaction(Effect.forEach(payments, (p) => Effect.either(insertOne(p)))),
     update: (payment) =>
       tables.update((t) => {
         const previous = HashMap.get(t.byId, payment.id)

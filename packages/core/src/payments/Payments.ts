@@ -16,6 +16,7 @@ import * as P from "./Payment.js"
 import { CreatePaymentRequest, type ExtendExpirationRequest, type RepriceRequest } from "./PaymentRequest.js"
 import { type PaymentCursor, type PaymentQuery, PaymentRepository } from "./PaymentRepository.js"
 import { emitPaymentUpdated, isClosed } from "./paymentEvents.js"
+import * as StoreTogether from "./storeTogether.js"
 import { Transactor } from "../Transactor.js"
 import { paymentLifetime } from "../accounts/User.js"
 import { UserRepository } from "../accounts/UserRepository.js"
@@ -104,6 +105,8 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
             })
           )
 
+    const together = StoreTogether.make(repo)
+
     const create = Spans.fn("Payments.create")(function* (request: CreatePaymentRequest) {
       yield* checkWebhookUrl("webhook_url", request.webhook_url)
       const deprecated = request.payment_options.filter((o) =>
@@ -177,8 +180,12 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
         creation_request: print
       })
       // One write: the storage enters the CVU in the directory with the payment (CvuDirectory).
-      // The external id's uniqueness is the insert's: no read before it (decisions.md).
-      return yield* repo.insert(payment).pipe(
+      // The external id's uniqueness is the insert's: no read before it (decisions.md). Outside
+      // the caller's unit of work, creations that arrive together share one where the storage
+      // gains by it (`storeTogether.ts`); inside it, the payment is stored in it, alone.
+      const insert =
+        !repo.storesTogether || (yield* transactor.inTransaction) ? repo.insert(payment) : together(payment)
+      return yield* insert.pipe(
         Effect.zipRight(Metric.increment(Metrics.paymentsCreated)),
         Effect.as(payment),
         // The external id was used before (a repeated request, or a concurrent one that won the

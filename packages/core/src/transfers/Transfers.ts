@@ -20,7 +20,7 @@ import { Transactor } from "../Transactor.js"
 import { makeEvent, Outbox } from "../webhooks/Outbox.js"
 import { CvuDirectory } from "./CvuDirectory.js"
 import * as FeePolicy from "./FeePolicy.js"
-import * as GroupCommit from "./groupCommit.js"
+import * as GroupCommit from "../internal/groupCommit.js"
 import type { Credit } from "./receivers/receiver.js"
 import * as Slots from "./receivers/slots.js"
 import { TransferRecord, TransferRepository, type TransferTarget } from "./TransferRepository.js"
@@ -325,7 +325,7 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
     /**
      * Ingests one bank notification: whatever its CVU belongs to is credited, or the money is
      * recorded and returned. Concurrent calls outside a unit of work share units of work (group
-     * commit, `groupCommit.ts`); each answers what it would alone. Inside the caller's unit of
+     * commit, `internal/groupCommit.ts`); each answers what it would alone. Inside the caller's unit of
      * work it runs in it, alone: batched with others, it would commit or roll back with them.
      */
     const ingest = Spans.fn("Transfers.ingest")(function* (transfer: IncomingTransfer) {

@@ -8,6 +8,7 @@ import { moneyScenarios } from "./money.js"
 import { outgoingScenarios } from "./outgoing.js"
 import { moneyReadScenarios } from "./moneyReads.js"
 import { paymentScenarios } from "./payments.js"
+import { paymentsTogetherScenarios } from "./paymentsTogether.js"
 import { refundScenarios } from "./refunds.js"
 import { scheduleScenarios } from "./schedules/index.js"
 import { splitScenarios } from "./splits/index.js"
@@ -17,6 +18,7 @@ import { webhookScenarios } from "./webhooks.js"
 /** Every scenario of the contract; each storage area adds its own list here. */
 export const scenarios: ReadonlyArray<Scenario> = [
   ...paymentScenarios,
+  ...paymentsTogetherScenarios,
   ...transferScenarios,
   ...authScenarios,
   ...customerScenarios,

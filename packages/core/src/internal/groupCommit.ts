@@ -22,7 +22,8 @@ const lead = Symbol.for("@cobro/core/internal/groupCommit/lead")
 
 interface Turn<A, B, E> {
   readonly item: A
-  readonly signal: Deferred.Deferred<Signal<B>, E>
+  /** How a waiting caller is told (a caller that leads at once never waits: it has none). */
+  readonly signal: Deferred.Deferred<Signal<B>, E> | undefined
   /** Waiting, in a batch under way, or told to run the next batch. */
   state: "queued" | "taken" | "lead"
 }
@@ -31,6 +32,9 @@ interface Turn<A, B, E> {
  * A function that submits one item and answers its exit, running items submitted together
  * through `run` (which answers one exit per item, in order; it should not fail, and if it dies,
  * every item of its batch dies with it).
+ *
+ * A lone call is on every request's path, so this stays lean: no generator, and a `Deferred`
+ * only for a caller that has to wait.
  */
 export const make = <A, B, E>(options: {
   readonly batchSize: number
@@ -39,29 +43,43 @@ export const make = <A, B, E>(options: {
   const queue: Array<Turn<A, B, E>> = []
   let leading = false
 
+  /** Hands the queue on (or leaves it), tells every other turn of `batch` its exit; answers `own`'s. */
+  const settle = (
+    own: Turn<A, B, E>,
+    batch: ReadonlyArray<Turn<A, B, E>>,
+    settled: Exit.Exit<ReadonlyArray<Exit.Exit<B, E>>>
+  ): Exit.Exit<B, E> => {
+    const next = queue[0]
+    if (next === undefined) leading = false
+    else {
+      next.state = "lead"
+      Deferred.unsafeDone(next.signal!, Exit.succeed(lead))
+    }
+    let mine: Exit.Exit<B, E> = Exit.die("an item missing from its own batch")
+    for (let i = 0; i < batch.length; i++) {
+      const exit = Exit.isSuccess(settled) ? settled.value[i]! : Exit.failCause(settled.cause)
+      if (batch[i] === own) mine = exit
+      else Deferred.unsafeDone(batch[i]!.signal!, exit)
+    }
+    return mine
+  }
+
   /** Runs the batch at the head of the queue, which holds `own`; answers `own`'s exit. */
-  const runBatch = (own: Turn<A, B, E>) =>
-    Effect.uninterruptible(
-      Effect.gen(function* () {
-        yield* Effect.yieldNow()
-        const batch = queue.splice(0, options.batchSize)
-        for (const turn of batch) turn.state = "taken"
-        const settled = yield* Effect.exit(options.run(batch.map((turn) => turn.item)))
-        const next = queue[0]
-        if (next === undefined) leading = false
-        else {
-          next.state = "lead"
-          yield* Deferred.succeed(next.signal, lead)
-        }
-        let mine: Exit.Exit<B, E> = Exit.die("an item missing from its own batch")
-        for (let i = 0; i < batch.length; i++) {
-          const exit = Exit.isSuccess(settled) ? settled.value[i]! : Exit.failCause(settled.cause)
-          if (batch[i] === own) mine = exit
-          else yield* Deferred.done(batch[i]!.signal, exit)
-        }
-        return mine
-      })
-    ).pipe(Effect.flatten)
+  const runBatch = (own: Turn<A, B, E>): Effect.Effect<B, E> =>
+    Effect.flatten(
+      Effect.uninterruptible(
+        Effect.zipRight(
+          Effect.yieldNow(),
+          Effect.suspend(() => {
+            const batch = queue.splice(0, options.batchSize)
+            for (const turn of batch) turn.state = "taken"
+            return Effect.map(Effect.exit(options.run(batch.map((turn) => turn.item))), (settled) =>
+              settle(own, batch, settled)
+            )
+          })
+        )
+      )
+    )
 
   /** A waiting caller interrupted: out of the queue, or the batch it was handed run anyway. */
   const abandon = (turn: Turn<A, B, E>) =>
@@ -71,15 +89,23 @@ export const make = <A, B, E>(options: {
       return Effect.void
     })
 
+  /** Waits for its exit, or to run the next batch. */
+  const wait = (turn: Turn<A, B, E>): Effect.Effect<B, E> =>
+    Effect.flatMap(
+      Effect.onInterrupt(Deferred.await(turn.signal!), () => abandon(turn)),
+      (signal) => (signal === lead ? runBatch(turn) : Effect.succeed(signal as B))
+    )
+
   return (item) =>
-    Effect.gen(function* () {
-      const turn: Turn<A, B, E> = { item, signal: yield* Deferred.make<Signal<B>, E>(), state: "queued" }
-      queue.push(turn)
+    Effect.withFiberRuntime((fiber) => {
       if (!leading) {
         leading = true
-        return yield* runBatch(turn)
+        const turn: Turn<A, B, E> = { item, signal: undefined, state: "queued" }
+        queue.push(turn)
+        return runBatch(turn)
       }
-      const signal = yield* Effect.onInterrupt(Deferred.await(turn.signal), () => abandon(turn))
-      return signal === lead ? yield* runBatch(turn) : (signal as B)
+      const turn: Turn<A, B, E> = { item, signal: Deferred.unsafeMake(fiber.id()), state: "queued" }
+      queue.push(turn)
+      return wait(turn)
     })
 }
