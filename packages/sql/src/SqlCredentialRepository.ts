@@ -53,13 +53,13 @@ const TokenRow = Schema.transform(
   Schema.typeSchema(Credential.AccessToken),
   {
     strict: true,
+    // The row's fields were just decoded by the struct above: not validated a second time by
+    // the constructor (every authenticated request reads a token).
     decode: ({ created_ms, expires_ms, revoked_ms, ...r }) =>
-      new Credential.AccessToken({
-        ...r,
-        creation_timestamp: created_ms,
-        expires_at: expires_ms,
-        revoked_at: revoked_ms
-      }),
+      new Credential.AccessToken(
+        { ...r, creation_timestamp: created_ms, expires_at: expires_ms, revoked_at: revoked_ms },
+        true
+      ),
     encode: (t) => ({
       token_hash: t.token_hash,
       kind: t.kind,
