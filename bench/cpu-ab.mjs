@@ -149,7 +149,13 @@ const run = async (root) => {
   const faucetCpu = (cpu(s.child.pid) - c0) / cvus.length,
     faucetRate = cvus.length / ((performance.now() - t0) / 1000)
   const read = async () => {
-    const r = await send(s.base, "GET", `/payments/${encodeURIComponent(ids[k++ % ids.length])}`, undefined, tk)
+    const r = await send(
+      s.base,
+      "GET",
+      `/payments/${encodeURIComponent(ids[k++ % ids.length])}`,
+      undefined,
+      tk
+    )
     if (r.status !== 200) throw new Error(r.body)
   }
   await loop(500, read)
