@@ -62,7 +62,7 @@ export const layer = (settings: Partial<Settings> = {}): Layer.Layer<HttpApi.Api
   )
   const docs = settings.docs === false ? Layer.empty : Docs.layer({ openApi: "/openapi.json", docs: "/docs" })
   const pages = settings.pages === false ? Layer.empty : Pages.layer
-  return Layer.mergeAll(docs, pages, HttpApiBuilder.middleware(boundary, { withContext: true })).pipe(
+  return Layer.mergeAll(docs, pages, HttpApiBuilder.middleware(boundary)).pipe(
     Layer.provideMerge(api),
     Layer.provide(Layer.mergeAll(HttpConfig.layer(settings), rateLimiter)),
     // The router's own limit on a path parameter (100 by default) would make a longer id, such as

@@ -136,11 +136,17 @@ const isMaxBytesExceeded = (cause: unknown) =>
 const tooLarge = (max: number) =>
   ApiError.of(413, "request.body.too_large", `the body is larger than ${max} bytes`, "body")
 
-/** Wraps the routed API: limits first, then every failure to its envelope. */
-export const boundary = (app: HttpApp.Default): HttpApp.Default<never, HttpConfig> =>
+/**
+ * Wraps the routed API: limits first, then every failure to its envelope. Built once with the
+ * configuration, so that it needs nothing from the request's context: a middleware given its
+ * layer's context (`withContext`) merges that whole context into every request's.
+ */
+export const boundary: Effect.Effect<(app: HttpApp.Default) => HttpApp.Default, never, HttpConfig> =
+  Effect.map(HttpConfig, (config) => (app) => boundaryOf(config, app))
+
+const boundaryOf = (config: HttpConfig["Type"], app: HttpApp.Default): HttpApp.Default =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const config = yield* HttpConfig
     const route = routeAt(request.method, request.url)
     // Every error leaves in the envelope its route declares (the default one off the API's paths).
     const style = route?.style ?? "envelope"
