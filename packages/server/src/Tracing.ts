@@ -17,7 +17,7 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { ConfigProvider, Effect, FiberRef, Function, Layer, Option, Redacted } from "effect"
+import { ConfigProvider, Context, Effect, FiberRef, Function, Layer, Option, Redacted, Tracer } from "effect"
 import type { Tracing } from "./ServerConfig.js"
 
 /**
@@ -102,13 +102,14 @@ export const traceparent = (span: { readonly traceId: string; readonly spanId: s
  * request must run inside this one to get the annotations.
  */
 export const traceContext = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.flatMap(Effect.option(Effect.currentSpan), (span) => {
-    if (Option.isNone(span) || !span.value.sampled) return app
-    const header = traceparent(span.value)
+  // The span read from the context as `Effect.currentSpan` reads it, without its failure: with
+  // tracing off every request has none, and that failure built an `Error` (a stack trace) each time.
+  Effect.withFiberRuntime((fiber) => {
+    const span = Context.getOption(fiber.currentContext, Tracer.ParentSpan)
+    if (Option.isNone(span) || span.value._tag !== "Span" || !span.value.sampled) return app
+    const { traceId, spanId } = span.value
+    const header = traceparent({ traceId, spanId })
     return HttpApp.appendPreResponseHandler((_request, response) =>
       Effect.succeed(HttpServerResponse.setHeader(response, "traceparent", header))
-    ).pipe(
-      Effect.zipRight(app),
-      Effect.annotateLogs({ trace_id: span.value.traceId, span_id: span.value.spanId })
-    )
+    ).pipe(Effect.zipRight(app), Effect.annotateLogs({ trace_id: traceId, span_id: spanId }))
   })
