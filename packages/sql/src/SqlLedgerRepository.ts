@@ -8,7 +8,16 @@
 import { SqlClient } from "@effect/sql"
 import { Ids, LedgerAccount, LedgerRepository as Port, Money } from "@cobro/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { BigIntText, Millis, execute, findAll, findOne, millis, toBigInt } from "./internal/sql.js"
+import {
+  BigIntText,
+  Millis,
+  execute,
+  findAll,
+  findOne,
+  inTransaction,
+  millis,
+  toBigInt
+} from "./internal/sql.js"
 
 /** One line of `entries`' join: an entry's columns and one of its postings (none: nulls). */
 const PostingRow = Schema.Struct({
@@ -29,6 +38,15 @@ const BalanceRow = Schema.Struct({
   currency: Money.Currency,
   sum_minor: BigIntText
 })
+
+/** Whether a posting of `entries` takes from a balance owed to someone (the balances' CHECK). */
+const takesFromOwed = (entries: ReadonlyArray<Port.JournalEntry>): boolean =>
+  entries.some((entry) =>
+    entry.postings.some(
+      (p) =>
+        LedgerAccount.mustStayNonNegative(p.account) && LedgerAccount.toNormal(p.account, p.amount.minor) < 0n
+    )
+  )
 
 interface Delta {
   readonly account: string
@@ -176,14 +194,25 @@ export const make: Effect.Effect<Port.LedgerRepository["Type"], never, SqlClient
         yield* addToBalances(missing)
       })
 
-    const atomically = (entries: ReadonlyArray<Port.JournalEntry>) =>
-      sql
+    /**
+     * The entries as one: in a transaction of their own, a SAVEPOINT inside a unit of work, so
+     * that the balances' CHECK refusing a movement is `insufficientFunds` and leaves the unit of
+     * work usable. Entries that take from no balance owed to someone (an incoming transfer's
+     * credit: the commonest entry) cannot meet that CHECK; inside a unit of work they are written
+     * in it directly, without the savepoint's two statements (two round trips on Postgres).
+     */
+    const atomically = (entries: ReadonlyArray<Port.JournalEntry>) => {
+      const guarded = sql
         .withTransaction(appendAll(entries))
         .pipe(
           Effect.catchTag("SqlError", (e) =>
             isCheckViolation(e.cause) ? Effect.fail(Port.insufficientFunds()) : Effect.die(e)
           )
         )
+      return takesFromOwed(entries)
+        ? guarded
+        : Effect.flatMap(inTransaction, (inside) => (inside ? Effect.orDie(appendAll(entries)) : guarded))
+    }
 
     const sumOf = findOne({
       Request: Schema.Tuple(Schema.String, Schema.String),

@@ -218,6 +218,37 @@ export const paymentScenarios: ReadonlyArray<Scenario> = [
       expect(yield* ledger.balance(LedgerAccount.merchantAvailable("u9"))).toEqual(ars(6n))
       yield* expectLedgerOk
 
+      // Credits in a unit of work (written in it directly: they cannot meet the balances'
+      // CHECK) commit with it, and leave nothing when it fails; a refused overdraw in a unit of
+      // work fails it and leaves nothing either.
+      const credit = (reference: string, minor: bigint) =>
+        ledger.post({
+          kind: "test",
+          reference,
+          postings: [
+            Ledger.debit(LedgerAccount.bankClearing, ars(minor)),
+            Ledger.credit(LedgerAccount.merchantAvailable("u8"), ars(minor))
+          ]
+        })
+      const tooMuch = ledger.post({
+        kind: "test",
+        reference: "too-much",
+        postings: [
+          Ledger.debit(LedgerAccount.merchantAvailable("u8"), ars(100n)),
+          Ledger.credit(LedgerAccount.bankClearing, ars(100n))
+        ]
+      })
+      yield* transactor.withTransaction(Effect.zipRight(credit("in-1", 10n), credit("in-2", 5n)))
+      const refused = transactor.withTransaction(Effect.zipRight(credit("in-4", 1n), tooMuch))
+      expect(yield* Effect.flip(refused)).toMatchObject({ key: "ledger.insufficient.funds" })
+      expect(yield* ledger.balance(LedgerAccount.merchantAvailable("u8"))).toEqual(ars(15n))
+      const failed = transactor.withTransaction(Effect.zipRight(credit("in-3", 7n), Effect.fail("later")))
+      expect(yield* Effect.flip(failed)).toBe("later")
+      expect(yield* ledger.balance(LedgerAccount.merchantAvailable("u8"))).toEqual(ars(15n))
+      const references = (yield* repo.entries(0, 100)).map((e) => e.entry.reference)
+      expect(references.filter((r) => r.startsWith("in-") || r === "too-much")).toEqual(["in-1", "in-2"])
+      yield* expectLedgerOk
+
       yield* seedUser()
       const users = yield* UserRepository.UserRepository
       const same = yield* Effect.flip(seedUser({ user_id: u2, email: "UNO@example.com" }))
