@@ -107,8 +107,18 @@ describe("Transfers.ingestAll", () => {
 describe("Transfers.ingest called concurrently (group commit)", () => {
   const credited = (p: Payment.Payment) => ({ _tag: "Credited", target: "payment", target_id: p.id })
 
-  /** Lets the forked callers run up to where they wait. */
-  const settle = Effect.repeatN(Effect.yieldNow(), 50)
+  /**
+   * Lets the forked callers run up to where they wait: twice past the end of the event loop's turn
+   * (a caller about to run a batch waits for it first, and may have asked for it after this did),
+   * each time through the fibers that became ready.
+   */
+  const settle = Effect.repeatN(
+    Effect.zipRight(
+      Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve))),
+      Effect.repeatN(Effect.yieldNow(), 50)
+    ),
+    1
+  )
 
   it.effect(
     "callers arriving while a unit of work is under way share the next one, each answered as alone",

@@ -9,9 +9,12 @@
  * - A caller interrupted while it waits leaves the queue, and its item is not run; one
  *   interrupted just as it was handed the next batch still runs it, so nobody behind it waits
  *   forever.
- * - The caller about to take the queue yields once first, so that callers ready to run queue
- *   before it: where a batch never yields (SQLite), the queue would otherwise hold only whoever
- *   arrived while the previous batch was being answered.
+ * - The caller about to take the queue first lets the host's event loop finish the turn it is in
+ *   (`endOfTurn`): the requests whose bytes arrived in that turn reach the queue before it takes
+ *   it. Where a batch never yields (SQLite answers synchronously) a yield to the fibers already
+ *   ready was not enough: a server reads each connection's request in an I/O callback of its
+ *   own, and each request ran to its answer before the next callback read the next one, so every
+ *   batch held one item (bench/results.md, "group commit over HTTP").
  */
 import { Deferred, Effect, Exit } from "effect"
 
@@ -19,6 +22,19 @@ import { Deferred, Effect, Exit } from "effect"
 type Signal<B> = B | typeof lead
 
 const lead = Symbol.for("@cobro/core/internal/groupCommit/lead")
+
+/**
+ * Resumes once the host's event loop has run the I/O callbacks of its current turn: node's (and
+ * Bun's, Deno's) `setImmediate`, a macrotask elsewhere. No clock is involved: a `TestClock` does
+ * not hold it.
+ */
+const endOfTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const schedule: (f: () => void) => unknown =
+    typeof globalThis.setImmediate === "function"
+      ? globalThis.setImmediate
+      : (f) => globalThis.setTimeout(f, 0)
+  schedule(() => resume(Effect.void))
+})
 
 interface Turn<A, B, E> {
   readonly item: A
@@ -69,7 +85,7 @@ export const make = <A, B, E>(options: {
     Effect.flatten(
       Effect.uninterruptible(
         Effect.zipRight(
-          Effect.yieldNow(),
+          endOfTurn,
           Effect.suspend(() => {
             const batch = queue.splice(0, options.batchSize)
             for (const turn of batch) turn.state = "taken"
