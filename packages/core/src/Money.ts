@@ -28,7 +28,12 @@ export class InvalidAmount extends Schema.TaggedError<InvalidAmount>()("InvalidA
   message: Schema.String
 }) {}
 
-export const make = (minor: bigint, currency: Currency): Money => new Money({ minor, currency })
+/**
+ * An amount of `minor` units of `currency`. Its arguments are typed, so the class's own check of
+ * them (a bigint and a currency of the list) is not run again: every sum, fee and conversion of
+ * the money path makes amounts through here.
+ */
+export const make = (minor: bigint, currency: Currency): Money => new Money({ minor, currency }, true)
 
 export const zero = (currency: Currency): Money => make(0n, currency)
 

@@ -186,10 +186,11 @@ export const make = Effect.gen(function* () {
           state.open.set(cvu, alias)
           state.aliases.set(alias, cvu)
           if (request.holder !== undefined) {
-            const holder = new AccountHolder({ account: cvu, ...request.holder })
+            // Typed values, drawn or given: the classes do not check them again (every creation).
+            const holder = new AccountHolder({ account: cvu, ...request.holder }, true)
             state.ownHolders.set(cvu, holder).set(alias, holder)
           }
-          return [new BankAccountRef({ cvu, alias }), state] as const
+          return [new BankAccountRef({ cvu, alias }, true), state] as const
         })
       )
     }),
@@ -313,14 +314,18 @@ export const make = Effect.gen(function* () {
       const now = yield* realTime.now
       return yield* SynchronizedRef.modifyEffect(ref, (state) =>
         Effect.map(nextTransactionId(state), ([id, numbered]) => {
-          const transfer = new IncomingTransfer({
-            bank_transaction_id: BankTransactionId.make(`${id}${seal(id, input.cvu, input.amount)}`),
-            cvu: input.cvu,
-            amount: input.amount,
-            sender_cuit,
-            sender_name: input.senderName ?? DEFAULT_SENDER_NAME,
-            sender_account
-          })
+          // Typed values, drawn or given: the class does not check them again (every faucet transfer).
+          const transfer = new IncomingTransfer(
+            {
+              bank_transaction_id: BankTransactionId.make(`${id}${seal(id, input.cvu, input.amount)}`),
+              cvu: input.cvu,
+              amount: input.amount,
+              sender_cuit,
+              sender_name: input.senderName ?? DEFAULT_SENDER_NAME,
+              sender_account
+            },
+            true
+          )
           return [
             transfer,
             { ...numbered, received: Statement.book(numbered.received, now, transfer) }

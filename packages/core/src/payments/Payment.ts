@@ -31,15 +31,19 @@ export class Quote extends Class<Quote>("Quote")({
   address: Cvu,
   alias: Alias
 }) {
+  /** The quote of an ARS `amount` at `cvu`: typed arguments, so not checked again by the class. */
   static forAmount(amount: Money.Money, cvu: Cvu, alias: Alias): Quote {
-    return new Quote({
-      currency: "ARS",
-      network: transferNetwork,
-      amount,
-      amountReadable: Money.formatReadable(amount),
-      address: cvu,
-      alias
-    })
+    return new Quote(
+      {
+        currency: "ARS",
+        network: transferNetwork,
+        amount,
+        amountReadable: Money.formatReadable(amount),
+        address: cvu,
+        alias
+      },
+      true
+    )
   }
 }
 

@@ -56,22 +56,32 @@ export const check = (
   Effect.gen(function* () {
     const config = yield* HttpConfig
     if (config.rateLimits === false) return
-    const limits: RateLimits = config.rateLimits
-    const limiter = yield* RateLimiter.RateLimiter
-    const address = config.clientAddress(request)
-    yield* consume(
-      limiter,
-      `${bucket}:address:${address}`,
-      bucket === "public" ? limits.publicPerAddress : limits.tokensPerAddress
-    )
-    if (subject !== undefined) {
-      yield* consume(
-        limiter,
-        `${bucket}:subject:${subject}`,
-        bucket === "public" ? limits.publicPerUser : limits.tokensPerUser
-      )
-    }
+    yield* count(yield* RateLimiter.RateLimiter, config, config.rateLimits, request, bucket, subject)
   })
+
+/** `check` with the configuration and the limiter in hand. */
+const count = (
+  limiter: RateLimiter.RateLimiter,
+  config: HttpConfig["Type"],
+  limits: RateLimits,
+  request: HttpServerRequest.HttpServerRequest,
+  bucket: Bucket,
+  subject: string | undefined
+): Effect.Effect<void, ApiError> =>
+  Effect.zipRight(
+    consume(
+      limiter,
+      `${bucket}:address:${config.clientAddress(request)}`,
+      bucket === "public" ? limits.publicPerAddress : limits.tokensPerAddress
+    ),
+    subject === undefined
+      ? Effect.void
+      : consume(
+          limiter,
+          `${bucket}:subject:${subject}`,
+          bucket === "public" ? limits.publicPerUser : limits.tokensPerUser
+        )
+  )
 
 /** The fallback of `RateLimits.replaysPerUser`. */
 const defaultReplays: Limit = { limit: 30, window: Duration.minutes(1) }
@@ -101,22 +111,35 @@ const bodyField = (request: HttpServerRequest.HttpServerRequest, field: string) 
         Effect.orElseSucceed(() => undefined)
       )
 
-/** The middleware counting a request in `bucket`, for the subject `subjectOf` finds in it. */
+/**
+ * The middleware counting a request in `bucket`, for the subject `subjectOf` finds in it. The
+ * configuration and the limiter are taken once, when the layer is built: with the limits off the
+ * middleware does nothing at all (no body read for its subject), and with them on it provides
+ * no context of its own to each request.
+ */
 const limiter = (
   bucket: Bucket,
   subjectOf: (
     request: HttpServerRequest.HttpServerRequest,
     params: Readonly<Record<string, string | undefined>>
   ) => Effect.Effect<string | undefined>
-) =>
-  Effect.map(Effect.context<HttpConfig | RateLimiter.RateLimiter>(), (context) =>
-    Effect.gen(function* () {
+): Effect.Effect<
+  Effect.Effect<void, ApiError, HttpRouter.RouteContext | HttpServerRequest.HttpServerRequest>,
+  never,
+  HttpConfig | RateLimiter.RateLimiter
+> =>
+  Effect.gen(function* () {
+    const config = yield* HttpConfig
+    const limits = config.rateLimits
+    if (limits === false) return Effect.void
+    const limiter = yield* RateLimiter.RateLimiter
+    return Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const route = yield* HttpRouter.RouteContext
       const subject = yield* subjectOf(request, route.params)
-      return yield* Effect.provide(check(request, bucket, subject), context)
+      yield* count(limiter, config, limits, request, bucket, subject)
     })
-  )
+  })
 
 export const layer: Layer.Layer<
   PublicRateLimit | TokenRateLimit | PartnerTokenRateLimit,
