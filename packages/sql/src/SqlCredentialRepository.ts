@@ -5,8 +5,17 @@
  */
 import { SqlClient, type Statement } from "@effect/sql"
 import { Credential, CredentialRepository as Port, Ids } from "@cobro/core"
-import { Effect, Layer, Schema } from "effect"
-import { Millis, NullableMillis, findAll, findByKey, insertUnique, write } from "./internal/sql.js"
+import { Effect, Layer, Option, Schema } from "effect"
+import * as RowCache from "./internal/rowCache.js"
+import {
+  Millis,
+  NullableMillis,
+  findAll,
+  findByKey,
+  inTransaction,
+  insertUnique,
+  write
+} from "./internal/sql.js"
 
 /** A row of `cobro_credentials`, as the credential it is. */
 const CredentialRow = Schema.transform(
@@ -96,14 +105,27 @@ export const make: Effect.Effect<Port.CredentialRepository["Type"], never, SqlCl
         sql`UPDATE cobro_credentials SET ${sql.update(fields)} WHERE user_id = ${user_id}`
     })
     const insertToken = insertUnique(sql, "cobro_access_tokens", TokenRow)
-    /** Revokes the live tokens `where` matches; the hashes revoked now. */
-    const revoke = (where: (key: string) => Statement.Fragment) =>
-      findAll({
+    /**
+     * Tokens read by hash outside a unit of work come from a short cache (`RowCache`, one second):
+     * every authenticated request reads its token. A revocation through this instance forgets the
+     * tokens it revoked at once; one made by another instance (another server, the CLI) reaches
+     * this one within the cache's second (decisions.md). Unknown hashes are not cached: a token
+     * issued a moment later works at once.
+     */
+    const tokens = RowCache.make<Credential.AccessToken>()
+    const readToken = findByKey(sql, "cobro_access_tokens", "token_hash", TokenRow, "*")(false)
+
+    /** Revokes the live tokens `where` matches; the hashes revoked now, each forgotten by the cache. */
+    const revoke = (where: (key: string) => Statement.Fragment) => {
+      const run = findAll({
         Request: Revocation,
-        Result: Schema.Unknown,
+        Result: Schema.Struct({ token_hash: Schema.String }),
         execute: ([key, at]) => sql`UPDATE cobro_access_tokens SET revoked_ms = ${at}
           WHERE ${where(key)} AND revoked_ms IS NULL RETURNING token_hash`
       })
+      return (request: typeof Revocation.Type) =>
+        Effect.tap(run(request), (rows) => Effect.forEach(rows, (row) => tokens.forget(row.token_hash)))
+    }
     const revokeOne = revoke((hash) => sql`token_hash = ${hash}`)
     const revokeOfCode = revoke((codeHash) => sql`code_hash = ${codeHash}`)
     const revokeOfUser = revoke((user) => sql`user_id = ${user} AND kind = 'user'`)
@@ -114,7 +136,14 @@ export const make: Effect.Effect<Port.CredentialRepository["Type"], never, SqlCl
       findCredential: credentialOf(false),
       findCredentialForUpdate: credentialOf(true),
       insertToken: (token) => insertToken(token, () => Effect.fail(Port.conflicts.tokenTaken())),
-      findToken: findByKey(sql, "cobro_access_tokens", "token_hash", TokenRow, "*")(false),
+      findToken: (hash) =>
+        Effect.flatMap(inTransaction, (inside) =>
+          inside
+            ? readToken(hash)
+            : tokens
+                .get(hash, Effect.map(readToken(hash), Option.getOrUndefined))
+                .pipe(Effect.map(Option.fromNullable))
+        ),
       revokeToken: (hash, at) => Effect.map(revokeOne([hash, at]), (rows) => rows.length > 0),
       revokeTokensOfCode: (codeHash, at) => Effect.map(revokeOfCode([codeHash, at]), (rows) => rows.length),
       revokeUserTokens: (user, at) => Effect.map(revokeOfUser([user, at]), (rows) => rows.length)

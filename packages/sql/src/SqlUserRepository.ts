@@ -1,13 +1,13 @@
 /**
  * `UserRepository` over `SqlClient`. Reads by id outside a unit of work are served from a short
- * cache (`UserCache`): a merchant's row is read on every creation and detailed read of a payment.
+ * cache (`RowCache`): a merchant's row is read on every creation and detailed read of a payment.
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Errors, User, UserRepository as Port } from "@cobro/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as Documents from "./internal/documents/account.js"
-import * as UserCache from "./internal/userCache.js"
+import * as RowCache from "./internal/rowCache.js"
 import {
   Doc,
   DocOnly,
@@ -54,7 +54,7 @@ export const make: Effect.Effect<Port.UserRepository["Type"], never, SqlClient.S
     const sql = yield* SqlClient.SqlClient
     const insert = insertUnique(sql, "cobro_users", UserRow)
     const byId = findByKey(sql, "cobro_users", "user_id", DocOnly(Documents.User))
-    const cache = UserCache.make<User.User>()
+    const cache = RowCache.make<User.User>()
     const read = byId(false)
     const byEmail = findOne({
       Request: Schema.String,

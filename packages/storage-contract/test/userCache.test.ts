@@ -1,5 +1,5 @@
 /**
- * Merchants read by id outside a unit of work come from a short cache (`internal/userCache.ts`
+ * Merchants read by id outside a unit of work come from a short cache (`internal/rowCache.ts`
  * of `@cobro/sql`), on SQLite and on Postgres: a change written by another instance (here: a
  * statement of its own) reaches cached reads within a second; one written through this instance
  * is seen at once; a unit of work always reads the row.

@@ -1,11 +1,12 @@
 /**
- * A short cache of merchants' rows for reads outside a unit of work. Every creation of a payment
- * and every detailed read of one reads its merchant; on Postgres that statement is a round trip,
+ * A short cache of rows read on most requests, for reads outside a unit of work: merchants (every
+ * creation of a payment and every detailed read of one reads its merchant) and access tokens
+ * (every authenticated request reads its token). On Postgres each such statement is a round trip,
  * about a tenth of such a request's CPU (bench/results.md). Entries live `TTL_MILLIS` of real
  * time (a cache's age is not the engine's clock, which a sandbox test clock may move).
  *
  * - A write through this instance forgets the entry and, for `TTL_MILLIS` after it, nothing read
- *   of that merchant is stored: a read under way when the write began, or one that ran before the
+ *   of that key is stored: a read under way when the write began, or one that ran before the
  *   write's unit of work committed, is not kept. This instance sees its own changes once they
  *   are committed (for units of work shorter than `TTL_MILLIS`).
  * - A change made by another instance (another server, the CLI) reaches this one's cached reads
@@ -17,7 +18,7 @@ import { Effect } from "effect"
 export const TTL_MILLIS = 1_000
 export const MAX_ENTRIES = 10_000
 
-export interface UserCache<A> {
+export interface RowCache<A> {
   /** The fresh entry of `id`, or `load`'s answer (kept unless undefined or `id` was just written). */
   readonly get: <E, R>(
     id: string,
@@ -30,7 +31,7 @@ export interface UserCache<A> {
 type Entry<A> =
   { readonly value: A; readonly until: number } | { readonly written: true; readonly until: number }
 
-export const make = <A>(now: () => number = () => performance.now()): UserCache<A> => {
+export const make = <A>(now: () => number = () => performance.now()): RowCache<A> => {
   const entries = new Map<string, Entry<A>>()
   const put = (id: string, entry: Entry<A>) => {
     entries.delete(id)

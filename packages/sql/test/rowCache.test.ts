@@ -1,17 +1,17 @@
 /**
- * The cache of merchants' rows (`internal/userCache.ts`) on a clock of the test's own: an entry
+ * The cache of merchants' rows (`internal/rowCache.ts`) on a clock of the test's own: an entry
  * lives `TTL_MILLIS`; a write forgets it and keeps reads from being stored for `TTL_MILLIS`
  * (also a read under way when the write happened); nothing missing is stored; the oldest entry
  * goes once there are `MAX_ENTRIES`.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
-import * as UserCache from "../src/internal/userCache.js"
+import * as RowCache from "../src/internal/rowCache.js"
 
 const setup = () => {
   let time = 0
   let loads = 0
-  const cache = UserCache.make<string>(() => time)
+  const cache = RowCache.make<string>(() => time)
   const load = (value: string | undefined) =>
     Effect.sync(() => {
       loads++
@@ -32,7 +32,7 @@ describe("the cache of merchants", () => {
     Effect.gen(function* () {
       const t = setup()
       expect(yield* t.cache.get("u1", t.load("a"))).toBe("a")
-      t.advance(UserCache.TTL_MILLIS - 1)
+      t.advance(RowCache.TTL_MILLIS - 1)
       expect(yield* t.cache.get("u1", t.load("b"))).toBe("a")
       t.advance(1)
       expect(yield* t.cache.get("u1", t.load("b"))).toBe("b")
@@ -56,14 +56,14 @@ describe("the cache of merchants", () => {
       // A read under way while the write happens.
       const gate = yield* Deferred.make<void>()
       const slow = yield* Effect.fork(t.cache.get("u1", Effect.zipRight(Deferred.await(gate), t.load("old"))))
-      t.advance(UserCache.TTL_MILLIS)
+      t.advance(RowCache.TTL_MILLIS)
       yield* Effect.yieldNow()
       yield* t.cache.forget("u1")
       yield* Deferred.succeed(gate, undefined)
       expect(yield* Fiber.join(slow)).toBe("old")
       expect(yield* t.cache.get("u1", t.load("new"))).toBe("new")
       expect(yield* t.cache.get("u1", t.load("newer"))).toBe("newer")
-      t.advance(UserCache.TTL_MILLIS)
+      t.advance(RowCache.TTL_MILLIS)
       expect(yield* t.cache.get("u1", t.load("kept"))).toBe("kept")
       expect(yield* t.cache.get("u1", t.load("not read"))).toBe("kept")
     })
@@ -72,9 +72,9 @@ describe("the cache of merchants", () => {
   it.effect("keeps at most MAX_ENTRIES, the oldest going first", () =>
     Effect.gen(function* () {
       const t = setup()
-      for (let i = 0; i <= UserCache.MAX_ENTRIES; i++) yield* t.cache.get(`u${i}`, t.load(`v${i}`))
+      for (let i = 0; i <= RowCache.MAX_ENTRIES; i++) yield* t.cache.get(`u${i}`, t.load(`v${i}`))
       expect(yield* t.cache.get("u0", t.load("again"))).toBe("again")
-      expect(yield* t.cache.get(`u${UserCache.MAX_ENTRIES}`, t.load("x"))).toBe(`v${UserCache.MAX_ENTRIES}`)
+      expect(yield* t.cache.get(`u${RowCache.MAX_ENTRIES}`, t.load("x"))).toBe(`v${RowCache.MAX_ENTRIES}`)
     })
   )
 })
