@@ -31,8 +31,11 @@ const StoredV1 = Schema.transformOrFail(Schema.Unknown, Schema.Unknown, {
           new ParseResult.Type(ast, stored, `a stored document of version 1, not ${String(v)}`)
         )
   },
-  encode: (fields) => ParseResult.succeed({ v: 1, ...(fields as object) })
+  encode: (fields) => ParseResult.succeed(storedV1(fields as object))
 })
+
+/** The stored form of version 1 of a document's `fields`: `v: 1` first. */
+export const storedV1 = <F extends object>(fields: F): { readonly v: 1 } & F => ({ v: 1, ...fields })
 
 /**
  * Version 1 of a document kind: its frozen JSON shape `frozen` (without `v`), decoding into the
@@ -43,8 +46,8 @@ const StoredV1 = Schema.transformOrFail(Schema.Unknown, Schema.Unknown, {
  * `trusted`, when given, reads and writes the documents instead of the domain's codec: a
  * hand-written conversion for a kind whose parser is a large part of a request's CPU (a
  * payment), trusted because every stored document was written through it from a domain value
- * its constructor validated. `validated` stays the domain's codec, which its tests compare
- * `trusted` with.
+ * of its type (decoded, or built by the engine from typed values). `validated` stays the domain's
+ * codec, which its tests compare `trusted` with.
  */
 export const v1 = <Fields extends Schema.Struct.Fields, A>(
   frozen: Fields,

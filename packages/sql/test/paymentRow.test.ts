@@ -1,0 +1,22 @@
+/**
+ * A payment's row is written by hand (`encodedRow` of `SqlPaymentRepository`): it must be what the
+ * row's schema encodes, column by column and the document's JSON text byte for byte, for payments
+ * of every kind of content (the documents of `paymentCodec.test.ts`, read as payments).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
+import * as Documents from "../src/internal/documents/payment.js"
+import { encodedRow, schemaRow } from "../src/SqlPaymentRepository.js"
+import { documents } from "./paymentDocuments.js"
+
+const read = Schema.decodeUnknownSync(Documents.Payment)
+
+describe("a payment's row written by hand", () => {
+  for (const [name, document] of Object.entries(documents)) {
+    it(`is the row's schema encoding: ${name}`, () => {
+      const payment = read(document)
+      expect(encodedRow(payment)).toStrictEqual(schemaRow(payment))
+      expect(encodedRow(payment).doc).toBe(schemaRow(payment).doc)
+    })
+  }
+})
