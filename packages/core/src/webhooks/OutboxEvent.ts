@@ -55,10 +55,14 @@ export const makeEvent = (input: {
   readonly payload: Record<string, unknown>
 }) =>
   Effect.gen(function* () {
-    return new OutboxEvent({
-      ...input,
-      partner_id: input.partner_id ?? null,
-      event_id: EventId.make(yield* newId("evt")),
-      created_at: yield* DateTime.now
-    })
+    // Typed values (the id checked by its brand): the class does not check them again.
+    return new OutboxEvent(
+      {
+        ...input,
+        partner_id: input.partner_id ?? null,
+        event_id: EventId.make(yield* newId("evt")),
+        created_at: yield* DateTime.now
+      },
+      true
+    )
   })

@@ -92,26 +92,30 @@ export const pendingFor = (event: OutboxEvent): Option.Option<WebhookDelivery> =
   event.webhook_url === null
     ? Option.none()
     : Option.some(
-        new WebhookDelivery({
-          event_id: event.event_id,
-          type: event.type,
-          user_id: event.user_id,
-          signer: signerOf(event),
-          webhook_url: event.webhook_url,
-          body: JSON.stringify(event.payload),
-          status: "pending",
-          attempts: 0,
-          round_attempts: 0,
-          replays: 0,
-          next_attempt_at: event.created_at,
-          lease_owner: null,
-          lease_until: null,
-          last_attempt_at: null,
-          last_status_code: null,
-          last_error: null,
-          created_at: event.created_at,
-          finished_at: null
-        })
+        new WebhookDelivery(
+          {
+            event_id: event.event_id,
+            type: event.type,
+            user_id: event.user_id,
+            signer: signerOf(event),
+            webhook_url: event.webhook_url,
+            body: JSON.stringify(event.payload),
+            status: "pending",
+            attempts: 0,
+            round_attempts: 0,
+            replays: 0,
+            next_attempt_at: event.created_at,
+            lease_owner: null,
+            lease_until: null,
+            last_attempt_at: null,
+            last_status_code: null,
+            last_error: null,
+            created_at: event.created_at,
+            finished_at: null
+          },
+          // Made of the event's own typed values: not checked again (one per event written).
+          true
+        )
       )
 
 /**
