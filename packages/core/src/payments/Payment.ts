@@ -230,15 +230,19 @@ export const transactionFields = (
   if (transactions.length === 0) return undefined
   const total = (pick: (t: Transaction) => Money.Money) =>
     Money.orThrow(Money.sum("ARS", transactions.map(pick)))
-  return new TransactionFields({
-    amount: quote,
-    amountReadable: Money.formatReadable(quote),
-    commission_amount: total((t) => t.commission_amount),
-    credited_amount: total((t) => t.credited_amount),
-    currency: "ARS",
-    network: transferNetwork,
-    total_paid: new TotalPaid({ amount: total((t) => t.amount), currency: "ARS" })
-  })
+  // Sums of typed amounts: the classes do not check them again (every credited transfer).
+  return new TransactionFields(
+    {
+      amount: quote,
+      amountReadable: Money.formatReadable(quote),
+      commission_amount: total((t) => t.commission_amount),
+      credited_amount: total((t) => t.credited_amount),
+      currency: "ARS",
+      network: transferNetwork,
+      total_paid: new TotalPaid({ amount: total((t) => t.amount), currency: "ARS" }, true)
+    },
+    true
+  )
 }
 
 /** What the payer's page says of a paid payment's refunds (absent when none counts). */

@@ -31,7 +31,11 @@ export const refusal = (
       : Either.void
   )
 
-/** The transaction a credited transfer adds to the payment (SPEC's Transaction). */
+/**
+ * The transaction a credited transfer adds to the payment (SPEC's Transaction): made of typed
+ * values (the transfer, the fees, the payment's own), so its classes do not check them again; the
+ * payment that holds it is checked as it is written (`apply`).
+ */
 const transactionOf = (
   transfer: IncomingTransfer,
   payment: Payment.Payment,
@@ -39,23 +43,29 @@ const transactionOf = (
   fees: FeePolicy.Fees,
   now: DateTime.Utc
 ) =>
-  new Payment.Transaction({
-    ...breakdown(transfer, fees, now),
-    address: payment.cvu,
-    transaction_data: {
-      PROCESSED: new Payment.TransferDetails({
-        amount: transfer.amount,
-        currency: "ARS",
-        recipient: payment.cvu,
-        recipientCuit: Option.match(owner, { onNone: () => "", onSome: (u) => u.cuit }),
-        recipientTitular: Option.match(owner, { onNone: () => "", onSome: (u) => u.name }),
-        sender: transfer.sender_account,
-        senderCuit: transfer.sender_cuit,
-        senderTitular: transfer.sender_name,
-        trxId: transfer.bank_transaction_id
-      })
-    }
-  })
+  new Payment.Transaction(
+    {
+      ...breakdown(transfer, fees, now),
+      address: payment.cvu,
+      transaction_data: {
+        PROCESSED: new Payment.TransferDetails(
+          {
+            amount: transfer.amount,
+            currency: "ARS",
+            recipient: payment.cvu,
+            recipientCuit: Option.match(owner, { onNone: () => "", onSome: (u) => u.cuit }),
+            recipientTitular: Option.match(owner, { onNone: () => "", onSome: (u) => u.name }),
+            sender: transfer.sender_account,
+            senderCuit: transfer.sender_cuit,
+            senderTitular: transfer.sender_name,
+            trxId: transfer.bank_transaction_id
+          },
+          true
+        )
+      }
+    },
+    true
+  )
 
 /** Credits `transfer` to the payment: a transaction more, totals and status recomputed. */
 export const apply = (

@@ -103,14 +103,18 @@ export const creditOf = <S>(input: {
   readonly events: ReadonlyArray<EventInput>
 }): Credit<S> => ({
   next: input.next,
-  record: new TransferRecord({
-    bank_transaction_id: input.transfer.bank_transaction_id,
-    cvu: input.transfer.cvu,
-    amount: input.transfer.amount,
-    target: input.target,
-    target_id: input.target_id,
-    received_at: input.now
-  }),
+  // The transfer's own typed values: not checked again (every credited transfer).
+  record: new TransferRecord(
+    {
+      bank_transaction_id: input.transfer.bank_transaction_id,
+      cvu: input.transfer.cvu,
+      amount: input.transfer.amount,
+      target: input.target,
+      target_id: input.target_id,
+      received_at: input.now
+    },
+    true
+  ),
   entry: {
     kind: input.kind,
     reference: input.transfer.bank_transaction_id,
