@@ -6,12 +6,11 @@ import { SqlClient } from "@effect/sql"
 import { DueScope, CvuDirectory, Payment as P, PaymentRepository as Port } from "@cobro/core"
 import { Scope, scopeCondition } from "./internal/dueScope.js"
 import { isCvuTaken } from "./SqlCvuDirectory.js"
-import { DateTime, Effect, Either, Layer, Option, Schema } from "effect"
+import { Effect, Either, Layer, Option, Schema } from "effect"
 import * as Documents from "./internal/documents/payment.js"
+import { encodedRow } from "./internal/paymentRow.js"
 import {
-  Doc,
   DocOnly,
-  Flag,
   Millis,
   findAll,
   findByKey,
@@ -23,52 +22,6 @@ import {
   orDie,
   recoverable
 } from "./internal/sql.js"
-
-/** A row of `cobro_payments` as written. */
-const PaymentRow = Schema.Struct({
-  id: Schema.String,
-  user_id: Schema.String,
-  external_id: Schema.String,
-  cvu: Schema.String,
-  team_id: Schema.NullOr(Schema.String),
-  created_ms: Millis,
-  expires_ms: Millis,
-  cvu_released: Flag,
-  doc: Doc(Documents.Payment)
-})
-
-/**
- * The row of `p` as `PaymentRow` encodes it, written by hand: every creation and every credited
- * transfer writes a payment, and the schema's pass over the row (the instants, the flag, the
- * document through its JSON) was a measurable part of both (bench/results.md).
- * `paymentRow.test.ts` holds it to the schema's encoding.
- */
-export const encodedRow = (p: P.Payment): typeof PaymentRow.Encoded => ({
-  id: p.id,
-  user_id: p.user_id,
-  external_id: p.external_id,
-  cvu: p.cvu,
-  team_id: p.team_id,
-  created_ms: DateTime.toEpochMillis(p.creation_timestamp),
-  expires_ms: DateTime.toEpochMillis(p.expiration_timestamp),
-  cvu_released: p.cvu_released ? 1 : 0,
-  doc: JSON.stringify(Documents.stored(p))
-})
-
-/** `PaymentRow`'s own encoding of `p` (what `encodedRow` answers, through the schema). */
-export const schemaRow = (p: P.Payment) => Schema.encodeSync(PaymentRow)(row(p))
-
-const row = (p: P.Payment): typeof PaymentRow.Type => ({
-  id: p.id,
-  user_id: p.user_id,
-  external_id: p.external_id,
-  cvu: p.cvu,
-  team_id: p.team_id,
-  created_ms: p.creation_timestamp,
-  expires_ms: p.expiration_timestamp,
-  cvu_released: p.cvu_released,
-  doc: p
-})
 
 const Stored = DocOnly(Documents.Payment)
 const Id = Schema.String

@@ -1,15 +1,16 @@
 /**
- * A payment's row is written by hand (`encodedRow` of `SqlPaymentRepository`): it must be what the
+ * A payment's row is written by hand (`internal/paymentRow.ts`'s `encodedRow`): it must be what the
  * row's schema encodes, column by column and the document's JSON text byte for byte, for payments
  * of every kind of content (the documents of `paymentCodec.test.ts`, read as payments).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import * as Documents from "../src/internal/documents/payment.js"
-import { encodedRow, schemaRow } from "../src/SqlPaymentRepository.js"
+import { encodedRow, PaymentRow, row } from "../src/internal/paymentRow.js"
 import { documents } from "./paymentDocuments.js"
 
 const read = Schema.decodeUnknownSync(Documents.Payment)
+const schemaRow = (payment: Parameters<typeof row>[0]) => Schema.encodeSync(PaymentRow)(row(payment))
 
 describe("a payment's row written by hand", () => {
   for (const [name, document] of Object.entries(documents)) {

@@ -14,7 +14,7 @@
  *   it. Where a batch never yields (SQLite answers synchronously) a yield to the fibers already
  *   ready was not enough: a server reads each connection's request in an I/O callback of its
  *   own, and each request ran to its answer before the next callback read the next one, so every
- *   batch held one item (bench/results.md, "group commit over HTTP").
+ *   batch held one item (bench/results.md, "Issue 23: batches over HTTP on SQLite").
  */
 import { Deferred, Effect, Exit } from "effect"
 
@@ -28,11 +28,9 @@ const lead = Symbol.for("@cobro/core/internal/groupCommit/lead")
  * Bun's, Deno's) `setImmediate`, a macrotask elsewhere. No clock is involved: a `TestClock` does
  * not hold it.
  */
+const schedule: (f: () => void) => unknown =
+  typeof globalThis.setImmediate === "function" ? globalThis.setImmediate : (f) => globalThis.setTimeout(f, 0)
 const endOfTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
-  const schedule: (f: () => void) => unknown =
-    typeof globalThis.setImmediate === "function"
-      ? globalThis.setImmediate
-      : (f) => globalThis.setTimeout(f, 0)
   schedule(() => resume(Effect.void))
 })
 
