@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, ParseResult, Schema } from "effect"
+import { DateTime, Equal, Hash, ParseResult, Schema } from "effect"
 import { Class } from "../src/internal/schemaClass.js"
 import { Money, Payment } from "../src/index.js"
 
@@ -44,5 +44,20 @@ describe("Class (Schema.Class with its validator compiled once)", () => {
     expect(decoded).toBeInstanceOf(WithTransform)
     expect(Schema.encodeSync(WithTransform)(decoded)).toEqual({ at: "1970-01-01T00:00:00.000Z", count: 2 })
     expect(Schema.is(Payment.Tax)(m)).toBe(false)
+  })
+
+  it("builds the instance Effect's constructor builds: own properties, prototype, equality", () => {
+    class Effects extends Schema.Class<Effects>("Effects")({ at: Schema.DateTimeUtc, count: Schema.Int }) {}
+    const props = { at: DateTime.unsafeMake(0), count: 2 }
+    const checked = new WithTransform(props)
+    const unchecked = new WithTransform(props, true)
+    expect(Object.entries(checked)).toEqual(Object.entries(new Effects(props)))
+    expect(Object.getPrototypeOf(checked)).toBe(WithTransform.prototype)
+    expect(unchecked).not.toBe(props)
+    expect(Equal.equals(checked, unchecked)).toBe(true)
+    expect(Hash.hash(checked)).toBe(Hash.hash(unchecked))
+    expect(Equal.equals(checked, new WithTransform({ ...props, count: 3 }))).toBe(false)
+    expect(WithTransform.make(props)).toEqual(checked)
+    expect(() => (WithTransform as unknown as (p: unknown) => unknown)(props)).toThrow(TypeError)
   })
 })

@@ -70,14 +70,19 @@ export class Ledger extends Effect.Service<Ledger>()("@cobro/core/Ledger", {
             `unbalanced ledger entry ${input.kind}/${input.reference}: ${problem.value}`
           )
         }
+        // Typed values (the inputs' accounts and amounts, a new id, the clock's instant): the
+        // classes do not check them again.
         entries.push(
-          new JournalEntry({
-            entry_id: (yield* newId("le")) as LedgerEntryId,
-            kind: input.kind,
-            reference: input.reference,
-            created_at,
-            postings: postings.map((p) => new Posting({ account: p.account, amount: p.amount }))
-          })
+          new JournalEntry(
+            {
+              entry_id: (yield* newId("le")) as LedgerEntryId,
+              kind: input.kind,
+              reference: input.reference,
+              created_at,
+              postings: postings.map((p) => new Posting({ account: p.account, amount: p.amount }, true))
+            },
+            true
+          )
         )
       }
       yield* repo.appendAll(entries)

@@ -158,14 +158,18 @@ export class Payment extends Class<Payment>("Payment")({
   }
   /** Gross ARS received over all transfers. */
   get totalReceived(): Money.Money {
-    return Money.orThrow(
-      Money.sum(
-        "ARS",
-        this.transactions.map((t) => t.amount)
-      )
-    )
+    return totalReceived(this.transactions)
   }
 }
+
+/** Gross ARS received over `transactions`. */
+export const totalReceived = (transactions: ReadonlyArray<Transaction>): Money.Money =>
+  Money.orThrow(
+    Money.sum(
+      "ARS",
+      transactions.map((t) => t.amount)
+    )
+  )
 
 /** What can happen to a payment. */
 export type PaymentTrigger = "transfer" | "expire" | "reprice" | "extend" | "edit_motive"

@@ -33,8 +33,8 @@ export const refusal = (
 
 /**
  * The transaction a credited transfer adds to the payment (SPEC's Transaction): made of typed
- * values (the transfer, the fees, the payment's own), so its classes do not check them again; the
- * payment that holds it is checked as it is written (`apply`).
+ * values (the transfer, the fees, the payment's own), so its classes do not check them again, nor
+ * does the payment that holds it (`apply`).
  */
 const transactionOf = (
   transfer: IncomingTransfer,
@@ -78,24 +78,20 @@ export const apply = (
     const { owner, payment } = state
     yield* refusal(state, transfer, now)
     const transactions = [...payment.transactions, transactionOf(transfer, payment, owner, fees, now)]
-    // Validated once, as `next`: this intermediate only computes the amount received.
-    const updated = new Payment.Payment(
-      {
-        ...payment,
-        transactions,
-        transaction_fields: Payment.transactionFields(payment.quoteAmount, transactions),
-        last_modified_timestamp: now
-      },
-      true
-    )
     const tolerance = Option.match(owner, {
       onNone: () => Money.zero("ARS"),
       onSome: (u) => u.transfer_tolerance
     })
-    const next = new Payment.Payment({
-      ...updated,
-      payment_status: Payment.statusFor(payment.quoteAmount, updated.totalReceived, tolerance)
-    })
+    const next = new Payment.Payment(
+      {
+        ...payment,
+        transactions,
+        transaction_fields: Payment.transactionFields(payment.quoteAmount, transactions),
+        last_modified_timestamp: now,
+        payment_status: Payment.statusFor(payment.quoteAmount, Payment.totalReceived(transactions), tolerance)
+      },
+      true
+    )
     return creditOf({
       next: { payment: next, owner },
       transfer,
