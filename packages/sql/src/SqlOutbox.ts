@@ -7,38 +7,20 @@ import { SqlClient } from "@effect/sql"
 import { Ids, Outbox as Port, WebhookDeliveryRepository } from "@cobro/core"
 import { Effect, Layer, Schema } from "effect"
 import { insertDeliveries } from "./internal/deliveries.js"
-import { Doc, DocOnly, findAll, findOne, Millis, orDie, together, write } from "./internal/sql.js"
-
-/** A row of `cobro_outbox` as written: the event's document and the columns it is found by. */
-const OutboxRow = Schema.Struct({
-  event_id: Ids.EventId,
-  type: Port.EventType,
-  user_id: Ids.UserId,
-  doc: Doc(Port.OutboxEvent),
-  created_ms: Millis
-})
-
-const toRow = (event: Port.OutboxEvent): typeof OutboxRow.Type => ({
-  event_id: event.event_id,
-  type: event.type,
-  user_id: event.user_id,
-  doc: event,
-  created_ms: event.created_at
-})
+import { encodedRow } from "./internal/outboxRow.js"
+import { Doc, DocOnly, execute, findAll, findOne, orDie, together } from "./internal/sql.js"
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const insertEvents = write({
-    Request: Schema.Array(OutboxRow),
-    execute: (rows) => sql`INSERT INTO cobro_outbox ${sql.insert(rows)}`
-  })
+  const insertEvents = (events: ReadonlyArray<Port.OutboxEvent>) =>
+    orDie(execute(sql`INSERT INTO cobro_outbox ${sql.insert(events.map(encodedRow))}`))
   const storeDeliveries = insertDeliveries(sql)
 
   /** Both tables or neither, also when called outside a unit of work. */
   const appendAll = (events: ReadonlyArray<Port.OutboxEvent>) => {
     if (events.length === 0) return Effect.void
     const deliveries = WebhookDeliveryRepository.deliveriesOf(events)
-    const insert = insertEvents(events.map(toRow))
+    const insert = insertEvents(events)
     return deliveries.length === 0
       ? insert
       : orDie(together(sql)(Effect.zipRight(insert, storeDeliveries(deliveries))))
