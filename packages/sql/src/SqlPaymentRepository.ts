@@ -46,6 +46,29 @@ export const make: Effect.Effect<Port.PaymentRepository["Type"], never, SqlClien
       const { id, ...fields } = encodedRow(payment)
       return orDie(execute(sql`UPDATE cobro_payments SET ${sql.update(fields)} WHERE id = ${id}`))
     }
+    /**
+     * One statement for all: the rows' new values as a table (`WITH v AS (VALUES …)`) joined
+     * to the payments by id (`UPDATE … FROM`, on both dialects). The integer columns are cast
+     * from the values' type (Postgres types an untyped parameter of `VALUES` as text). The
+     * last occurrence of a payment listed twice is the one sent.
+     */
+    const updateAll = (payments: ReadonlyArray<P.Payment>) => {
+      if (payments.length <= 1) return payments.length === 0 ? Effect.void : update(payments[0]!)
+      const last = new Map(payments.map((p) => [p.id as string, p]))
+      const values = [...last.values()].map((p) => {
+        const r = encodedRow(p)
+        return sql`(${r.id}, ${r.user_id}, ${r.external_id}, ${r.cvu}, ${r.team_id}, ${r.created_ms}, ${r.expires_ms}, ${r.cvu_released}, ${r.doc})`
+      })
+      return orDie(
+        execute(sql`WITH v (id, user_id, external_id, cvu, team_id, created_ms, expires_ms, cvu_released, doc)
+          AS (VALUES ${sql.csv(values)})
+          UPDATE cobro_payments SET user_id = v.user_id, external_id = v.external_id, cvu = v.cvu,
+            team_id = v.team_id, created_ms = CAST(v.created_ms AS BIGINT),
+            expires_ms = CAST(v.expires_ms AS BIGINT), cvu_released = CAST(v.cvu_released AS SMALLINT),
+            doc = v.doc
+          FROM v WHERE cobro_payments.id = v.id`)
+      )
+    }
     const heldCvus = findAll({
       Request: Schema.Array(Schema.String),
       Result: Schema.Struct({ cvu: Schema.String }),
@@ -137,6 +160,7 @@ export const make: Effect.Effect<Port.PaymentRepository["Type"], never, SqlClien
       storesTogether: true,
       insertAll: (payments) => (payments.length === 0 ? Effect.succeed([]) : insertAll(payments)),
       update,
+      updateAll,
       findById: byId(false),
       findByIdForUpdate: byId(true),
       claimDue: (id, now) => claimDue({ id, now }),

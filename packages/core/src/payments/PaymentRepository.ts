@@ -47,6 +47,12 @@ export class PaymentRepository extends Context.Tag("@cobro/core/PaymentRepositor
       payments: ReadonlyArray<Payment>
     ) => Effect.Effect<ReadonlyArray<Either.Either<void, Conflict>>>
     readonly update: (payment: Payment) => Effect.Effect<void>
+    /**
+     * Writes each payment's new state, as `update` of each in turn would (one statement on SQL:
+     * a unit of work crediting several payments writes them together). A payment listed twice
+     * is written as its last occurrence.
+     */
+    readonly updateAll: (payments: ReadonlyArray<Payment>) => Effect.Effect<void>
     readonly findById: (id: PaymentId) => Effect.Effect<Option.Option<Payment>>
     /** Like `findById`, and inside a transaction the row stays locked until it ends. */
     readonly findByIdForUpdate: (id: PaymentId) => Effect.Effect<Option.Option<Payment>>
@@ -147,18 +153,21 @@ export const makeMemory = Effect.gen(function* () {
       )
     )
 
+  const update = (payment: Payment) =>
+    tables.update((t) => {
+      const previous = HashMap.get(t.byId, payment.id)
+      if (Option.isNone(previous)) return t
+      let open = RedBlackTree.removeFirst(t.open, dueKey(previous.value))
+      if (!payment.cvu_released) open = RedBlackTree.insert(open, dueKey(payment), payment.id)
+      return { ...t, byId: HashMap.set(t.byId, payment.id, payment), open }
+    })
+
   return PaymentRepository.of({
     insert: (payment) => db.transaction(insertOne(payment)),
     storesTogether: false,
     insertAll: (payments) => db.transaction(Effect.forEach(payments, (p) => Effect.either(insertOne(p)))),
-    update: (payment) =>
-      tables.update((t) => {
-        const previous = HashMap.get(t.byId, payment.id)
-        if (Option.isNone(previous)) return t
-        let open = RedBlackTree.removeFirst(t.open, dueKey(previous.value))
-        if (!payment.cvu_released) open = RedBlackTree.insert(open, dueKey(payment), payment.id)
-        return { ...t, byId: HashMap.set(t.byId, payment.id, payment), open }
-      }),
+    update,
+    updateAll: (payments) => Effect.forEach(payments, update, { discard: true }),
     findById,
     findByIdForUpdate: findById,
     claimDue: (id, now) =>

@@ -135,7 +135,7 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
     /** Writes what credits made: each receiver's last state, then entries and events in order. */
     const store = (slots: Iterable<Slots.Slot>, made: ReadonlyArray<Credit<unknown>>) =>
       Effect.gen(function* () {
-        for (const slot of slots) yield* slot.store
+        yield* receivers.storeAll(slots)
         yield* ledger.postAll(made.map((m) => m.entry))
         yield* outbox.appendAll(
           yield* Effect.forEach(

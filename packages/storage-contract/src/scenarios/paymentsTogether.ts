@@ -20,7 +20,7 @@ import {
   Payments,
   SandboxBank
 } from "@cobro/core"
-import { Cause, Effect, Either, Exit, Layer, Metric, Option } from "effect"
+import { Cause, DateTime, Effect, Either, Exit, Layer, Metric, Option } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { createRequest, seedUser, u1 } from "./fixtures.js"
 
@@ -98,6 +98,50 @@ const customerOn = (on: BankAccount.Cvu, at: Payment.Payment["creation_timestamp
   )
 
 export const paymentsTogetherScenarios: ReadonlyArray<Scenario> = [
+  {
+    name: "payments: updateAll writes each payment as update of each would, the last of one listed twice",
+    run: Effect.gen(function* () {
+      yield* seedUser()
+      const repo = yield* PaymentRepository.PaymentRepository
+      const service = yield* Payments.Payments
+      const [a, b, c, untouched] = yield* Effect.forEach(["e0", "e1", "e2", "e3"], (external_id) =>
+        service.create(createRequest({ external_id }))
+      )
+      const later = DateTime.add(a!.last_modified_timestamp, { minutes: 5 })
+      const a2 = new Payment.Payment({
+        ...a!,
+        payment_status: "SUCCESS",
+        motive: "paid in full",
+        team_id: Ids.TeamId.make("team-1"),
+        last_modified_timestamp: later
+      })
+      const b2 = new Payment.Payment({
+        ...b!,
+        payment_status: "EXPIRED",
+        cvu_released: true,
+        expiration_timestamp: later
+      })
+      const c2 = new Payment.Payment({ ...c!, motive: "first" })
+      const c3 = new Payment.Payment({ ...c!, motive: "last", team_id: null })
+      yield* repo.updateAll([a2, b2, c2, c3])
+      expect(yield* repo.findById(a!.id)).toEqual(Option.some(a2))
+      expect(yield* repo.findById(b!.id)).toEqual(Option.some(b2))
+      expect(yield* repo.findById(c!.id)).toEqual(Option.some(c3))
+      expect(yield* repo.findById(untouched!.id)).toEqual(Option.some(untouched))
+      // The columns moved with the documents: the team's page, the payments still due.
+      const teamPage = yield* repo.page(
+        { user_id: u1, team_id: Ids.TeamId.make("team-1") },
+        Option.none(),
+        10
+      )
+      expect(teamPage.map((p) => p.id)).toEqual([a!.id])
+      const due = yield* repo.findDue(DateTime.add(later, { days: 365 }), 10)
+      expect(due.map((p) => p.id).sort()).toEqual([a!.id, c!.id, untouched!.id].sort())
+      yield* repo.updateAll([])
+      yield* repo.updateAll([a!])
+      expect(yield* repo.findById(a!.id)).toEqual(Option.some(a))
+    })
+  },
   {
     name: "payments: insertAll stores each payment as insert would, and none when a CVU of the directory is taken",
     run: Effect.gen(function* () {

@@ -44,6 +44,9 @@ export interface Slot {
   readonly store: Effect.Effect<void>
 }
 
+/** A slot and the state its credits left (`undefined` when it credited nothing). */
+type Stateful<S> = Slot & { readonly credited: () => S | undefined }
+
 /** Reads the receivers of `entries` under their locks; those no longer found are left out. */
 export type Open = (
   entries: ReadonlyArray<CvuEntry>
@@ -61,7 +64,7 @@ const slotOf = <S, C extends Credit<S>>(options: {
   readonly refusal: Refuse<S>
   readonly apply: Apply<S, C>
   readonly store: (last: S, credits: ReadonlyArray<C>) => Effect.Effect<void>
-}): Slot => {
+}): Stateful<S> => {
   let state = options.initial
   let credits: Array<C> = []
   return {
@@ -83,7 +86,8 @@ const slotOf = <S, C extends Credit<S>>(options: {
       state = options.initial
       credits = []
     },
-    store: Effect.suspend(() => (credits.length === 0 ? Effect.void : options.store(state, credits)))
+    store: Effect.suspend(() => (credits.length === 0 ? Effect.void : options.store(state, credits))),
+    credited: () => (credits.length === 0 ? undefined : state)
   }
 }
 
@@ -94,8 +98,11 @@ export const make = Effect.gen(function* () {
   const splits = yield* SplitRepository
   const users = yield* UserRepository
 
-  const paymentSlot = (payment: PaymentReceiver.PaymentState["payment"], owner: Option.Option<User>) =>
-    slotOf({
+  /** The payments' slots, each with the payment its credits left: `storeAll` writes them together. */
+  const creditedPayment = new WeakMap<Slot, () => PaymentReceiver.PaymentState["payment"] | undefined>()
+
+  const paymentSlot = (payment: PaymentReceiver.PaymentState["payment"], owner: Option.Option<User>) => {
+    const slot = slotOf({
       initial: { payment, owner },
       target_id: payment.id,
       user_id: payment.user_id,
@@ -106,6 +113,9 @@ export const make = Effect.gen(function* () {
       apply: PaymentReceiver.apply,
       store: (last) => payments.update(last.payment)
     })
+    creditedPayment.set(slot, () => slot.credited()?.payment)
+    return slot
+  }
 
   /** Payments: one statement reads and locks them all (`findByCvusForUpdate`). */
   const openPayments: Open = (entries) =>
@@ -196,5 +206,27 @@ export const make = Effect.gen(function* () {
       (opened) => opened.flat()
     )
 
-  return { open } as const
+  /**
+   * Stores what the credits of `slots` made: the payments credited in one statement
+   * (`PaymentRepository.updateAll`), then each other slot's.
+   */
+  const storeAll = (slots: Iterable<Slot>) =>
+    Effect.suspend(() => {
+      const credited: Array<PaymentReceiver.PaymentState["payment"]> = []
+      const others: Array<Slot> = []
+      for (const slot of slots) {
+        const payment = creditedPayment.get(slot)
+        if (payment === undefined) others.push(slot)
+        else {
+          const last = payment()
+          if (last !== undefined) credited.push(last)
+        }
+      }
+      return Effect.zipRight(
+        credited.length === 0 ? Effect.void : payments.updateAll(credited),
+        Effect.forEach(others, (slot) => slot.store, { discard: true })
+      )
+    })
+
+  return { open, storeAll } as const
 })
