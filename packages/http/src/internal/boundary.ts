@@ -144,79 +144,81 @@ const tooLarge = (max: number) =>
 export const boundary: Effect.Effect<(app: HttpApp.Default) => HttpApp.Default, never, HttpConfig> =
   Effect.map(HttpConfig, (config) => (app) => boundaryOf(config, app))
 
-const boundaryOf = (config: HttpConfig["Type"], app: HttpApp.Default): HttpApp.Default =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const route = routeAt(request.method, request.url)
-    // Every error leaves in the envelope its route declares (the default one off the API's paths).
-    const style = route?.style ?? "envelope"
-    // Before routing: a path the router cannot decode, or a parameter no id can be, is the
-    // client's (400 naming it); unchecked, the router reports either as a path it does not know.
-    const params = route?.params
-    const path = Input.refusePath(request.url, params)
-    if (Option.isSome(path)) return errorResponse(refused(path.value), style)
-    if (params !== undefined) {
-      const query = Input.refuseQuery(request.url.split("?").slice(1).join("?"))
-      if (Option.isSome(query)) return errorResponse(refused(query.value), style)
-    }
-    let routed = app
-    if (BODY_METHODS.has(request.method)) {
-      const length = Number(request.headers["content-length"] ?? "0")
-      if (Number.isFinite(length) && length > config.maxBodyBytes) {
-        return errorResponse(tooLarge(config.maxBodyBytes), style)
+const boundaryOf = (config: HttpConfig["Type"], app: HttpApp.Default): HttpApp.Default => {
+  const maxBodySize = HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes))
+  // The body's limit is provided once, around the boundary: its own read of the body and the
+  // routed app's both see it (each provide copies the request's whole context).
+  return maxBodySize(
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const route = routeAt(request.method, request.url)
+      // Every error leaves in the envelope its route declares (the default one off the API's paths).
+      const style = route?.style ?? "envelope"
+      // Before routing: a path the router cannot decode, or a parameter no id can be, is the
+      // client's (400 naming it); unchecked, the router reports either as a path it does not know.
+      const params = route?.params
+      const path = Input.refusePath(request.url, params)
+      if (Option.isSome(path)) return errorResponse(refused(path.value), style)
+      if (params !== undefined) {
+        const query = Input.refuseQuery(request.url.split("?").slice(1).join("?"))
+        if (Option.isSome(query)) return errorResponse(refused(query.value), style)
       }
-      const type = request.headers["content-type"]
-      const undeclared = hasUndeclaredBody(request)
-      const hasBody = length > 0 || undeclared
-      const formRoute = request.method === "POST" && FORM_ROUTE.test(request.url.split("?")[0] ?? "")
-      if (type !== undefined && hasBody && !JSON_TYPE.test(type) && !formRoute) {
-        return errorResponse(
-          ApiError.of(
-            415,
-            "request.content_type.unsupported",
-            "send the body as application/json",
-            "content-type"
-          ),
-          style
-        )
-      }
-      let read = request
-      if (undeclared) {
-        const body = yield* readBounded(request, config.maxBodyBytes)
-        if (Option.isNone(body)) return errorResponse(tooLarge(config.maxBodyBytes), style)
-        read = withBody(request, body.value)
-        routed = Effect.provideService(app, HttpServerRequest.HttpServerRequest, read)
-      }
-      if (hasBody && !formRoute) {
-        // The text is cached by the request: the route reads it again without a second read.
-        const text = yield* read.text.pipe(
-          HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes)),
-          Effect.option
-        )
-        if (Option.isSome(text) && nestsDeeperThan(text.value, MAX_JSON_DEPTH)) {
+      let routed = app
+      if (BODY_METHODS.has(request.method)) {
+        const length = Number(request.headers["content-length"] ?? "0")
+        if (Number.isFinite(length) && length > config.maxBodyBytes) {
+          return errorResponse(tooLarge(config.maxBodyBytes), style)
+        }
+        const type = request.headers["content-type"]
+        const undeclared = hasUndeclaredBody(request)
+        const hasBody = length > 0 || undeclared
+        const formRoute = request.method === "POST" && FORM_ROUTE.test(request.url.split("?")[0] ?? "")
+        if (type !== undefined && hasBody && !JSON_TYPE.test(type) && !formRoute) {
           return errorResponse(
             ApiError.of(
-              400,
-              "request.body.malformed",
-              `the body nests deeper than ${MAX_JSON_DEPTH} levels`,
-              "body"
+              415,
+              "request.content_type.unsupported",
+              "send the body as application/json",
+              "content-type"
             ),
             style
           )
         }
-        const unstorable = Option.flatMap(text, Input.refuseJson)
-        if (Option.isSome(unstorable)) return errorResponse(refused(unstorable.value), style)
+        let read = request
+        if (undeclared) {
+          const body = yield* readBounded(request, config.maxBodyBytes)
+          if (Option.isNone(body)) return errorResponse(tooLarge(config.maxBodyBytes), style)
+          read = withBody(request, body.value)
+          routed = Effect.provideService(app, HttpServerRequest.HttpServerRequest, read)
+        }
+        if (hasBody && !formRoute) {
+          // The text is cached by the request: the route reads it again without a second read.
+          const text = yield* Effect.option(read.text)
+          if (Option.isSome(text) && nestsDeeperThan(text.value, MAX_JSON_DEPTH)) {
+            return errorResponse(
+              ApiError.of(
+                400,
+                "request.body.malformed",
+                `the body nests deeper than ${MAX_JSON_DEPTH} levels`,
+                "body"
+              ),
+              style
+            )
+          }
+          const unstorable = Option.flatMap(text, Input.refuseJson)
+          if (Option.isSome(unstorable)) return errorResponse(refused(unstorable.value), style)
+        }
       }
-    }
-    return yield* routed.pipe(
-      HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes)),
-      Effect.catchAllCause((cause) =>
-        Effect.flatMap(FiberRef.get(replied), (afterHandler) =>
-          Option.match(toApiError(cause, config.maxBodyBytes, afterHandler), {
-            onNone: () => Effect.failCause(cause),
-            onSome: (error) => Effect.as(logFailure(error, cause), errorResponse(error, style))
-          })
+      return yield* routed.pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.flatMap(FiberRef.get(replied), (afterHandler) =>
+            Option.match(toApiError(cause, config.maxBodyBytes, afterHandler), {
+              onNone: () => Effect.failCause(cause),
+              onSome: (error) => Effect.as(logFailure(error, cause), errorResponse(error, style))
+            })
+          )
         )
       )
-    )
-  })
+    })
+  )
+}
