@@ -2,7 +2,7 @@
  * One-off payments: creation with a dedicated CVU, reads, listing, and the merchant's changes
  * (expiry, price, motive). Incoming money arrives through `Transfers`, expiry through `Jobs`.
  */
-import { Chunk, DateTime, Effect, Either, Metric, Option, Schema, Stream } from "effect"
+import { Chunk, DateTime, Effect, Either, Metric, Option, Stream } from "effect"
 import { BankProvider } from "../bank/BankProvider.js"
 import { EngineConfig } from "../EngineConfig.js"
 import { Conflict, NotPermitted, InvalidInput, NotFound, ProviderFailure, Discontinued } from "../Errors.js"
@@ -17,6 +17,7 @@ import { CreatePaymentRequest, type ExtendExpirationRequest, type RepriceRequest
 import { type PaymentCursor, type PaymentQuery, PaymentRepository } from "./PaymentRepository.js"
 import { emitPaymentUpdated, isClosed } from "./paymentEvents.js"
 import * as StoreTogether from "./storeTogether.js"
+import { fingerprint } from "./fingerprint.js"
 import { Transactor } from "../Transactor.js"
 import { paymentLifetime } from "../accounts/User.js"
 import { UserRepository } from "../accounts/UserRepository.js"
@@ -26,25 +27,6 @@ import { refundedTotal } from "../refunds/Refund.js"
 import * as Spans from "../Spans.js"
 
 const PAGE_SIZE = 200
-
-/**
- * A canonical text of what a create request asked for (its wire form with sorted keys, without
- * the external id), to tell a repeated request from a different one with the same external id.
- */
-const fingerprint = (request: CreatePaymentRequest): string => {
-  const canonical = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(canonical)
-      : v !== null && typeof v === "object"
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, canonical((v as Record<string, unknown>)[k])])
-          )
-        : v
-  const { external_id: _, ...wire } = Schema.encodeSync(CreatePaymentRequest)(request)
-  return JSON.stringify(canonical(wire))
-}
 
 export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments", {
   effect: Effect.gen(function* () {
