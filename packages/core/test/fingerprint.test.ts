@@ -5,21 +5,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { fingerprint } from "../src/payments/fingerprint.js"
+import { canonical, fingerprint } from "../src/payments/fingerprint.js"
 import { CreatePaymentRequest } from "../src/payments/PaymentRequest.js"
 
 /** The fingerprint as the schema gives it (how it was computed before it was written by hand). */
 const bySchema = (request: CreatePaymentRequest): string => {
-  const canonical = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(canonical)
-      : v !== null && typeof v === "object"
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, canonical((v as Record<string, unknown>)[k])])
-          )
-        : v
   const { external_id: _, ...wire } = Schema.encodeSync(CreatePaymentRequest)(request)
   return JSON.stringify(canonical(wire))
 }

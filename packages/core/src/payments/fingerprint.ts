@@ -8,7 +8,7 @@ import * as Money from "../Money.js"
 import type { CreatePaymentRequest } from "./PaymentRequest.js"
 
 /** `v` with the keys of every object sorted (arrays keep their order). */
-const canonical = (v: unknown): unknown =>
+export const canonical = (v: unknown): unknown =>
   Array.isArray(v)
     ? v.map(canonical)
     : v !== null && typeof v === "object"
