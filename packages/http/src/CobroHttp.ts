@@ -17,7 +17,28 @@ import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { RealTime } from "@cobro/core"
+import {
+  Accounts,
+  Auth,
+  Balances,
+  BankProvider,
+  Crypto,
+  Customers,
+  Faucet,
+  Idempotency,
+  MerchantClocks,
+  Onboarding,
+  PaymentRepository,
+  Payments,
+  RealTime,
+  Refunds,
+  SandboxAccounts,
+  SandboxClocks,
+  Schedules,
+  Splits,
+  TestClocks,
+  WebhookDeliveries
+} from "@cobro/core"
 import { Effect, Layer } from "effect"
 import { CobroApi } from "./Api.js"
 import { handlers, type Requirements } from "./Http.js"
@@ -27,6 +48,9 @@ import { MAX_PARAM_LENGTH } from "./internal/input.js"
 import * as Docs from "./internal/docs.js"
 import * as Pages from "./Pages.js"
 import * as RateLimit from "./internal/rateLimit.js"
+import { restricted } from "./internal/restricted.js"
+
+export { restricted } from "./internal/restricted.js"
 import { layerAuthentication, layerPartnerAuthentication } from "./Security.js"
 
 /**
@@ -34,6 +58,37 @@ import { layerAuthentication, layerPartnerAuthentication } from "./Security.js"
  * (sandbox).
  */
 export type EngineServices = Exclude<Requirements | Pages.Requirements, HttpConfig | RateLimiter.RateLimiter>
+
+/**
+ * What `layer` is built on of the host's context (`internal/restricted.ts`): the services of
+ * `EngineServices` (checked against it), those read when present (sandbox), and the
+ * `Context.Reference`s the engine may have set.
+ */
+export const engineServices = [
+  Payments.Payments,
+  Refunds.Refunds,
+  Accounts.Accounts,
+  Customers.Customers,
+  Auth.Auth,
+  Schedules.Schedules,
+  Splits.Splits,
+  Balances.Balances,
+  WebhookDeliveries.WebhookDeliveries,
+  Idempotency.Idempotency,
+  PaymentRepository.PaymentRepository,
+  Onboarding.Onboarding,
+  Crypto.Crypto,
+  // Read with `Effect.serviceOption`: the faucet, the sandbox bank's accounts, the test clocks, the
+  // payer's page's account holder lookup.
+  Faucet.Faucet,
+  SandboxAccounts.SandboxAccounts,
+  TestClocks.TestClocks,
+  BankProvider.BankProvider,
+  // References: absent, they fall back to their defaults.
+  RealTime.RealTime,
+  MerchantClocks.MerchantClocks,
+  SandboxClocks.DueDeliveries
+] as const
 
 /**
  * The limiter of every rate limit, counting on real time (core's `RealTime`): a host that shifts
@@ -62,12 +117,17 @@ export const layer = (settings: Partial<Settings> = {}): Layer.Layer<HttpApi.Api
   )
   const docs = settings.docs === false ? Layer.empty : Docs.layer({ openApi: "/openapi.json", docs: "/docs" })
   const pages = settings.pages === false ? Layer.empty : Pages.layer
-  return Layer.mergeAll(docs, pages, HttpApiBuilder.middleware(boundary)).pipe(
-    Layer.provideMerge(api),
-    Layer.provide(Layer.mergeAll(HttpConfig.layer(settings), rateLimiter)),
-    // The router's own limit on a path parameter (100 by default) would make a longer id, such as
-    // a payment id of a 64-character user id and external id, a path it does not know.
-    Layer.provideMerge(HttpRouter.setRouterConfig({ maxParamLength: MAX_PARAM_LENGTH }))
+  // Built on the engine's services it calls, not on the host's whole context: each group keeps
+  // the context it was built in and copies it into every request (`internal/restricted.ts`).
+  return restricted(
+    Layer.mergeAll(docs, pages, HttpApiBuilder.middleware(boundary)).pipe(
+      Layer.provideMerge(api),
+      Layer.provide(Layer.mergeAll(HttpConfig.layer(settings), rateLimiter)),
+      // The router's own limit on a path parameter (100 by default) would make a longer id, such
+      // as a payment id of a 64-character user id and external id, a path it does not know.
+      Layer.provideMerge(HttpRouter.setRouterConfig({ maxParamLength: MAX_PARAM_LENGTH }))
+    ),
+    engineServices
   )
 }
 

@@ -6,13 +6,20 @@
  * the port opens, then the API. Shutdown is the reverse: the port stops accepting and the
  * requests in flight finish, the workers finish their current run, then the database closes.
  */
+import * as Etag from "@effect/platform/Etag"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpPlatform from "@effect/platform/HttpPlatform"
 import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Path from "@effect/platform/Path"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { StorageHealth, Transfers } from "@cobro/core"
 import { BindConfig } from "@cobro/bank-bind"
 import { CobroHttp, type HttpConfig } from "@cobro/http"
 import { NodeHttp } from "@cobro/http/node"
+import { SqlMonitoring } from "@cobro/sql"
+import { SqlClient } from "@effect/sql"
 import { Config, Console, Context, Duration, Effect, Layer, Logger, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
 import * as Http from "node:http"
@@ -86,6 +93,26 @@ const api = (config: ServerConfig) =>
   )
 
 /**
+ * What the API is served on of the server's context (`CobroHttp.restricted`): each request starts
+ * on the context its server was served in, and copies it at every provide. The engine's services
+ * the API calls, those of the node:http server (files, paths, etags), and what the health, metrics
+ * and bank notification routes read; the storage's connection pool is read when present.
+ */
+const servedOn = [
+  ...CobroHttp.engineServices,
+  HttpServer.HttpServer,
+  HttpPlatform.HttpPlatform,
+  Etag.Generator,
+  FileSystem.FileSystem,
+  Path.Path,
+  Health.Lifecycle,
+  StorageHealth.StorageHealth,
+  SqlClient.SqlClient,
+  SqlMonitoring.ConnectionPool,
+  Transfers.Transfers
+] as const
+
+/**
  * The whole server of `config.mode` over `http`: storage and the engine first, then the
  * background work, then `http` (the port), then the API. Shutdown runs in
  * reverse: the API and the port go first (requests in flight finish), then the background runs
@@ -108,13 +135,14 @@ const serving = <HttpError>(
     config.bank === "sandbox" ? Layer.empty : Background.reconciliation(config.reconcileInterval)
   )
   const bankRoutes = BankRoutes.layer(config, config.trustProxy ? forwardedAddress : clientAddress)
+  const served = CobroHttp.restricted(Layer.provide(api(config), bankRoutes), servedOn)
   const server =
     config.mode === "sandbox"
-      ? Layer.provide(api(config), bankRoutes).pipe(
+      ? served.pipe(
           Layer.provideMerge(http),
           Layer.provideMerge(Layer.provideMerge(background, Services.layerSandbox(config)))
         )
-      : Layer.provide(api(config), bankRoutes).pipe(
+      : served.pipe(
           Layer.provideMerge(http),
           Layer.provideMerge(Layer.provideMerge(background, Services.layerProduction(config)))
         )
