@@ -8,18 +8,17 @@
  */
 import * as Etag from "@effect/platform/Etag"
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpPlatform from "@effect/platform/HttpPlatform"
 import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Path from "@effect/platform/Path"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { StorageHealth, Transfers } from "@cobro/core"
+import { MerchantClocks, RealTime, SandboxClocks } from "@cobro/core"
 import { BindConfig } from "@cobro/bank-bind"
 import { CobroHttp, type HttpConfig } from "@cobro/http"
 import { NodeHttp } from "@cobro/http/node"
-import { SqlMonitoring } from "@cobro/sql"
-import { SqlClient } from "@effect/sql"
 import { Config, Console, Context, Duration, Effect, Layer, Logger, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
 import * as Http from "node:http"
@@ -79,38 +78,41 @@ const httpSettings = (config: ServerConfig): Partial<HttpConfig.Settings> => ({
 /** What `NodeHttpServer.layer` (and `layerTest`) provide. */
 export type NodeServer = Layer.Layer.Success<ReturnType<typeof NodeHttpServer.layer>>
 
-// Middleware given to `serve` runs inside the HTTP server span; `Tracing.traceContext` outermost,
-// so that everything inside (a request log line included) is annotated with the trace id.
-const api = (config: ServerConfig) =>
-  HttpApiBuilder.serve((app) => Tracing.traceContext(RequestLog.middleware(app))).pipe(
-    Layer.provide(
-      Layer.mergeAll(
-        CobroHttp.layer(httpSettings(config)),
-        Health.routes,
-        Metrics.routes(config.metricsToken).pipe(Layer.provide(Metrics.layer(version)))
-      )
-    )
-  )
-
 /**
  * What the API is served on of the server's context (`CobroHttp.restricted`): each request starts
- * on the context its server was served in, and copies it at every provide. The engine's services
- * the API calls, those of the node:http server (files, paths, etags), and what the health, metrics
- * and bank notification routes read; the storage's connection pool is read when present.
+ * on the context its server was served in and copies it at every provide, so it holds only what
+ * a request reads from it: the node:http server's services (files, paths, etags), the API, and
+ * the engine's `Context.Reference`s (read where set, their defaults otherwise). The routes are
+ * built beside it, on the server's context; each keeps the services it calls.
  */
 const servedOn = [
-  ...CobroHttp.engineServices,
   HttpServer.HttpServer,
   HttpPlatform.HttpPlatform,
   Etag.Generator,
   FileSystem.FileSystem,
   Path.Path,
-  Health.Lifecycle,
-  StorageHealth.StorageHealth,
-  SqlClient.SqlClient,
-  SqlMonitoring.ConnectionPool,
-  Transfers.Transfers
+  HttpApi.Api,
+  RealTime.RealTime,
+  MerchantClocks.MerchantClocks,
+  SandboxClocks.DueDeliveries
 ] as const
+
+// Middleware given to `serve` runs inside the HTTP server span; `Tracing.traceContext` outermost,
+// so that everything inside (a request log line included) is annotated with the trace id.
+const api = (config: ServerConfig, bankRoutes: ReturnType<typeof BankRoutes.layer>) =>
+  CobroHttp.restricted(
+    HttpApiBuilder.serve((app) => Tracing.traceContext(RequestLog.middleware(app))),
+    servedOn
+  ).pipe(
+    Layer.provide(
+      Layer.mergeAll(
+        CobroHttp.layer(httpSettings(config)),
+        Health.routes,
+        Metrics.routes(config.metricsToken).pipe(Layer.provide(Metrics.layer(version))),
+        bankRoutes
+      )
+    )
+  )
 
 /**
  * The whole server of `config.mode` over `http`: storage and the engine first, then the
@@ -135,7 +137,7 @@ const serving = <HttpError>(
     config.bank === "sandbox" ? Layer.empty : Background.reconciliation(config.reconcileInterval)
   )
   const bankRoutes = BankRoutes.layer(config, config.trustProxy ? forwardedAddress : clientAddress)
-  const served = CobroHttp.restricted(Layer.provide(api(config), bankRoutes), servedOn)
+  const served = api(config, bankRoutes)
   const server =
     config.mode === "sandbox"
       ? served.pipe(
