@@ -49,9 +49,9 @@ import * as Docs from "./internal/docs.js"
 import * as Pages from "./Pages.js"
 import * as RateLimit from "./internal/rateLimit.js"
 import { restricted } from "./internal/restricted.js"
+import { layerAuthentication, layerPartnerAuthentication } from "./Security.js"
 
 export { restricted } from "./internal/restricted.js"
-import { layerAuthentication, layerPartnerAuthentication } from "./Security.js"
 
 /**
  * The engine services the API and the hosted pages call; `Faucet` and `TestClocks` are optional
