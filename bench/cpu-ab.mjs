@@ -140,25 +140,23 @@ const run = async (root) => {
     (await send(s.base, "POST", "/users/demo/tokens", { client_id: id, client_secret: secret })).body
   ).data
   const tk = token.token ?? token.access_token
+  const faucet = (cvus) => {
+    let k = 0
+    return loop(cvus.length, async () => {
+      const r = await send(s.base, "POST", `/cvu/${cvus[k++]}/faucet`, { amount: 1500 }, tk)
+      if (r.status >= 300) throw new Error(r.body)
+    })
+  }
+  const cvus = created.slice(0, Math.min(1500, created.length))
   // The faucet's own warm-up: V8 is still optimizing the crediting path, which the creations
   // before it never ran (hundreds of functions in the first thousand transfers).
-  const cvus = created.slice(0, Math.min(1500, created.length))
-  const warm = created.slice(cvus.length, cvus.length + 1000)
-  let w = 0
-  await loop(warm.length, async () => {
-    const r = await send(s.base, "POST", `/cvu/${warm[w++]}/faucet`, { amount: 1500 }, tk)
-    if (r.status >= 300) throw new Error(r.body)
-  })
-  let k = 0
+  await faucet(created.slice(cvus.length, cvus.length + 1000))
   c0 = cpu(s.child.pid)
   t0 = performance.now()
-  await loop(cvus.length, async () => {
-    const cv = cvus[k++]
-    const r = await send(s.base, "POST", `/cvu/${cv}/faucet`, { amount: 1500 }, tk)
-    if (r.status >= 300) throw new Error(r.body)
-  })
+  await faucet(cvus)
   const faucetCpu = (cpu(s.child.pid) - c0) / cvus.length,
     faucetRate = cvus.length / ((performance.now() - t0) / 1000)
+  let k = 0
   const read = async () => {
     const r = await send(
       s.base,

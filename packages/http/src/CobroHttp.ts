@@ -60,6 +60,16 @@ export { restricted } from "./internal/restricted.js"
 export type EngineServices = Exclude<Requirements | Pages.Requirements, HttpConfig | RateLimiter.RateLimiter>
 
 /**
+ * The engine's `Context.Reference`s the API reads: a layer built without them (`restricted`) reads
+ * their defaults, not what the host set.
+ */
+export const engineReferences = [
+  RealTime.RealTime,
+  MerchantClocks.MerchantClocks,
+  SandboxClocks.DueDeliveries
+] as const
+
+/**
  * What `layer` is built on of the host's context (`internal/restricted.ts`): the services of
  * `EngineServices` (checked against it), those read when present (sandbox), and the
  * `Context.Reference`s the engine may have set.
@@ -84,10 +94,7 @@ export const engineServices = [
   SandboxAccounts.SandboxAccounts,
   TestClocks.TestClocks,
   BankProvider.BankProvider,
-  // References: absent, they fall back to their defaults.
-  RealTime.RealTime,
-  MerchantClocks.MerchantClocks,
-  SandboxClocks.DueDeliveries
+  ...engineReferences
 ] as const
 
 /**

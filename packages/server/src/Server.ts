@@ -15,7 +15,6 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Path from "@effect/platform/Path"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { MerchantClocks, RealTime, SandboxClocks } from "@cobro/core"
 import { BindConfig } from "@cobro/bank-bind"
 import { CobroHttp, type HttpConfig } from "@cobro/http"
 import { NodeHttp } from "@cobro/http/node"
@@ -92,9 +91,7 @@ const servedOn = [
   FileSystem.FileSystem,
   Path.Path,
   HttpApi.Api,
-  RealTime.RealTime,
-  MerchantClocks.MerchantClocks,
-  SandboxClocks.DueDeliveries
+  ...CobroHttp.engineReferences
 ] as const
 
 // Middleware given to `serve` runs inside the HTTP server span; `Tracing.traceContext` outermost,

@@ -26,7 +26,7 @@ type AnyTag = Context.Tag<any, any>
 export type Unnamed<R, Tags extends ReadonlyArray<AnyTag>> = Exclude<R, Context.Tag.Identifier<Tags[number]>>
 
 /** `full`'s services named by `tags` (those it has). */
-export const pick = <R>(full: Context.Context<R>, tags: ReadonlyArray<AnyTag>): Context.Context<R> => {
+const pick = <R>(full: Context.Context<R>, tags: ReadonlyArray<AnyTag>): Context.Context<R> => {
   let small = Context.empty() as Context.Context<unknown>
   for (const tag of tags) {
     // `unsafeMap.has`, not `getOption`: a `Context.Reference` absent here is left to its default.
