@@ -28,16 +28,23 @@ export const make = Effect.gen(function* () {
   const findForUpdate = findOne(true)
 
   // Rows locked in key order, so two batches locking overlapping CVUs cannot deadlock.
-  const findAll = SqlSchema.findAll({
-    Request: Cvus,
-    Result: Port.CvuEntry,
-    execute: (cvus) => sql`${columns} WHERE ${sql.in("cvu", [...new Set(cvus)])} ORDER BY cvu${locking}`
-  })
+  const findMany = (locked: boolean) => {
+    const many = SqlSchema.findAll({
+      Request: Cvus,
+      Result: Port.CvuEntry,
+      execute: (cvus) =>
+        sql`${columns} WHERE ${sql.in("cvu", [...new Set(cvus)])}${locked ? sql` ORDER BY cvu${locking}` : sql``}`
+    })
+    return (cvus: ReadonlyArray<BankAccount.Cvu>) =>
+      cvus.length === 0 ? Effect.succeed([]) : orDie(many(cvus))
+  }
 
   return Port.CvuDirectory.of({
     findForUpdate: (cvu) => orDie(findForUpdate(cvu)),
-    findAllForUpdate: (cvus) => (cvus.length === 0 ? Effect.succeed([]) : orDie(findAll(cvus))),
-    find: (cvu) => orDie(find(cvu))
+    findAllForUpdate: findMany(true),
+    find: (cvu) => orDie(find(cvu)),
+    findAll: findMany(false),
+    readsTogether: sql.onDialectOrElse({ pg: () => true, orElse: () => false })
   })
 })
 

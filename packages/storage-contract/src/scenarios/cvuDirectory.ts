@@ -12,6 +12,7 @@ import {
   CustomerRepository,
   Customers,
   CvuDirectory,
+  Faucet,
   Ids,
   PaymentRepository,
   Payments,
@@ -24,7 +25,7 @@ import {
 } from "@cobro/core"
 import { Cause, Effect, Exit, Option, Random, Ref, Schema } from "effect"
 import type { Scenario } from "../Scenario.js"
-import { createRequest, seedUser, u1 } from "./fixtures.js"
+import { createRequest, seedUser, u1, u2 } from "./fixtures.js"
 
 const cvu = (n: number) => BankAccount.makeCvu("0000003", String(n).padStart(13, "0"))
 
@@ -65,7 +66,7 @@ const seeded = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 
 export const cvuDirectoryScenarios: ReadonlyArray<Scenario> = [
   {
-    name: "cvu directory: find, findForUpdate and findAllForUpdate answer the entries the owners' storage wrote",
+    name: "cvu directory: find, findForUpdate, findAll and findAllForUpdate answer the entries the owners' storage wrote",
     run: Effect.gen(function* () {
       yield* seedUser({ alias_prefix: User.AliasPrefix.make("tienda") })
       const dir = yield* directory
@@ -107,6 +108,42 @@ export const cvuDirectoryScenarios: ReadonlyArray<Scenario> = [
         [entries.payment, entries.split].sort((a, b) => a.cvu.localeCompare(b.cvu))
       )
       expect(yield* dir.findAllForUpdate([])).toEqual([])
+      const read = yield* dir.findAll([customer.bank_info.cvu, unknown, payment.cvu, payment.cvu])
+      expect([...read].sort((a, b) => a.cvu.localeCompare(b.cvu))).toEqual(
+        [entries.payment, entries.customer].sort((a, b) => a.cvu.localeCompare(b.cvu))
+      )
+      expect(yield* dir.findAll([])).toEqual([])
+    })
+  },
+  {
+    name: "cvu directory: the faucet's checks of concurrent sends (read together on Postgres) each answer for its own CVU",
+    run: Effect.gen(function* () {
+      yield* seedUser()
+      yield* seedUser({ user_id: u2, name: "Tienda Dos", email: "dos@example.com" })
+      const payments = yield* Payments.Payments
+      const faucet = yield* Faucet.Faucet
+      const mine = yield* Effect.forEach(["m-1", "m-2", "m-3"], (external_id) =>
+        payments.create(createRequest({ external_id }))
+      )
+      const theirs = yield* payments.create(createRequest({ user_id: "u2", external_id: "t-1" }))
+      const request = new Faucet.FaucetRequest({ amount: 15 })
+      const send = (target: BankAccount.Cvu) =>
+        Effect.map(Effect.either(faucet.send(u1, target, request)), (r) =>
+          r._tag === "Right" ? r.right.outcome._tag : r.left._tag
+        )
+      const targets = [mine[0]!.cvu, theirs.cvu, mine[1]!.cvu, cvu(7), mine[2]!.cvu, theirs.cvu]
+      expect(yield* Effect.forEach(targets, send, { concurrency: "unbounded" })).toEqual([
+        "Credited",
+        "NotFound",
+        "Credited",
+        "NotFound",
+        "Credited",
+        "NotFound"
+      ])
+      // Inside a caller's unit of work the check reads in it.
+      expect(yield* Transactor.transactionally(send(mine[0]!.cvu))).toBe("Credited")
+      expect(yield* Transactor.transactionally(send(theirs.cvu))).toBe("NotFound")
+      expect((yield* payments.get(u2, theirs.id)).payment_status).toBe("PENDING")
     })
   },
   {
