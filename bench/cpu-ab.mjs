@@ -1,19 +1,20 @@
-/* global Buffer, console, performance, process, setTimeout */
+/* global Buffer, console, process, setTimeout */
 /**
- * CPU time per request of the reference server at several checkouts, side by side: for each
- * checkout in turn (alternating, ROUNDS times), a fresh server on a fresh SQLite file (STORE=pg: a
- * fresh Postgres database), 1,000 creations of warm-up, then N creations, then faucet transfers to
- * those payments (up to 1,000 of warm-up after the first 1,500, then those 1,500 measured), with
- * 16 in flight; the server's own CPU time (utime + stime from /proc/<pid>/stat) over each phase
- * divided by the requests; then N reads of those payments (`GET /payments/{id}` with the
- * merchant's token) likewise. Steadier than requests per second on a shared machine, though
- * still noisy: compare the lowest figure of several rounds. Not part of the tests.
+ * CPU time per request of the reference server at several checkouts, side by side: one server per
+ * checkout, each on a fresh SQLite file (STORE=pg: a fresh Postgres database), all running at
+ * once. Each phase (creations, then faucet transfers to the payments made, then
+ * `GET /payments/{id}` of them with the merchant's token) first warms every server up, then sends
+ * the servers CHUNK requests each in turn, CHUNKS times, the order reversed every other time, 16
+ * in flight. A server's figure is its own CPU time (utime + stime from /proc/<pid>/stat) over its
+ * chunks divided by the requests: the machine's noise (other guests, the database, the load
+ * generator) falls on every checkout alike, which running them one after the other did not give.
+ * Still noisy on a shared machine: run it twice. Not part of the tests.
  *
  *   node bench/cpu-ab.mjs /path/to/checkout-a /path/to/checkout-b
  *
  * A checkout of another commit: `git worktree add /tmp/a <commit>` and copy `node_modules` (and
- * `packages/server/node_modules`) into it. `PROFILE_DIR=/tmp/prof` writes each server's V8 CPU
- * profile there (`--cpu-prof`), for `node bench/profile-summary.mjs /tmp/prof/<file>.cpuprofile`.
+ * the node_modules folder of each package) into it. `PROFILE_DIR=/tmp/prof` writes each server's
+ * V8 CPU profile there (`--cpu-prof`), for `node bench/profile-summary.mjs <file>.cpuprofile`.
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -23,8 +24,8 @@ import * as path from "node:path"
 import pg from "pg"
 
 const roots = process.argv.slice(2)
-const rounds = Number(process.env.ROUNDS ?? 2)
-const N = Number(process.env.N ?? 3000)
+const CHUNK = Number(process.env.CHUNK ?? 250)
+const CHUNKS = Number(process.env.CHUNKS ?? 8)
 const C = 16
 const store = process.env.STORE ?? "sqlite"
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 })
@@ -67,10 +68,11 @@ const admin = async (statement) => {
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "cobro-cpu-ab-"))
 /** What each run leaves behind: a Postgres database to drop (SQLite files go with `scratch`). */
 const databases = []
+let started = 0
 
 const start = async (root) => {
   let url
-  if (store === "sqlite") url = path.join(scratch, `db-${databases.length}-${Date.now()}.sqlite`)
+  if (store === "sqlite") url = path.join(scratch, `db-${++started}.sqlite`)
   else {
     const name = `cobro_cpu_ab_${Date.now()}_${Math.floor(Math.random() * 1e6)}`
     await admin(`CREATE DATABASE ${name}`)
@@ -110,91 +112,81 @@ const loop = async (n, f) => {
     })
   )
 }
-const run = async (root) => {
+
+const servers = []
+for (const root of roots) {
   const s = await start(root)
-  const created = []
-  const ids = []
-  const create = async () => {
-    const r = await send(s.base, "POST", "/payments/", {
-      user_id: "demo",
-      external_id: `x-${++seq}`,
-      price: { amount: 1500, currency: "ARS" },
-      payment_options: ["transfer"],
-      webhook_url: "https://merchant.example.com/hooks"
-    })
-    if (r.status !== 200 && r.status !== 201) throw new Error(r.body)
-    const data = JSON.parse(r.body).data
-    created.push(data.quotes[0].cvu)
-    ids.push(data.id)
-  }
-  await loop(1000, create)
-  created.length = 0
-  let c0 = cpu(s.child.pid),
-    t0 = performance.now()
-  await loop(N, create)
-  const createCpu = (cpu(s.child.pid) - c0) / N,
-    createRate = N / ((performance.now() - t0) / 1000)
   const id = /client_id:\s+(\S+)/.exec(s.out())[1],
     secret = /client_secret:\s+(\S+)/.exec(s.out())[1]
   const token = JSON.parse(
     (await send(s.base, "POST", "/users/demo/tokens", { client_id: id, client_secret: secret })).body
   ).data
-  const tk = token.token ?? token.access_token
-  const faucet = (cvus) => {
-    let k = 0
-    return loop(cvus.length, async () => {
-      const r = await send(s.base, "POST", `/cvu/${cvus[k++]}/faucet`, { amount: 1500 }, tk)
-      if (r.status >= 300) throw new Error(r.body)
-    })
+  servers.push({ root, ...s, token: token.token ?? token.access_token, cvus: [], ids: [], read: 0 })
+}
+
+const create = (s) => async () => {
+  const r = await send(s.base, "POST", "/payments/", {
+    user_id: "demo",
+    external_id: `x-${++seq}`,
+    price: { amount: 1500, currency: "ARS" },
+    payment_options: ["transfer"],
+    webhook_url: "https://merchant.example.com/hooks"
+  })
+  if (r.status !== 200 && r.status !== 201) throw new Error(r.body)
+  const data = JSON.parse(r.body).data
+  s.cvus.push(data.quotes[0].cvu)
+  s.ids.push(data.id)
+}
+const faucet = (s) => async () => {
+  const r = await send(s.base, "POST", `/cvu/${s.cvus.pop()}/faucet`, { amount: 1500 }, s.token)
+  if (r.status >= 300) throw new Error(r.body)
+}
+const read = (s) => async () => {
+  const r = await send(
+    s.base,
+    "GET",
+    `/payments/${encodeURIComponent(s.ids[s.read++ % s.ids.length])}`,
+    undefined,
+    s.token
+  )
+  if (r.status !== 200) throw new Error(r.body)
+}
+
+/** µs of each server's CPU per request of `op`, after `warmUp` requests to each. */
+const phase = async (op, warmUp) => {
+  for (const s of servers) await loop(warmUp, op(s))
+  const spent = servers.map(() => 0)
+  for (let c = 0; c < CHUNKS; c++) {
+    const order = c % 2 === 0 ? servers : [...servers].reverse()
+    for (const s of order) {
+      const before = cpu(s.child.pid)
+      await loop(CHUNK, op(s))
+      spent[servers.indexOf(s)] += cpu(s.child.pid) - before
+    }
   }
-  const cvus = created.slice(0, Math.min(1500, created.length))
-  // The faucet's own warm-up: V8 is still optimizing the crediting path, which the creations
-  // before it never ran (hundreds of functions in the first thousand transfers).
-  await faucet(created.slice(cvus.length, cvus.length + 1000))
-  c0 = cpu(s.child.pid)
-  t0 = performance.now()
-  await faucet(cvus)
-  const faucetCpu = (cpu(s.child.pid) - c0) / cvus.length,
-    faucetRate = cvus.length / ((performance.now() - t0) / 1000)
-  let k = 0
-  const read = async () => {
-    const r = await send(
-      s.base,
-      "GET",
-      `/payments/${encodeURIComponent(ids[k++ % ids.length])}`,
-      undefined,
-      tk
-    )
-    if (r.status !== 200) throw new Error(r.body)
-  }
-  await loop(500, read)
-  c0 = cpu(s.child.pid)
-  t0 = performance.now()
-  await loop(N, read)
-  const readCpu = (cpu(s.child.pid) - c0) / N,
-    readRate = N / ((performance.now() - t0) / 1000)
+  return spent.map((us) => Math.round(us / (CHUNK * CHUNKS)))
+}
+
+const total = CHUNK * CHUNKS
+const createCpu = await phase(create, 1000)
+// Payments for the faucet's own warm-up and its chunks, made outside the measured phase: V8 is
+// still optimizing the crediting path, which the creations never ran, in the first thousand.
+for (const s of servers) await loop(Math.max(0, 1000 + total - s.cvus.length), create(s))
+const faucetCpu = await phase(faucet, 1000)
+const readCpu = await phase(read, 500)
+servers.forEach((s, i) =>
+  console.log(
+    store,
+    s.root,
+    JSON.stringify({ createCpu: createCpu[i], faucetCpu: faucetCpu[i], readCpu: readCpu[i] }),
+    "load",
+    fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0]
+  )
+)
+for (const s of servers) {
   s.child.kill("SIGTERM")
   await new Promise((r) => s.child.once("exit", r))
-  return {
-    createCpu: Math.round(createCpu),
-    createRate: Math.round(createRate),
-    faucetCpu: Math.round(faucetCpu),
-    faucetRate: Math.round(faucetRate),
-    readCpu: Math.round(readCpu),
-    readRate: Math.round(readRate)
-  }
 }
-for (let r = 0; r < rounds; r++)
-  for (const root of roots) {
-    const res = await run(root)
-    console.log(
-      store,
-      root,
-      JSON.stringify(res),
-      "load",
-      fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0]
-    )
-  }
 for (const name of databases) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
 fs.rmSync(scratch, { recursive: true, force: true })
 process.exit(0)
