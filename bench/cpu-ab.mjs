@@ -152,6 +152,8 @@ const read = (s) => async () => {
   if (r.status !== 200) throw new Error(r.body)
 }
 
+const total = CHUNK * CHUNKS
+
 /** µs of each server's CPU per request of `op`, after `warmUp` requests to each. */
 const phase = async (op, warmUp) => {
   for (const s of servers) await loop(warmUp, op(s))
@@ -164,10 +166,9 @@ const phase = async (op, warmUp) => {
       spent[servers.indexOf(s)] += cpu(s.child.pid) - before
     }
   }
-  return spent.map((us) => Math.round(us / (CHUNK * CHUNKS)))
+  return spent.map((us) => Math.round(us / total))
 }
 
-const total = CHUNK * CHUNKS
 const createCpu = await phase(create, 1000)
 // Payments for the faucet's own warm-up and its chunks, made outside the measured phase: V8 is
 // still optimizing the crediting path, which the creations never ran, in the first thousand.
