@@ -7,6 +7,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Engine } from "@cobro/core"
 import { Effect, Layer } from "effect"
 import * as Http from "node:http"
+import * as Net from "node:net"
 import type { AddressInfo } from "node:net"
 import { CobroHttp } from "../src/index.js"
 import { NodeHttp } from "../src/node.js"
@@ -223,6 +224,79 @@ describe("NodeHttp.toNodeListener", () => {
         jsonInit({ code: "c", client_id: "x", client_secret: "y" })
       )
       expect(partner.body).toMatchObject({ status: "error", error: true })
+    })
+  )
+})
+
+describe("NodeHttp.toNodeListener, node's request after its body is read", () => {
+  /** The listeners left on node's request: each one keeps the finished request's fiber reachable. */
+  const listeners = (request: Http.IncomingMessage) =>
+    Object.fromEntries(
+      ["data", "end", "error", "readable"].map((event) => [event, request.listenerCount(event)])
+    )
+  const none = { data: 0, end: 0, error: 0, readable: 0 }
+
+  it.scopedLive("keeps no listener on it, whether the body is whole, chunked, too large or cut off", () =>
+    Effect.gen(function* () {
+      const engine = yield* sharedEngine
+      yield* Effect.provide(merchant("node_2"), engine.context)
+      const cobro = yield* Effect.acquireRelease(
+        Effect.promise(() => NodeHttp.toNodeListener(engine.layer, { maxBodyBytes: 4096 })),
+        (mounted) => Effect.promise(mounted.dispose)
+      )
+      const requests: Array<Http.IncomingMessage> = []
+      const server = Http.createServer((request, response) => {
+        requests.push(request)
+        cobro.listener(request, response)
+      })
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => {
+          server.listen(0, "127.0.0.1", () => resume(Effect.void))
+        }),
+        () =>
+          Effect.async<void>((resume) => {
+            server.close(() => resume(Effect.void))
+            server.closeAllConnections()
+          })
+      )
+      const port = (server.address() as AddressInfo).port
+      /** Sends `head` and `body` on a connection of its own; the status line's code, or `undefined` if cut off. */
+      const exchange = (head: string, body: string, cut = false) =>
+        Effect.async<number | undefined>((resume) => {
+          const socket = Net.connect(port, "127.0.0.1", () => {
+            socket.write(`${head}\r\n\r\n${body}`)
+            if (cut) setTimeout(() => socket.destroy(), 50)
+          })
+          let answer = ""
+          socket.on("data", (chunk) => {
+            answer += chunk.toString()
+            if (answer.includes("\r\n\r\n")) socket.end()
+          })
+          socket.on("close", () =>
+            resume(
+              Effect.succeed(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]).pipe(
+                Effect.map((s) => (s === undefined ? undefined : Number(s)))
+              )
+            )
+          )
+          socket.on("error", () => {})
+        })
+      const json = JSON.stringify(paymentBody("node_2", { external_id: "l-1" }))
+      const post = (headers: string) =>
+        `POST /payments/ HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${headers}`
+      const chunked = (text: string) => `${text.length.toString(16)}\r\n${text}\r\n0\r\n\r\n`
+
+      expect(yield* exchange(post(`content-length: ${json.length}`), json)).toBe(200)
+      expect(yield* exchange(post("transfer-encoding: chunked"), chunked(json.replace("l-1", "l-2")))).toBe(
+        200
+      )
+      expect(yield* exchange(post("transfer-encoding: chunked"), chunked("x".repeat(5000)))).toBe(413)
+      // The client goes away with half of its body sent: nothing answers, and nothing is left.
+      expect(yield* exchange(post(`content-length: ${json.length}`), json.slice(0, 20), true)).toBeUndefined()
+      yield* Effect.sleep("100 millis")
+
+      expect(requests).toHaveLength(4)
+      for (const request of requests) expect(listeners(request)).toEqual(none)
     })
   )
 })

@@ -32,35 +32,45 @@ export const nestsDeeperThan = (text: string, max: number): boolean => {
 }
 
 /**
- * Reads a body of undeclared length (chunked) keeping at most `max` bytes; `None` when it is
- * larger. A larger body is still read to its end and dropped: abandoning it would make node reset
- * the connection before the 413 is sent (platform-node destroys an unfinished request), and the
- * web platform has no size limit of its own on such a body.
+ * Reads a request's body keeping at most `max` bytes; `None` when it is larger. A larger body is
+ * still read to its end and dropped: abandoning it would make node reset the connection before
+ * the 413 is sent (platform-node destroys an unfinished request), and the web platform has no size
+ * limit of its own on a body of undeclared length.
  *
- * The chunks are read from the host's own body (a fetch `Request`'s stream, node's
- * `IncomingMessage`) where there is one: through `request.stream`, an Effect `Stream` over it, a
- * small body took over twenty times as long to read, half the cost of a POST on a fetch-style
- * host (figures in bench/results.md).
+ * The chunks are read from the host's own body (node's `IncomingMessage`, a fetch `Request`'s
+ * stream) where there is one, not through the platform's readers:
+ * - through `request.stream`, an Effect `Stream` over it, a small body took over twenty times as
+ *   long to read, half the cost of a POST on a fetch-style host (figures in bench/results.md);
+ * - platform-node's `text` leaves its listeners on node's request after the body ends. V8
+ *   allocates node's requests in the old generation once it has seen many survive, so a finished
+ *   request there, dead but not yet collected, still points through those listeners at its
+ *   fiber: every scavenge then moved the request's whole young graph to the old generation, about
+ *   10 KB a request, and the old generation filled into a full collection every few seconds
+ *   under load (the p99's tail; bench/results.md, "Issue 23: the body's listeners"). Here the
+ *   listeners go when the body ends.
  */
 export const readBounded = (
   request: HttpServerRequest.HttpServerRequest,
   max: number
-): Effect.Effect<Option.Option<Uint8Array>> => {
+): Effect.Effect<Option.Option<Uint8Array>, unknown> => {
   const chunks: Array<Uint8Array> = []
   let size = 0
   const take = (chunk: Uint8Array) => {
     size += chunk.length
     if (size <= max) chunks.push(chunk)
   }
-  const source = hostBody(request)
-  const read: Effect.Effect<void, unknown> =
-    source === undefined
-      ? Stream.runForEach(request.stream, (chunk) => Effect.sync(() => take(chunk)))
-      : Effect.tryPromise(async () => {
-          for await (const chunk of source) take(chunk)
-        })
+  const source: unknown = request.source
+  const read: Effect.Effect<void, unknown> = isNodeReadable(source)
+    ? readNode(source, take)
+    : Effect.suspend((): Effect.Effect<void, unknown> => {
+        const web = webBody(source)
+        return web === undefined
+          ? Stream.runForEach(request.stream, (chunk) => Effect.sync(() => take(chunk)))
+          : Effect.tryPromise(async () => {
+              for await (const chunk of web) take(chunk)
+            })
+      })
   return read.pipe(
-    Effect.orDie,
     Effect.map(() => {
       if (size > max) return Option.none()
       const body = new Uint8Array(size)
@@ -74,17 +84,48 @@ export const readBounded = (
   )
 }
 
-/** The host's body of `request` as chunks: a fetch `Request`'s stream or node's request itself. */
-const hostBody = (request: HttpServerRequest.HttpServerRequest): AsyncIterable<Uint8Array> | undefined => {
-  const source: unknown = request.source
-  if (typeof Request !== "undefined" && source instanceof Request) {
-    const body = source.body
-    return body === null ? undefined : readerChunks(body)
-  }
-  return Predicate.hasProperty(source, Symbol.asyncIterator) &&
-    typeof source[Symbol.asyncIterator] === "function"
-    ? (source as AsyncIterable<Uint8Array>)
-    : undefined
+/** What of node's `IncomingMessage` the edge reads a body with. */
+interface NodeReadable {
+  readonly readableEnded: boolean
+  on(event: string, listener: (...args: Array<never>) => void): unknown
+  off(event: string, listener: (...args: Array<never>) => void): unknown
+}
+
+const isNodeReadable = (source: unknown): source is NodeReadable =>
+  Predicate.hasProperty(source, "readableEnded") &&
+  Predicate.hasProperty(source, "on") &&
+  Predicate.hasProperty(source, "off") &&
+  typeof source.on === "function" &&
+  typeof source.off === "function"
+
+/** Node's request to its end, each chunk to `take`; its listeners removed at the end, however it ends. */
+const readNode = (source: NodeReadable, take: (chunk: Uint8Array) => void): Effect.Effect<void, unknown> =>
+  Effect.async<void, unknown>((resume) => {
+    if (source.readableEnded) return resume(Effect.void)
+    const done = () => {
+      source.off("data", take)
+      source.off("end", onEnd)
+      source.off("error", onError)
+    }
+    const onEnd = () => {
+      done()
+      resume(Effect.void)
+    }
+    const onError = (error: unknown) => {
+      done()
+      resume(Effect.fail(error))
+    }
+    source.on("data", take)
+    source.on("end", onEnd)
+    source.on("error", onError)
+    return Effect.sync(done)
+  })
+
+/** A fetch `Request`'s body as chunks, or `undefined` when `source` is not one (or has none). */
+const webBody = (source: unknown): AsyncIterable<Uint8Array> | undefined => {
+  if (typeof Request === "undefined" || !(source instanceof Request)) return undefined
+  const body = source.body
+  return body === null ? undefined : readerChunks(body)
 }
 
 /** A web `ReadableStream`'s chunks, through its reader (not every runtime makes it iterable). */
@@ -110,15 +151,15 @@ export const hasUndeclaredBody = (request: HttpServerRequest.HttpServerRequest):
   (request.headers["transfer-encoding"] !== undefined ||
     (typeof Request !== "undefined" && request.source instanceof Request && request.source.body !== null))
 
-/** `request` with its body replaced by `body`, already read. */
+/** `request` with its body replaced by `body`, already read, and that body's text. */
 export const withBody = (
   request: HttpServerRequest.HttpServerRequest,
   body: Uint8Array
-): HttpServerRequest.HttpServerRequest => {
+): { readonly request: HttpServerRequest.HttpServerRequest; readonly text: string } => {
   const text = new TextDecoder().decode(body)
   const decodeError = (cause: unknown) =>
     new HttpServerError.RequestError({ request, reason: "Decode", cause })
-  return Object.create(request, {
+  const read = Object.create(request, {
     text: { get: () => Effect.succeed(text) },
     json: {
       get: () =>
@@ -130,4 +171,5 @@ export const withBody = (
     arrayBuffer: { get: () => Effect.succeed(body.slice().buffer) },
     stream: { get: () => Stream.succeed(body) }
   }) as HttpServerRequest.HttpServerRequest
+  return { request: read, text }
 }

@@ -11,7 +11,7 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Cause, Effect, FiberRef, Option, Predicate } from "effect"
+import { Cause, Effect, Either, FiberRef, Option, Predicate } from "effect"
 import { globalValue } from "effect/GlobalValue"
 import { ApiError, type Style, toWire } from "../ApiError.js"
 import { HttpConfig } from "../HttpConfig.js"
@@ -133,6 +133,10 @@ const isMaxBytesExceeded = (cause: unknown) =>
   (Predicate.hasProperty(cause, "_tag") && cause._tag === "MaxBytesExceeded") ||
   (cause instanceof Error && cause.message === "maxBytes exceeded")
 
+/** The body ended in an error before its end (the client went away, or sent a broken chunk). */
+const unreadable = () =>
+  ApiError.of(400, "request.body.malformed", "the body could not be read to its end", "body")
+
 const tooLarge = (max: number) =>
   ApiError.of(413, "request.body.too_large", `the body is larger than ${max} bytes`, "body")
 
@@ -184,29 +188,29 @@ const boundaryOf = (config: HttpConfig["Type"], app: HttpApp.Default): HttpApp.D
             style
           )
         }
-        let read = request
-        if (undeclared) {
-          const body = yield* readBounded(request, config.maxBodyBytes)
-          if (Option.isNone(body)) return errorResponse(tooLarge(config.maxBodyBytes), style)
-          read = withBody(request, body.value)
-          routed = Effect.provideService(app, HttpServerRequest.HttpServerRequest, read)
-        }
-        if (hasBody && !formRoute) {
-          // The text is cached by the request: the route reads it again without a second read.
-          const text = yield* Effect.option(read.text)
-          if (Option.isSome(text) && nestsDeeperThan(text.value, MAX_JSON_DEPTH)) {
-            return errorResponse(
-              ApiError.of(
-                400,
-                "request.body.malformed",
-                `the body nests deeper than ${MAX_JSON_DEPTH} levels`,
-                "body"
-              ),
-              style
-            )
+        if (hasBody) {
+          // The edge reads every body itself, within the limit (`readBounded` says why), and the
+          // route reads the same text again from `withBody`'s request.
+          const body = yield* Effect.either(readBounded(request, config.maxBodyBytes))
+          if (Either.isLeft(body)) return errorResponse(unreadable(), style)
+          if (Option.isNone(body.right)) return errorResponse(tooLarge(config.maxBodyBytes), style)
+          const read = withBody(request, body.right.value)
+          routed = Effect.provideService(app, HttpServerRequest.HttpServerRequest, read.request)
+          if (!formRoute) {
+            if (nestsDeeperThan(read.text, MAX_JSON_DEPTH)) {
+              return errorResponse(
+                ApiError.of(
+                  400,
+                  "request.body.malformed",
+                  `the body nests deeper than ${MAX_JSON_DEPTH} levels`,
+                  "body"
+                ),
+                style
+              )
+            }
+            const unstorable = Input.refuseJson(read.text)
+            if (Option.isSome(unstorable)) return errorResponse(refused(unstorable.value), style)
           }
-          const unstorable = Option.flatMap(text, Input.refuseJson)
-          if (Option.isSome(unstorable)) return errorResponse(refused(unstorable.value), style)
         }
       }
       return yield* routed.pipe(
