@@ -6,7 +6,9 @@
  *
  * - `toNodeListener(engine, settings)`: a `(req, res)` listener for node:http or Express;
  * - `onClientError`: the `clientError` listener that answers node's parser refusals with the
- *   error envelope.
+ *   error envelope;
+ * - `dropCloseListeners`: for a host serving the API on its own node:http server through
+ *   `CobroHttp.layer`.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -23,6 +25,21 @@ import * as ClientError from "./internal/clientError.js"
  * 400, a request too slow: 408) is answered with the error envelope instead of a bare status line.
  */
 export const onClientError = ClientError.onClientError
+
+/**
+ * Takes every `close` listener off node's response once it has closed (it closes once). Call it
+ * as a request arrives, before the API's handler sees the response: `toNodeListener` does, and
+ * the reference server for its own node:http server.
+ *
+ * platform-node's handler listens for `close` to interrupt the request's fiber when the client
+ * goes away first, and leaves that listener on the response, holding the finished fiber. A
+ * response V8 has moved to its old generation then keeps the request's young objects alive
+ * through every scavenge until the next full collection (decisions.md, "Nothing keeps a
+ * finished request reachable").
+ */
+export const dropCloseListeners = (response: Http.ServerResponse): void => {
+  response.once("close", () => response.removeAllListeners("close"))
+}
 
 /**
  * A node:http (or Express) request listener over `engine`. `prefix` is stripped from the URL
@@ -51,6 +68,7 @@ export const toNodeListener = async <E>(
       if (rest === "" || rest.startsWith("?")) request.url = `/${rest}`
       else if (rest.startsWith("/")) request.url = rest
     }
+    dropCloseListeners(response)
     handle(request, response)
   }
   return { listener, dispose: () => runtime.dispose() }

@@ -228,7 +228,7 @@ describe("NodeHttp.toNodeListener", () => {
   )
 })
 
-describe("NodeHttp.toNodeListener, node's request after its body is read", () => {
+describe("NodeHttp.toNodeListener, node's request and response once answered", () => {
   /** The listeners left on node's request: each one keeps the finished request's fiber reachable. */
   const listeners = (request: Http.IncomingMessage) =>
     Object.fromEntries(
@@ -236,7 +236,7 @@ describe("NodeHttp.toNodeListener, node's request after its body is read", () =>
     )
   const none = { data: 0, end: 0, error: 0, readable: 0 }
 
-  it.scopedLive("keeps no listener on it, whether the body is whole, chunked, too large or cut off", () =>
+  it.scopedLive("keep no listener, whether the body is whole, chunked, too large or cut off", () =>
     Effect.gen(function* () {
       const engine = yield* sharedEngine
       yield* Effect.provide(merchant("node_2"), engine.context)
@@ -245,8 +245,10 @@ describe("NodeHttp.toNodeListener, node's request after its body is read", () =>
         (mounted) => Effect.promise(mounted.dispose)
       )
       const requests: Array<Http.IncomingMessage> = []
+      const responses: Array<Http.ServerResponse> = []
       const server = Http.createServer((request, response) => {
         requests.push(request)
+        responses.push(response)
         cobro.listener(request, response)
       })
       yield* Effect.acquireRelease(
@@ -297,6 +299,8 @@ describe("NodeHttp.toNodeListener, node's request after its body is read", () =>
 
       expect(requests).toHaveLength(4)
       for (const request of requests) expect(listeners(request)).toEqual(none)
+      // platform-node's `close` listener (it interrupts the fiber of a request the client left).
+      expect(responses.map((response) => response.listenerCount("close"))).toEqual([0, 0, 0, 0])
     })
   )
 })

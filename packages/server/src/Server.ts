@@ -174,11 +174,14 @@ export const drain = (server: Http.Server): Effect.Effect<void> =>
 
 /**
  * The node:http server the API runs on: what node's HTTP parser refuses before routing (headers
- * over 16 KiB, a malformed request) is answered with the error envelope, not a bare status line.
+ * over 16 KiB, a malformed request) is answered with the error envelope, not a bare status line;
+ * a response keeps no `close` listener once closed (`NodeHttp.dropCloseListeners`).
  */
 export const createHttpServer = (): Http.Server => {
   const server = Http.createServer()
   server.on("clientError", NodeHttp.onClientError)
+  // Registered before the API's handler (added when the server listens), so that it runs first.
+  server.on("request", (_request, response) => NodeHttp.dropCloseListeners(response))
   return server
 }
 

@@ -41,13 +41,9 @@ export const nestsDeeperThan = (text: string, max: number): boolean => {
  * stream) where there is one, not through the platform's readers:
  * - through `request.stream`, an Effect `Stream` over it, a small body took over twenty times as
  *   long to read, half the cost of a POST on a fetch-style host (figures in bench/results.md);
- * - platform-node's `text` leaves its listeners on node's request after the body ends. V8
- *   allocates node's requests in the old generation once it has seen many survive, so a finished
- *   request there, dead but not yet collected, still points through those listeners at its
- *   fiber: every scavenge then moved the request's whole young graph to the old generation, about
- *   10 KB a request, and the old generation filled into a full collection every few seconds
- *   under load (the p99's tail; bench/results.md, "Issue 23: the body's listeners"). Here the
- *   listeners go when the body ends.
+ * - platform-node's `text` leaves its listeners on node's request after the body ends, and they
+ *   keep the finished request's fiber reachable (decisions.md, "Nothing keeps a finished request
+ *   reachable"). Here the listeners go when the body ends, however it ends.
  */
 export const readBounded = (
   request: HttpServerRequest.HttpServerRequest,
