@@ -139,7 +139,12 @@ const cpuMicros = (pid: number | undefined) => {
 
 // --- HTTP client --------------------------------------------------------------------------------
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 512 })
+/**
+ * Keep-alive connections, an idle one closed by the client after 4 s: node's servers close one
+ * after 5 s (`keepAliveTimeout`), and a request sent on a connection the server is closing fails
+ * with "socket hang up" (seen once, after the open loop had left some connections idle).
+ */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 4000 })
 
 interface Reply {
   readonly status: number
