@@ -274,13 +274,10 @@ describe("NodeHttp.toNodeListener, node's request and response once answered", (
             answer += chunk.toString()
             if (answer.includes("\r\n\r\n")) socket.end()
           })
-          socket.on("close", () =>
-            resume(
-              Effect.succeed(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]).pipe(
-                Effect.map((s) => (s === undefined ? undefined : Number(s)))
-              )
-            )
-          )
+          socket.on("close", () => {
+            const status = /^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]
+            resume(Effect.succeed(status === undefined ? undefined : Number(status)))
+          })
           socket.on("error", () => {})
         })
       const json = JSON.stringify(paymentBody("node_2", { external_id: "l-1" }))
