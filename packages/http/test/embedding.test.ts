@@ -172,6 +172,19 @@ describe("CobroHttp.toWebHandler", () => {
   )
 })
 
+/** `server` listening on a free port of 127.0.0.1 for the scope; closed, connections and all, after. */
+const listening = (server: Http.Server) =>
+  Effect.acquireRelease(
+    Effect.async<void>((resume) => {
+      server.listen(0, "127.0.0.1", () => resume(Effect.void))
+    }),
+    () =>
+      Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+        server.closeAllConnections()
+      })
+  )
+
 describe("NodeHttp.toNodeListener", () => {
   it.scopedLive("serves the API under a prefix of a node:http server", () =>
     Effect.gen(function* () {
@@ -182,16 +195,7 @@ describe("NodeHttp.toNodeListener", () => {
         (mounted) => Effect.promise(mounted.dispose)
       )
       const server = Http.createServer(cobro.listener)
-      yield* Effect.acquireRelease(
-        Effect.async<void>((resume) => {
-          server.listen(0, "127.0.0.1", () => resume(Effect.void))
-        }),
-        () =>
-          Effect.async<void>((resume) => {
-            server.close(() => resume(Effect.void))
-            server.closeAllConnections()
-          })
-      )
+      yield* listening(server)
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
       const send = (path: string, init: RequestInit = {}) =>
         Effect.flatMap(
@@ -251,16 +255,7 @@ describe("NodeHttp.toNodeListener, node's request and response once answered", (
         responses.push(response)
         cobro.listener(request, response)
       })
-      yield* Effect.acquireRelease(
-        Effect.async<void>((resume) => {
-          server.listen(0, "127.0.0.1", () => resume(Effect.void))
-        }),
-        () =>
-          Effect.async<void>((resume) => {
-            server.close(() => resume(Effect.void))
-            server.closeAllConnections()
-          })
-      )
+      yield* listening(server)
       const port = (server.address() as AddressInfo).port
       /** Sends `head` and `body` on a connection of its own; the status line's code, or `undefined` if cut off. */
       const exchange = (head: string, body: string, cut = false) =>
