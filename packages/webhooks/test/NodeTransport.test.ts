@@ -1,10 +1,14 @@
 /**
  * The node transport against real receivers on loopback: sandbox mode reaches them, production
  * mode refuses every non-public destination (checked at connect time, after DNS), redirects are
- * reported and never followed, and the timeout is a real one.
+ * reported and never followed, and the timeout is a real one. Over HTTPS every certificate is
+ * verified, with one TLS context for all connections.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect } from "effect"
+import * as fs from "node:fs"
+import * as https from "node:https"
+import { createRequire } from "node:module"
 import * as net from "node:net"
 import { NodeTransport, WebhookTransport } from "../src/index.js"
 import { testReceiver } from "./support.js"
@@ -213,5 +217,79 @@ describe("NodeTransport in sandbox mode", () => {
       expect(error.reason).toBe("network")
       expect(error.message).toContain("ECONNREFUSED")
     }).pipe(Effect.provide(sandbox))
+  )
+})
+
+/** An HTTPS receiver on 127.0.0.1 whose certificate (for localhost and 127.0.0.1) signs itself. */
+const selfSignedReceiver = Effect.acquireRelease(
+  Effect.async<{
+    readonly server: https.Server
+    readonly port: number
+    readonly requests: { count: number }
+  }>((resume) => {
+    const fixture = (name: string) => fs.readFileSync(new URL(`./fixtures/${name}`, import.meta.url))
+    const requests = { count: 0 }
+    const server = https.createServer(
+      { key: fixture("self-signed.key.pem"), cert: fixture("self-signed.cert.pem") },
+      (_req, res) => {
+        requests.count++
+        res.writeHead(200).end()
+      }
+    )
+    server.listen(0, "127.0.0.1", () =>
+      resume(Effect.succeed({ server, port: (server.address() as net.AddressInfo).port, requests }))
+    )
+  }),
+  ({ server }) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+)
+
+/** node:tls as node's own TLS client calls it (the CommonJS module object, not an ES namespace). */
+const tlsModule = createRequire(import.meta.url)("node:tls") as typeof import("node:tls")
+
+/** Counts the TLS contexts node builds while the scope is open. */
+const countTlsContexts = Effect.acquireRelease(
+  Effect.sync(() => {
+    const original = tlsModule.createSecureContext
+    const counted = { count: 0, original }
+    tlsModule.createSecureContext = (...args) => {
+      counted.count++
+      return original(...args)
+    }
+    return counted
+  }),
+  ({ original }) => Effect.sync(() => void (tlsModule.createSecureContext = original))
+)
+
+describe("NodeTransport over HTTPS", () => {
+  it.scoped("a receiver whose certificate no trusted root signed is never sent the event", () =>
+    Effect.gen(function* () {
+      const receiver = yield* selfSignedReceiver
+      for (const host of ["127.0.0.1", "localhost"]) {
+        const error = yield* Effect.flip(post(`https://${host}:${receiver.port}/hooks`))
+        expect(error.reason).toBe("network")
+        expect(error.message).toContain("DEPTH_ZERO_SELF_SIGNED_CERT")
+      }
+      expect(receiver.requests.count).toBe(0)
+    }).pipe(Effect.provide(sandbox))
+  )
+
+  it.scoped("new connections share the transport's TLS context: none is built per connection", () =>
+    Effect.gen(function* () {
+      const transport = yield* NodeTransport.make({ mode: "sandbox" })
+      const receiver = yield* selfSignedReceiver
+      const port = yield* closedPort
+      const contexts = yield* countTlsContexts
+      // Each attempt opens a new connection: one refused, one whose certificate fails.
+      for (let i = 0; i < 3; i++) {
+        for (const url of [`https://127.0.0.1:${port}/hooks`, `https://127.0.0.1:${receiver.port}/hooks`]) {
+          const error = yield* Effect.flip(
+            transport.send({ url, headers: {}, body: "{}", timeout: Duration.seconds(3) })
+          )
+          expect(error.reason).toBe("network")
+        }
+      }
+      expect(contexts.count).toBe(0)
+      expect(receiver.requests.count).toBe(0)
+    })
   )
 })
