@@ -2,7 +2,8 @@
  * The cache of merchants' rows (`internal/rowCache.ts`) on a clock of the test's own: an entry
  * lives `TTL_MILLIS`; a write forgets it and keeps reads from being stored for `TTL_MILLIS`
  * (also a read under way when the write happened); nothing missing is stored; the oldest entry
- * goes once there are `MAX_ENTRIES`.
+ * goes once there are `MAX_ENTRIES`; callers that miss a key together share one read of it, which
+ * a write ends and an interrupted caller does not stop.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
@@ -66,6 +67,61 @@ describe("the cache of merchants", () => {
       t.advance(RowCache.TTL_MILLIS)
       expect(yield* t.cache.get("u1", t.load("kept"))).toBe("kept")
       expect(yield* t.cache.get("u1", t.load("not read"))).toBe("kept")
+    })
+  )
+
+  it.effect("callers that miss a key while it is being read share that read", () =>
+    Effect.gen(function* () {
+      const t = setup()
+      const gate = yield* Deferred.make<void>()
+      const gated = Effect.zipRight(Deferred.await(gate), t.load("a"))
+      const callers = yield* Effect.forkAll(Array.from({ length: 16 }, () => t.cache.get("u1", gated)))
+      yield* Effect.yieldNow()
+      expect(t.loads()).toBe(0)
+      yield* Deferred.succeed(gate, undefined)
+      expect(yield* Fiber.join(callers)).toEqual(Array.from({ length: 16 }, () => "a"))
+      expect(t.loads()).toBe(1)
+      // Another key is read on its own, and a failed read fails every caller that shared it.
+      expect(yield* t.cache.get("u2", t.load("b"))).toBe("b")
+      const failing = yield* Deferred.make<void>()
+      const broken = Effect.zipRight(Deferred.await(failing), Effect.fail("unreachable" as const))
+      const failed = yield* Effect.forkAll([t.cache.get("u3", broken), t.cache.get("u3", t.load("never"))])
+      yield* Effect.yieldNow()
+      yield* Deferred.succeed(failing, undefined)
+      expect(yield* Effect.flip(Fiber.join(failed))).toBe("unreachable")
+      expect(t.loads()).toBe(2)
+    })
+  )
+
+  it.effect("a write ends the sharing: a caller after it reads the row itself", () =>
+    Effect.gen(function* () {
+      const t = setup()
+      const gate = yield* Deferred.make<void>()
+      const before = yield* Effect.fork(
+        t.cache.get("u1", Effect.zipRight(Deferred.await(gate), t.load("old")))
+      )
+      yield* Effect.yieldNow()
+      yield* t.cache.forget("u1")
+      expect(yield* t.cache.get("u1", t.load("new"))).toBe("new")
+      yield* Deferred.succeed(gate, undefined)
+      expect(yield* Fiber.join(before)).toBe("old")
+    })
+  )
+
+  it.effect("a caller interrupted while it waits does not stop the read the others share", () =>
+    Effect.gen(function* () {
+      const t = setup()
+      const gate = yield* Deferred.make<void>()
+      const gated = Effect.zipRight(Deferred.await(gate), t.load("a"))
+      const first = yield* Effect.fork(t.cache.get("u1", gated))
+      yield* Effect.yieldNow()
+      const second = yield* Effect.fork(t.cache.get("u1", t.load("not read")))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(first)
+      yield* Deferred.succeed(gate, undefined)
+      expect(yield* Fiber.join(second)).toBe("a")
+      expect(yield* t.cache.get("u1", t.load("not read either"))).toBe("a")
+      expect(t.loads()).toBe(1)
     })
   )
 
