@@ -6,6 +6,7 @@
  * beyond 2^53, and `verify` must never report books broken that are not (or the reverse).
  */
 import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Ids, LedgerAccount, LedgerRepository as Port, Money } from "@cobro/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import {
@@ -103,6 +104,7 @@ export const make: Effect.Effect<Port.LedgerRepository["Type"], never, SqlClient
     const sql = yield* SqlClient.SqlClient
 
     const cases = sql.join(" ", false)
+    const values = sql.join(", ", false)
     const rowsOf = (deltas: ReadonlyArray<Delta>) =>
       sql.or(deltas.map((d) => sql`(account = ${d.account} AND currency = ${d.currency})`))
     /**
@@ -112,18 +114,15 @@ export const make: Effect.Effect<Port.LedgerRepository["Type"], never, SqlClient
      * locked when they are created: two entries sharing accounts (every credit touches the bank
      * clearing and commission accounts) would then lock in opposite orders and deadlock (found by
      * `bench:http`'s concurrent faucet). The no-op upsert proposes rows at zero, which every
-     * balance CHECK accepts. SQLite has one writer at a time and needs no row locks.
+     * balance CHECK accepts. `deltas` come in that order (`deltasOf`). SQLite has one writer at a
+     * time and needs no row locks.
      */
     const ensureInOrder = (deltas: ReadonlyArray<Delta>) =>
       sql.onDialectOrElse({
         pg: () =>
           execute(
             sql`INSERT INTO cobro_ledger_balances ${sql.insert(
-              [...deltas]
-                .sort((x, y) =>
-                  balanceKey(x.account, x.currency) < balanceKey(y.account, y.currency) ? -1 : 1
-                )
-                .map((d) => ({ account: d.account, currency: d.currency, sum_minor: 0 }))
+              deltas.map((d) => ({ account: d.account, currency: d.currency, sum_minor: 0 }))
             )} ON CONFLICT (account, currency) DO UPDATE SET sum_minor = cobro_ledger_balances.sum_minor`
           ),
         orElse: () => Effect.succeed([])
@@ -139,21 +138,37 @@ export const make: Effect.Effect<Port.LedgerRepository["Type"], never, SqlClient
       WHERE ${rowsOf(deltas)}
       RETURNING account, currency`)
 
-    const appendAll = (entries: ReadonlyArray<Port.JournalEntry>) =>
+    /** Each account and currency's change, the amounts of its postings summed, in (account, currency) order. */
+    const deltasOf = (entries: ReadonlyArray<Port.JournalEntry>): ReadonlyArray<Delta> => {
+      const deltas = new Map<string, Delta>()
+      for (const p of entries.flatMap((entry) => entry.postings)) {
+        const key = balanceKey(p.account, p.amount.currency)
+        const seen = deltas.get(key)
+        if (seen === undefined)
+          deltas.set(key, { account: p.account, currency: p.amount.currency, minor: p.amount.minor })
+        else deltas.set(key, { ...seen, minor: seen.minor + p.amount.minor })
+      }
+      return [...deltas.entries()].sort(([x], [y]) => (x < y ? -1 : 1)).map(([, delta]) => delta)
+    }
+
+    const entryRows = (entries: ReadonlyArray<Port.JournalEntry>) =>
+      sql.insert(
+        entries.map((entry) => ({
+          entry_id: entry.entry_id,
+          kind: entry.kind,
+          reference: entry.reference,
+          created_ms: millis(entry.created_at)
+        }))
+      )
+
+    /** The entries, their postings and the balances they move, a statement each (both dialects). */
+    const appendStepwise = (entries: ReadonlyArray<Port.JournalEntry>) =>
       Effect.gen(function* () {
-        if (entries.length === 0) return
         const inserted = yield* execute(
           sql<{
             position: unknown
             entry_id: string
-          }>`INSERT INTO cobro_ledger_entries ${sql.insert(
-            entries.map((entry) => ({
-              entry_id: entry.entry_id,
-              kind: entry.kind,
-              reference: entry.reference,
-              created_ms: millis(entry.created_at)
-            }))
-          )} RETURNING position, entry_id`
+          }>`INSERT INTO cobro_ledger_entries ${entryRows(entries)} RETURNING position, entry_id`
         )
         const positions = new Map(inserted.map((r) => [r.entry_id, toBigInt(r.position)]))
         const postings = entries.flatMap((entry) =>
@@ -172,15 +187,7 @@ export const make: Effect.Effect<Port.LedgerRepository["Type"], never, SqlClient
         // created them) are created at zero, then added to. (Not an upsert carrying the amount: a
         // CHECK is evaluated on an upsert's proposed row before its conflict is resolved, so it
         // would refuse a debit the existing balance covers.)
-        const deltas = new Map<string, Delta>()
-        for (const p of entries.flatMap((entry) => entry.postings)) {
-          const key = balanceKey(p.account, p.amount.currency)
-          const seen = deltas.get(key)
-          if (seen === undefined)
-            deltas.set(key, { account: p.account, currency: p.amount.currency, minor: p.amount.minor })
-          else deltas.set(key, { ...seen, minor: seen.minor + p.amount.minor })
-        }
-        const all = [...deltas.values()]
+        const all = deltasOf(entries)
         yield* ensureInOrder(all)
         const updated = yield* addToBalances(all)
         if (updated.length === all.length) return
@@ -193,6 +200,45 @@ export const make: Effect.Effect<Port.LedgerRepository["Type"], never, SqlClient
         )
         yield* addToBalances(missing)
       })
+
+    /**
+     * Postgres, entries that take from no balance owed to someone: the entries, their postings
+     * and the balances in one statement (data-modifying CTEs), one round trip where
+     * `appendStepwise` takes four. Each posting finds its entry's position by the entry's id.
+     * The balances are an upsert carrying the amounts, its rows in (account, currency) order, so
+     * it locks them in the order `ensureInOrder` does; its proposed rows pass the balances' CHECK,
+     * as no amount takes from a balance owed to someone. The foreign key from a posting to its
+     * entry is checked at the end of the statement, when both are written.
+     */
+    const appendAtOnce = (entries: ReadonlyArray<Port.JournalEntry>) => {
+      const postings = entries.flatMap((entry) =>
+        entry.postings.map(
+          (p, line) =>
+            sql`(CAST(${entry.entry_id} AS TEXT), CAST(${line} AS INTEGER), CAST(${p.account} AS TEXT), CAST(${p.amount.currency} AS TEXT), CAST(${p.amount.minor} AS BIGINT))`
+        )
+      )
+      if (postings.length === 0) return execute(sql`INSERT INTO cobro_ledger_entries ${entryRows(entries)}`)
+      return execute(sql`WITH entries AS (
+        INSERT INTO cobro_ledger_entries ${entryRows(entries)} RETURNING position, entry_id
+      ), postings AS (
+        INSERT INTO cobro_ledger_postings (entry_position, line, account, currency, amount_minor)
+        SELECT entries.position, v.line, v.account, v.currency, v.amount_minor
+        FROM (VALUES ${values(postings)}) AS v (entry_id, line, account, currency, amount_minor)
+        JOIN entries ON entries.entry_id = v.entry_id
+      )
+      INSERT INTO cobro_ledger_balances ${sql.insert(
+        deltasOf(entries).map((d) => ({ account: d.account, currency: d.currency, sum_minor: d.minor }))
+      )}
+      ON CONFLICT (account, currency) DO UPDATE SET sum_minor = cobro_ledger_balances.sum_minor + EXCLUDED.sum_minor`)
+    }
+
+    const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+    const appendAll = (entries: ReadonlyArray<Port.JournalEntry>): Effect.Effect<unknown, SqlError> =>
+      entries.length === 0
+        ? Effect.void
+        : isPg && !takesFromOwed(entries)
+          ? appendAtOnce(entries)
+          : appendStepwise(entries)
 
     /**
      * The entries as one: in a transaction of their own, a SAVEPOINT inside a unit of work, so

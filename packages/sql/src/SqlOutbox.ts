@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { Ids, Outbox as Port, WebhookDeliveryRepository } from "@cobro/core"
 import { Effect, Layer, Schema } from "effect"
-import { insertDeliveries } from "./internal/deliveries.js"
+import { encodeDeliveries, insertDeliveries } from "./internal/deliveries.js"
 import { encodedRow } from "./internal/outboxRow.js"
 import { Doc, DocOnly, execute, findAll, findOne, orDie, together } from "./internal/sql.js"
 
@@ -16,14 +16,30 @@ export const make = Effect.gen(function* () {
     orDie(execute(sql`INSERT INTO cobro_outbox ${sql.insert(events.map(encodedRow))}`))
   const storeDeliveries = insertDeliveries(sql)
 
+  /**
+   * Postgres: the events and their deliveries in one statement (a data-modifying CTE), one round
+   * trip instead of two, atomic by itself.
+   */
+  const insertBoth = (
+    events: ReadonlyArray<Port.OutboxEvent>,
+    deliveries: ReadonlyArray<WebhookDeliveryRepository.WebhookDelivery>
+  ) =>
+    orDie(
+      Effect.suspend(() =>
+        execute(sql`WITH events AS (INSERT INTO cobro_outbox ${sql.insert(events.map(encodedRow))})
+        INSERT INTO cobro_webhook_deliveries ${sql.insert(encodeDeliveries(deliveries))}`)
+      )
+    )
+  const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+
   /** Both tables or neither, also when called outside a unit of work. */
   const appendAll = (events: ReadonlyArray<Port.OutboxEvent>) => {
     if (events.length === 0) return Effect.void
     const deliveries = WebhookDeliveryRepository.deliveriesOf(events)
-    const insert = insertEvents(events)
-    return deliveries.length === 0
-      ? insert
-      : orDie(together(sql)(Effect.zipRight(insert, storeDeliveries(deliveries))))
+    if (deliveries.length === 0) return insertEvents(events)
+    return isPg
+      ? insertBoth(events, deliveries)
+      : orDie(together(sql)(Effect.zipRight(insertEvents(events), storeDeliveries(deliveries))))
   }
 
   const findById = findOne({

@@ -99,6 +99,9 @@ export const deliveryState = (d: Port.WebhookDelivery) =>
     "created_ms"
   )
 
+/** Delivery rows as `cobro_webhook_deliveries` stores them (throws on a row that does not encode). */
+export const encodeDeliveries = Schema.encodeSync(Schema.Array(DeliveryRow))
+
 /** Stores delivery rows as decided (`WebhookDeliveryRepository.deliveriesOf`), in one statement. */
 export const insertDeliveries = (sql: SqlClient.SqlClient) =>
   write({
