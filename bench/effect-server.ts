@@ -122,9 +122,9 @@ const sha256Hex = (text: string) => createHash("sha256").update(text).digest("he
 const Setup = Layer.effectDiscard(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    // As the raw server and cobro: WAL (the client's default) with synchronous = NORMAL.
+    // As the raw server and cobro: WAL (the client's default) with synchronous = FULL.
     yield* sql.onDialectOrElse({
-      sqlite: () => sql.unsafe("PRAGMA synchronous = NORMAL"),
+      sqlite: () => sql.unsafe("PRAGMA synchronous = FULL"),
       orElse: () => Effect.void
     })
     for (const statement of DDL) yield* sql.unsafe(statement)

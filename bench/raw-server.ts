@@ -58,7 +58,7 @@ const open = async (): Promise<Store> => {
   }
   const db = new Database(target)
   db.pragma("journal_mode = WAL")
-  db.pragma("synchronous = NORMAL")
+  db.pragma("synchronous = FULL")
   for (const statement of DDL) db.exec(statement)
   const insert = db.prepare("INSERT INTO raw_payments VALUES (?, ?, ?, ?, ?, ?)")
   const token = db.prepare(positional(TOKEN))

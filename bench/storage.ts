@@ -164,7 +164,7 @@ const sqliteBench = async (): Promise<Array<Result>> => {
   const lib = await Effect.runPromise(library(SqliteStorage.layer({ filename: path.join(dir, "lib.db") })))
   const db = new Database(path.join(dir, "raw.db"))
   db.pragma("journal_mode = WAL")
-  db.pragma("synchronous = NORMAL")
+  db.pragma("synchronous = FULL")
   db.exec(
     "CREATE TABLE t (id TEXT PRIMARY KEY, user_id TEXT, external_id TEXT, cvu TEXT UNIQUE, ms INTEGER, doc TEXT)"
   )

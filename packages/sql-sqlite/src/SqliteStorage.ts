@@ -1,6 +1,7 @@
 /**
- * cobro's storage on a SQLite file: WAL journal, a busy timeout, foreign keys on, then the
- * migrations. One connection serialises every unit of work, which is SQLite's own model.
+ * cobro's storage on a SQLite file: WAL journal, synced at every commit, a busy timeout, foreign
+ * keys on, then the migrations. One connection serialises every unit of work, which is SQLite's
+ * own model.
  */
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
@@ -14,13 +15,20 @@ export interface Options {
   readonly busyTimeoutMillis?: number
 }
 
+/**
+ * `synchronous = FULL`: a commit returns once its WAL frames are on disk, so what was answered
+ * (a payment created, a transfer credited, a payout recorded as sent) survives a power loss or an
+ * operating-system crash. With `NORMAL` (WAL's speed setting) the last commits before such a crash
+ * may roll back; a process killed (kill -9) loses nothing either way. Units of work that arrive
+ * together share a commit (group commit), so they share the sync too (docs/decisions.md).
+ */
 const pragmas = (busyTimeoutMillis: number) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       yield* sql.unsafe(`PRAGMA busy_timeout = ${Math.trunc(busyTimeoutMillis)}`)
       yield* sql.unsafe("PRAGMA foreign_keys = ON")
-      yield* sql.unsafe("PRAGMA synchronous = NORMAL")
+      yield* sql.unsafe("PRAGMA synchronous = FULL")
     })
   )
 
