@@ -9,7 +9,13 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { BankAccount, CvuDirectory as Port } from "@cobro/core"
 import { Effect, Layer, Schema } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
-import { forUpdate, isUniqueViolation, orDie, violationText } from "./internal/sql.js"
+import {
+  forUpdate,
+  isUniqueViolation,
+  orDie,
+  statementsAreRoundTrips,
+  violationText
+} from "./internal/sql.js"
 
 const Cvus = Schema.Array(BankAccount.Cvu)
 
@@ -44,7 +50,7 @@ export const make = Effect.gen(function* () {
     findAllForUpdate: findMany(true),
     find: (cvu) => orDie(find(cvu)),
     findAll: findMany(false),
-    readsTogether: sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+    readsTogether: statementsAreRoundTrips(sql)
   })
 })
 

@@ -17,6 +17,7 @@ import {
   findOne,
   inTransaction,
   millis,
+  statementsAreRoundTrips,
   toBigInt
 } from "./internal/sql.js"
 
@@ -232,11 +233,11 @@ export const make: Effect.Effect<Port.LedgerRepository["Type"], never, SqlClient
       ON CONFLICT (account, currency) DO UPDATE SET sum_minor = cobro_ledger_balances.sum_minor + EXCLUDED.sum_minor`)
     }
 
-    const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+    const atOnce = statementsAreRoundTrips(sql)
     const appendAll = (entries: ReadonlyArray<Port.JournalEntry>): Effect.Effect<unknown, SqlError> =>
       entries.length === 0
         ? Effect.void
-        : isPg && !takesFromOwed(entries)
+        : atOnce && !takesFromOwed(entries)
           ? appendAtOnce(entries)
           : appendStepwise(entries)
 

@@ -8,7 +8,16 @@ import { Ids, Outbox as Port, WebhookDeliveryRepository } from "@cobro/core"
 import { Effect, Layer, Schema } from "effect"
 import { encodeDeliveries, insertDeliveries } from "./internal/deliveries.js"
 import { encodedRow } from "./internal/outboxRow.js"
-import { Doc, DocOnly, execute, findAll, findOne, orDie, together } from "./internal/sql.js"
+import {
+  Doc,
+  DocOnly,
+  execute,
+  findAll,
+  findOne,
+  orDie,
+  statementsAreRoundTrips,
+  together
+} from "./internal/sql.js"
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -30,14 +39,14 @@ export const make = Effect.gen(function* () {
         INSERT INTO cobro_webhook_deliveries ${sql.insert(encodeDeliveries(deliveries))}`)
       )
     )
-  const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+  const atOnce = statementsAreRoundTrips(sql)
 
   /** Both tables or neither, also when called outside a unit of work. */
   const appendAll = (events: ReadonlyArray<Port.OutboxEvent>) => {
     if (events.length === 0) return Effect.void
     const deliveries = WebhookDeliveryRepository.deliveriesOf(events)
     if (deliveries.length === 0) return insertEvents(events)
-    return isPg
+    return atOnce
       ? insertBoth(events, deliveries)
       : orDie(together(sql)(Effect.zipRight(insertEvents(events), storeDeliveries(deliveries))))
   }

@@ -49,6 +49,14 @@ export const orDie = <A, R>(
   effect: Effect.Effect<A, SqlError | ParseError | Cause.NoSuchElementException, R>
 ): Effect.Effect<A, never, R> => Effect.orDie(effect)
 
+/**
+ * Whether each statement is a round trip to a database server (Postgres), so that statements read
+ * or written together pay; on SQLite a statement is a call within the process. Postgres is the
+ * only such dialect cobro runs on, so statements behind it may use Postgres's own SQL.
+ */
+export const statementsAreRoundTrips = (sql: SqlClient.SqlClient): boolean =>
+  sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+
 /** `FOR UPDATE` on Postgres; nothing on SQLite (one writer at a time, no row locks). */
 export const forUpdate = (sql: SqlClient.SqlClient) =>
   sql.onDialectOrElse({ pg: () => sql` FOR UPDATE`, orElse: () => sql`` })
