@@ -4,40 +4,61 @@
  * (the reference server serves them to Prometheus at `/metrics`). A counter counts in this process
  * only; states of the database (backlogs, work in flight) are read by the host, not counted here.
  *
- * Tagged counters are made once, below: incrementing one costs no allocation of a tag set.
+ * Labelled metrics are made once, below, with their labels in their key (`labelled`).
  */
-import { Metric, MetricBoundaries } from "effect"
+import { Metric, MetricBoundaries, MetricKey, MetricLabel } from "effect"
+import type { MetricKeyType } from "effect"
 import type { PaymentStatus } from "./payments/Payment.js"
 
-const counter = (name: string, description: string) =>
-  Metric.counter(name, { description, incremental: true })
+/**
+ * The metric of `key` with `labels` (in this order) in its key. `Metric.tagged` keeps the labels
+ * outside the key, so each update of its metric builds the labelled key again and looks it up in
+ * the registry (Effect 3: about 2 µs an update with three labels, 0.3 µs this way); both count
+ * into the same registry entry.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Effect's own bound for a key's type
+export const labelled = <Type extends MetricKeyType.MetricKeyType<any, any>>(
+  key: MetricKey.MetricKey<Type>,
+  labels: Readonly<Record<string, string>>
+): Metric.Metric<Type, MetricKeyType.MetricKeyType.InType<Type>, MetricKeyType.MetricKeyType.OutType<Type>> =>
+  Metric.fromMetricKey(
+    MetricKey.taggedWithLabels(
+      key,
+      Object.entries(labels).map(([name, value]) => MetricLabel.make(name, value))
+    )
+  )
+
+const counterKey = (name: string, description: string) =>
+  MetricKey.counter(name, { description, incremental: true })
+
+const counter = (name: string, description: string) => Metric.fromMetricKey(counterKey(name, description))
 
 /** Payments created (a repeated create answered with the existing payment is not counted). */
 export const paymentsCreated = counter("cobro_payments_created", "Payments created")
 
-const settled = counter(
+const settled = counterKey(
   "cobro_payments_settled",
   "Payments closed at their expiry, by the state they ended in (EXPIRED when nothing was paid)"
 )
 
 /** Payments closed at their expiry (their CVU released), by their final state. */
 export const paymentsSettled: Record<PaymentStatus, Metric.Metric.Counter<number>> = {
-  PENDING: Metric.tagged(settled, "state", "PENDING"),
-  SUCCESS: Metric.tagged(settled, "state", "SUCCESS"),
-  OVERPAID: Metric.tagged(settled, "state", "OVERPAID"),
-  UNDERPAID: Metric.tagged(settled, "state", "UNDERPAID"),
-  EXPIRED: Metric.tagged(settled, "state", "EXPIRED")
+  PENDING: labelled(settled, { state: "PENDING" }),
+  SUCCESS: labelled(settled, { state: "SUCCESS" }),
+  OVERPAID: labelled(settled, { state: "OVERPAID" }),
+  UNDERPAID: labelled(settled, { state: "UNDERPAID" }),
+  EXPIRED: labelled(settled, { state: "EXPIRED" })
 }
 
-const transfers = counter("cobro_transfers_ingested", "Incoming transfers ingested, by outcome")
+const transfers = counterKey("cobro_transfers_ingested", "Incoming transfers ingested, by outcome")
 
 /** What became of an incoming transfer: credited, seen before, or returned to the sender. */
 export type TransferOutcome = "credited" | "duplicate" | "returned"
 
 export const transfersIngested: Record<TransferOutcome, Metric.Metric.Counter<number>> = {
-  credited: Metric.tagged(transfers, "outcome", "credited"),
-  duplicate: Metric.tagged(transfers, "outcome", "duplicate"),
-  returned: Metric.tagged(transfers, "outcome", "returned")
+  credited: labelled(transfers, { outcome: "credited" }),
+  duplicate: labelled(transfers, { outcome: "duplicate" }),
+  returned: labelled(transfers, { outcome: "returned" })
 }
 
 /** The kinds of work `Jobs.runDue` does. */
@@ -48,43 +69,37 @@ const jobs = ["payment_expiry", "payout_schedule", "split_payout"] as const sati
 const byJob = <M>(make: (job: Job) => M): Record<Job, M> =>
   Object.fromEntries(jobs.map((job) => [job, make(job)])) as Record<Job, M>
 
-const due = counter("cobro_jobs_due", "Items of background work found due, by job")
-const run = counter("cobro_jobs_run", "Items of background work done, by job")
-const failed = counter("cobro_jobs_failed", "Items of background work that failed and stay due, by job")
+const due = counterKey("cobro_jobs_due", "Items of background work found due, by job")
+const run = counterKey("cobro_jobs_run", "Items of background work done, by job")
+const failed = counterKey("cobro_jobs_failed", "Items of background work that failed and stay due, by job")
 
 /** Items found due (an item another instance got to first is counted by both). */
-export const jobsDue: Record<Job, Metric.Metric.Counter<number>> = byJob((job) =>
-  Metric.tagged(due, "job", job)
-)
+export const jobsDue: Record<Job, Metric.Metric.Counter<number>> = byJob((job) => labelled(due, { job }))
 /** Items done by this process. */
-export const jobsRun: Record<Job, Metric.Metric.Counter<number>> = byJob((job) =>
-  Metric.tagged(run, "job", job)
-)
+export const jobsRun: Record<Job, Metric.Metric.Counter<number>> = byJob((job) => labelled(run, { job }))
 /** Items that failed and stay due for the next run. */
 export const jobsFailed: Record<Job, Metric.Metric.Counter<number>> = byJob((job) =>
-  Metric.tagged(failed, "job", job)
+  labelled(failed, { job })
 )
 
-const lag = Metric.histogram(
+const lag = MetricKey.histogram(
   "cobro_job_lag_seconds",
   MetricBoundaries.fromIterable([0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900, 3600]),
   "How late an item of background work ran after it became due, in seconds (engine time)"
 )
 
 /** Seconds between an item becoming due and running. */
-export const jobLag: Record<Job, Metric.Metric.Histogram<number>> = byJob((job) =>
-  Metric.tagged(lag, "job", job)
-)
+export const jobLag: Record<Job, Metric.Metric.Histogram<number>> = byJob((job) => labelled(lag, { job }))
 
-const outgoingSettled = counter(
+const outgoingSettled = counterKey(
   "cobro_outgoing_transfers_settled",
   "Outgoing transfers (payouts, refunds) settled, by outcome: completed at the bank, or failed and their money returned"
 )
 
 /** Outgoing transfers settled by this process, by outcome. */
 export const outgoingTransfersSettled: Record<"completed" | "failed", Metric.Metric.Counter<number>> = {
-  completed: Metric.tagged(outgoingSettled, "outcome", "completed"),
-  failed: Metric.tagged(outgoingSettled, "outcome", "failed")
+  completed: labelled(outgoingSettled, { outcome: "completed" }),
+  failed: labelled(outgoingSettled, { outcome: "failed" })
 }
 
 /** Outgoing transfers sent again (same reference) because the bank had no record of them. */

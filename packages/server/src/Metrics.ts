@@ -16,29 +16,40 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OtelMetrics from "@effect/opentelemetry/Metrics"
 import * as OtelResource from "@effect/opentelemetry/Resource"
+import { Metrics } from "@cobro/core"
 import type { OutgoingTransfer } from "@cobro/core"
 import { ApiError } from "@cobro/http"
 import { SqlMonitoring } from "@cobro/sql"
 import type { SqlClient } from "@effect/sql"
 import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
-import { Context, DateTime, Effect, Layer, Metric, MetricBoundaries, Option, Redacted } from "effect"
+import {
+  Context,
+  DateTime,
+  Effect,
+  Layer,
+  Metric,
+  MetricBoundaries,
+  MetricKey,
+  Option,
+  Redacted
+} from "effect"
 import * as Crypto from "node:crypto"
 
 // --- HTTP requests -----------------------------------------------------------------------------
 
-const requests = Metric.counter("cobro_http_requests", {
+const requests = MetricKey.counter("cobro_http_requests", {
   description: "HTTP requests answered, by route template, method and status",
   incremental: true
 })
 
-const duration = Metric.histogram(
+const duration = MetricKey.histogram(
   "cobro_http_request_duration_seconds",
   MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
   "Time to answer an HTTP request, by route template and method, in seconds"
 )
 
-/** Tagged metrics by `method route status`: bounded by the routes, made once each. */
-const tagged = new Map<
+/** Labelled metrics by `method route status`: bounded by the routes, made once each. */
+const labelledByRequest = new Map<
   string,
   { readonly count: Metric.Metric.Counter<number>; readonly time: Metric.Metric.Histogram<number> }
 >()
@@ -55,23 +66,21 @@ export const recordRequest = (
 ): Effect.Effect<void> =>
   Effect.suspend(() => {
     const key = `${method} ${route} ${status}`
-    let metrics = tagged.get(key)
+    let metrics = labelledByRequest.get(key)
     if (metrics === undefined) {
-      const time = Metric.tagged(Metric.tagged(duration, "route", route), "method", method)
-      const count = Metric.tagged(
-        Metric.tagged(Metric.tagged(requests, "route", route), "method", method),
-        "status",
-        String(status)
-      )
-      metrics = { count, time }
-      tagged.set(key, metrics)
+      metrics = {
+        count: Metrics.labelled(requests, { route, method, status: String(status) }),
+        time: Metrics.labelled(duration, { route, method })
+      }
+      labelledByRequest.set(key, metrics)
     }
     return Effect.zipRight(Metric.increment(metrics.count), Metric.update(metrics.time, seconds))
   })
 
 // --- Database state ----------------------------------------------------------------------------
 
-const gauge = (name: string, description: string) => Metric.gauge(name, { description })
+const gaugeKey = (name: string, description: string) => MetricKey.gauge(name, { description })
+const gauge = (name: string, description: string) => Metric.fromMetricKey(gaugeKey(name, description))
 
 const webhooksPending = gauge("cobro_webhook_deliveries_pending", "Webhook deliveries waiting for an attempt")
 const webhooksOldestPending = gauge(
@@ -82,7 +91,7 @@ const webhooksDead = gauge(
   "cobro_webhook_deliveries_dead",
   "Webhook deliveries that exhausted their retries or whose URL is refused, until replayed"
 )
-const inFlight = gauge(
+const inFlight = gaugeKey(
   "cobro_outgoing_transfers_in_flight",
   "Outgoing transfers whose outcome is not final yet, by kind and state (SENDING: the bank's answer is unknown or the transfer is not sent yet; PENDING: accepted by the bank)"
 )
@@ -103,7 +112,7 @@ const inFlightGauges = Object.entries(kinds).flatMap(([purpose, kind]) =>
   (["SENDING", "PENDING"] as const).map((status) => ({
     purpose,
     status,
-    gauge: Metric.tagged(Metric.tagged(inFlight, "kind", kind), "state", status)
+    gauge: Metrics.labelled(inFlight, { kind, state: status })
   }))
 )
 

@@ -328,10 +328,11 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
       const config = yield* configOf(env)
       yield* Effect.gen(function* () {
         const { user } = yield* merchant("walled")
+        const url = yield* baseUrl
         const payment = yield* createPayment(user.user_id, "o")
         const cvu = yield* cvuOf(payment.id)
         sim.setWebhook({
-          url: `${yield* baseUrl}${notificationsPath}`,
+          url: `${url}${notificationsPath}`,
           header: "x-bind-webhook-secret",
           secret: SECRET
         })
@@ -345,6 +346,20 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
         expect(answer.status).toBe(403)
         expect(sim.incoming.map((e) => e.data.to.cvu)).toEqual([cvu])
         expect(yield* statusOf(payment.id)).toBe("PENDING")
+        // Each refused notification (the simulator retries) is counted by its outcome.
+        const scraped = yield* Effect.promise(() => fetch(`${url}/metrics`).then((r) => r.text()))
+        const value = (series: string) =>
+          Number(
+            scraped
+              .split("\n")
+              .find((line) => line.startsWith(`${series} `))
+              ?.split(" ")[1]
+          )
+        const refused = value(
+          'cobro_http_requests_total{route="/bank/bind/notifications",method="POST",status="403"}'
+        )
+        expect(refused).toBeGreaterThanOrEqual(1)
+        expect(value('cobro_bank_notifications_total{outcome="forbidden"}')).toBe(refused)
       }).pipe(Effect.provide(serverLayer(config)), Effect.withConfigProvider(provider(env)))
     })
   )

@@ -18,12 +18,24 @@ import {
   Errors,
   type Ids,
   MerchantClocks,
+  Metrics,
   type PartnerRepository,
   RealTime,
   Spans,
   WebhookDeliveryRepository as W
 } from "@cobro/core"
-import { Cause, type ConfigError, DateTime, Effect, Either, Layer, Metric, Option, Schedule } from "effect"
+import {
+  Cause,
+  type ConfigError,
+  DateTime,
+  Effect,
+  Either,
+  Layer,
+  Metric,
+  MetricKey,
+  Option,
+  Schedule
+} from "effect"
 import { newId } from "./internal/ids.js"
 import * as SigningSecret from "./internal/signingSecret.js"
 import * as Signature from "./Signature.js"
@@ -55,20 +67,20 @@ export interface DeliveryReport {
 
 type Outcome = "delivered" | "retrying" | "dead" | "superseded" | "errors"
 
-const attempts = Metric.counter("cobro_webhook_deliveries", {
+const attempts = MetricKey.counter("cobro_webhook_deliveries", {
   description:
     "Webhook delivery attempts by outcome: delivered, retrying (failed, retried later), dead (failed, no retry left), " +
     "superseded (replayed meanwhile), errors (infrastructure fault)",
   incremental: true
 })
 
-/** `attempts` by outcome, made once. */
+/** `attempts` by outcome, made once (`Metrics.labelled`). */
 const deliveries: Record<Outcome, Metric.Metric.Counter<number>> = {
-  delivered: Metric.tagged(attempts, "outcome", "delivered"),
-  retrying: Metric.tagged(attempts, "outcome", "retrying"),
-  dead: Metric.tagged(attempts, "outcome", "dead"),
-  superseded: Metric.tagged(attempts, "outcome", "superseded"),
-  errors: Metric.tagged(attempts, "outcome", "errors")
+  delivered: Metrics.labelled(attempts, { outcome: "delivered" }),
+  retrying: Metrics.labelled(attempts, { outcome: "retrying" }),
+  dead: Metrics.labelled(attempts, { outcome: "dead" }),
+  superseded: Metrics.labelled(attempts, { outcome: "superseded" }),
+  errors: Metrics.labelled(attempts, { outcome: "errors" })
 }
 
 /** The most deliveries `list` returns at once. */
