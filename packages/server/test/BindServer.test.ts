@@ -21,6 +21,7 @@ import {
   failureOf,
   get,
   type Env,
+  metricSeries,
   postJson,
   provider,
   request,
@@ -347,19 +348,14 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
         expect(sim.incoming.map((e) => e.data.to.cvu)).toEqual([cvu])
         expect(yield* statusOf(payment.id)).toBe("PENDING")
         // Each refused notification (the simulator retries) is counted by its outcome.
-        const scraped = yield* Effect.promise(() => fetch(`${url}/metrics`).then((r) => r.text()))
-        const value = (series: string) =>
-          Number(
-            scraped
-              .split("\n")
-              .find((line) => line.startsWith(`${series} `))
-              ?.split(" ")[1]
-          )
-        const refused = value(
+        const series = metricSeries(
+          yield* Effect.promise(() => fetch(`${url}/metrics`).then((r) => r.text()))
+        )
+        const refused = series.get(
           'cobro_http_requests_total{route="/bank/bind/notifications",method="POST",status="403"}'
         )
         expect(refused).toBeGreaterThanOrEqual(1)
-        expect(value('cobro_bank_notifications_total{outcome="forbidden"}')).toBe(refused)
+        expect(series.get('cobro_bank_notifications_total{outcome="forbidden"}')).toBe(refused)
       }).pipe(Effect.provide(serverLayer(config)), Effect.withConfigProvider(provider(env)))
     })
   )

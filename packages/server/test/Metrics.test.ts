@@ -17,6 +17,7 @@ import { Admin } from "../src/index.js"
 import {
   configOf,
   get,
+  metricSeries,
   postJson,
   request,
   serverLayer,
@@ -29,22 +30,11 @@ const day = 86_400
 
 const pgUp = await Effect.runPromise(pgAvailable)
 
-/** The series of a Prometheus text exposition: `name{labels}` → value. */
-const parse = (text: string): Map<string, number> => {
-  const series = new Map<string, number>()
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue
-    const cut = line.lastIndexOf(" ")
-    series.set(line.slice(0, cut), Number(line.slice(cut + 1)))
-  }
-  return series
-}
-
 const scrape = Effect.gen(function* () {
   const response = yield* request(HttpClientRequest.get("/metrics"))
   expect(response.status).toBe(200)
   expect(response.headers["content-type"]).toMatch(/^text\/plain; version=0\.0\.4/)
-  return parse(String(response.body))
+  return metricSeries(String(response.body))
 })
 
 /** How much each series moved between two scrapes (absent before: from 0). */

@@ -27,6 +27,7 @@ import {
   execCobroJson,
   kill9,
   listeningPort,
+  metricSeries,
   START_TIMEOUT,
   spawnCobro,
   stop
@@ -205,16 +206,7 @@ const fund = async (base: string, sim: BindSimulator.Simulator, user_id: string,
 }
 
 /** The metrics' series (`name{labels}` → value). */
-const scrape = async (base: string) => {
-  const text = await (await fetch(`${base}/metrics`)).text()
-  const series = new Map<string, number>()
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue
-    const cut = line.lastIndexOf(" ")
-    series.set(line.slice(0, cut), Number(line.slice(cut + 1)))
-  }
-  return series
-}
+const scrape = async (base: string) => metricSeries(await (await fetch(`${base}/metrics`)).text())
 
 // --- the scenario -------------------------------------------------------------------------------
 

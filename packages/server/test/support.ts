@@ -16,6 +16,17 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Cli, Server, ServerConfig } from "../src/index.js"
 
+/** The series of a Prometheus text exposition (`GET /metrics`): `name{labels}` → value. */
+export const metricSeries = (text: string): Map<string, number> => {
+  const series = new Map<string, number>()
+  for (const line of text.split("\n")) {
+    if (line === "" || line.startsWith("#")) continue
+    const cut = line.lastIndexOf(" ")
+    series.set(line.slice(0, cut), Number(line.slice(cut + 1)))
+  }
+  return series
+}
+
 /** A fresh directory, removed with the scope. */
 export const tempDir: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
   Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "cobro-server-"))),
