@@ -9,13 +9,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { BankAccount, CvuDirectory as Port } from "@cobro/core"
 import { Effect, Layer, Schema } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
-import {
-  forUpdate,
-  isUniqueViolation,
-  orDie,
-  statementsAreRoundTrips,
-  violationText
-} from "./internal/sql.js"
+import { forUpdate, isUniqueViolation, orDie, violationText } from "./internal/sql.js"
 
 const Cvus = Schema.Array(BankAccount.Cvu)
 
@@ -34,23 +28,16 @@ export const make = Effect.gen(function* () {
   const findForUpdate = findOne(true)
 
   // Rows locked in key order, so two batches locking overlapping CVUs cannot deadlock.
-  const findMany = (locked: boolean) => {
-    const many = SqlSchema.findAll({
-      Request: Cvus,
-      Result: Port.CvuEntry,
-      execute: (cvus) =>
-        sql`${columns} WHERE ${sql.in("cvu", [...new Set(cvus)])}${locked ? sql` ORDER BY cvu${locking}` : sql``}`
-    })
-    return (cvus: ReadonlyArray<BankAccount.Cvu>) =>
-      cvus.length === 0 ? Effect.succeed([]) : orDie(many(cvus))
-  }
+  const findManyForUpdate = SqlSchema.findAll({
+    Request: Cvus,
+    Result: Port.CvuEntry,
+    execute: (cvus) => sql`${columns} WHERE ${sql.in("cvu", [...new Set(cvus)])} ORDER BY cvu${locking}`
+  })
 
   return Port.CvuDirectory.of({
     findForUpdate: (cvu) => orDie(findForUpdate(cvu)),
-    findAllForUpdate: findMany(true),
-    find: (cvu) => orDie(find(cvu)),
-    findAll: findMany(false),
-    readsTogether: statementsAreRoundTrips(sql)
+    findAllForUpdate: (cvus) => (cvus.length === 0 ? Effect.succeed([]) : orDie(findManyForUpdate(cvus))),
+    find: (cvu) => orDie(find(cvu))
   })
 })
 

@@ -62,6 +62,15 @@ export class SandboxBank extends Context.Tag("@cobro/core/SandboxBank")<
      * (`incomingTransfers`); the engine's faucet ingests it, not this.
      */
     readonly simulateIncoming: (input: SimulateIncoming) => Effect.Effect<IncomingTransfer>
+    /**
+     * `simulateIncoming` in two steps, for a caller that decides between them whether the
+     * transfer happens at all (the faucet refuses a CVU that is not the caller's, and then
+     * nothing reaches the statement): the record of a transfer into `cvu`, numbered and sealed
+     * as this bank's own (`returnTransfer` takes it) but not booked...
+     */
+    readonly drawIncoming: (input: SimulateIncoming) => Effect.Effect<IncomingTransfer>
+    /** ...and the booking of a drawn transfer in the statement, at the time it is booked. */
+    readonly bookIncoming: (transfer: IncomingTransfer) => Effect.Effect<void>
     /** Makes an external account known to `lookupHolder` (by its CVU/CBU and its alias). */
     readonly registerHolder: (holder: ExternalHolder) => Effect.Effect<void>
     /** Undoes `registerHolder` of this CVU/CBU (and its alias); unknown: nothing happens. */
@@ -172,6 +181,26 @@ export const make = Effect.gen(function* () {
   const modify = <B>(f: (state: State) => Effect.Effect<readonly [B, State], BankError>) =>
     SynchronizedRef.modifyEffect(ref, f)
   const update = (f: (state: State) => State) => SynchronizedRef.update(ref, f)
+
+  /** The sender drawn or given; then the transfer of the bank's transaction id `id`. */
+  const draw = (input: SimulateIncoming) =>
+    Effect.gen(function* () {
+      const sender_cuit = input.senderCuit ?? (yield* randomCuit)
+      const sender_account = input.senderAccount ?? (yield* randomCbu)
+      return (id: string) =>
+        // Typed values, drawn or given: the class does not check them again (every faucet transfer).
+        new IncomingTransfer(
+          {
+            bank_transaction_id: BankTransactionId.make(`${id}${seal(id, input.cvu, input.amount)}`),
+            cvu: input.cvu,
+            amount: input.amount,
+            sender_cuit,
+            sender_name: input.senderName ?? DEFAULT_SENDER_NAME,
+            sender_account
+          },
+          true
+        )
+    })
 
   const bank: Context.Tag.Service<BankProvider> = {
     openAccount: Spans.fn("SandboxBank.openAccount")(function* (request) {
@@ -309,23 +338,11 @@ export const make = Effect.gen(function* () {
 
   const controls: Context.Tag.Service<SandboxBank> = {
     simulateIncoming: Spans.fn("SandboxBank.simulateIncoming")(function* (input) {
-      const sender_cuit = input.senderCuit ?? (yield* randomCuit)
-      const sender_account = input.senderAccount ?? (yield* randomCbu)
+      const drawn = yield* draw(input)
       const now = yield* realTime.now
       return yield* SynchronizedRef.modifyEffect(ref, (state) =>
         Effect.map(nextTransactionId(state), ([id, numbered]) => {
-          // Typed values, drawn or given: the class does not check them again (every faucet transfer).
-          const transfer = new IncomingTransfer(
-            {
-              bank_transaction_id: BankTransactionId.make(`${id}${seal(id, input.cvu, input.amount)}`),
-              cvu: input.cvu,
-              amount: input.amount,
-              sender_cuit,
-              sender_name: input.senderName ?? DEFAULT_SENDER_NAME,
-              sender_account
-            },
-            true
-          )
+          const transfer = drawn(id)
           return [
             transfer,
             { ...numbered, received: Statement.book(numbered.received, now, transfer) }
@@ -333,6 +350,18 @@ export const make = Effect.gen(function* () {
         })
       )
     }),
+
+    drawIncoming: Spans.fn("SandboxBank.drawIncoming")(function* (input) {
+      const drawn = yield* draw(input)
+      return yield* SynchronizedRef.modifyEffect(ref, (state) =>
+        Effect.map(nextTransactionId(state), ([id, numbered]) => [drawn(id), numbered] as const)
+      )
+    }),
+
+    bookIncoming: (transfer) =>
+      Effect.flatMap(realTime.now, (now) =>
+        update((state) => ({ ...state, received: Statement.book(state.received, now, transfer) }))
+      ).pipe(Spans.span("SandboxBank.bookIncoming")),
 
     registerHolder: (holder) =>
       Option.match(Holders.invalid(holder), {

@@ -45,14 +45,8 @@ export const layerDirectory: Layer.Layer<CvuDirectory, never, MemoryCvuTable> = 
   CvuDirectory,
   Effect.map(MemoryCvuTable, ({ entries }) => {
     const find = (cvu: Cvu) => Effect.map(entries.get, HashMap.get(cvu))
-    const findAll = (cvus: ReadonlyArray<Cvu>) =>
+    const findAllForUpdate = (cvus: ReadonlyArray<Cvu>) =>
       Effect.map(entries.get, (t) => [...new Set(cvus)].flatMap((cvu) => Option.toArray(HashMap.get(t, cvu))))
-    return CvuDirectory.of({
-      find,
-      findForUpdate: find,
-      findAll,
-      findAllForUpdate: findAll,
-      readsTogether: false
-    })
+    return CvuDirectory.of({ find, findForUpdate: find, findAllForUpdate })
   })
 )

@@ -45,15 +45,7 @@ export class CvuDirectory extends Context.Tag("@cobro/core/CvuDirectory")<
     readonly findForUpdate: (cvu: Cvu) => Effect.Effect<Option.Option<CvuEntry>>
     /** The same for many CVUs in one statement (the batch path); entries in no particular order. */
     readonly findAllForUpdate: (cvus: ReadonlyArray<Cvu>) => Effect.Effect<ReadonlyArray<CvuEntry>>
-    /** Plain read, no lock (the faucet's ownership check). */
+    /** Plain read, no lock. */
     readonly find: (cvu: Cvu) => Effect.Effect<Option.Option<CvuEntry>>
-    /** The same for many CVUs in one statement (the faucet's checks read together); no order. */
-    readonly findAll: (cvus: ReadonlyArray<Cvu>) => Effect.Effect<ReadonlyArray<CvuEntry>>
-    /**
-     * Whether concurrent `find`s gain by being read together through `findAll`: where a read is a
-     * round trip (Postgres). Where it is a call in process (SQLite, memory), waiting for the others
-     * cost more than the reads it saved (bench/results.md).
-     */
-    readonly readsTogether: boolean
   }
 >() {}

@@ -2,17 +2,14 @@
  * The sandbox faucet: simulates a transfer from a payer to one of the caller's CVUs and ingests
  * it exactly as a real bank notification would be.
  */
-import { Effect, Either, Exit, Option, Schema } from "effect"
+import { Cause, Effect, Either, Exit, Option, Schema } from "effect"
 import { Cuit, type Cvu, isValidCbu } from "../bank/BankAccount.js"
-import { NotFound, InvalidInput } from "../Errors.js"
+import { InvalidInput } from "../Errors.js"
 import type { UserId } from "../Ids.js"
 import * as Money from "../Money.js"
 import { SandboxBank } from "../bank/SandboxBank.js"
-import { CvuDirectory } from "./CvuDirectory.js"
 import { Transfers } from "./Transfers.js"
 import { Class } from "../internal/schemaClass.js"
-import * as GroupCommit from "../internal/groupCommit.js"
-import { Transactor } from "../Transactor.js"
 import { ArsInputNumber } from "../Wire.js"
 import * as Spans from "../Spans.js"
 
@@ -34,51 +31,37 @@ export class Faucet extends Effect.Service<Faucet>()("@cobro/core/Faucet", {
   effect: Effect.gen(function* () {
     const sandbox = yield* SandboxBank
     const transfers = yield* Transfers
-    const directory = yield* CvuDirectory
-    const transactor = yield* Transactor
 
     /**
-     * The entries of CVUs asked for together: the checks of concurrent calls read in one
-     * statement (group commit, `internal/groupCommit.ts`). On Postgres the check was a round trip
-     * of its own on every transfer, a third of a faucet transfer's statements (bench/results.md).
-     * Used where the directory says reads together pay (`readsTogether`).
+     * The transfer is drawn (numbered and sealed by the sandbox bank), then ingested for the
+     * caller only (`ingestFor`: whether the CVU is one of the caller's is decided in the unit of
+     * work that credits, on the directory's entry it locks, with no statement of its own), then
+     * booked in the bank's statement. A CVU that is not the caller's answers `NotFound` and
+     * leaves nothing, in the engine or the bank. Any other end (credited, bounced, a duplicate,
+     * a failure, the caller gone) books it: the bank received the money, and reconciliation reads
+     * the statement for notifications the engine missed.
      */
-    const findTogether = GroupCommit.make({
-      batchSize: 100,
-      run: (cvus: ReadonlyArray<Cvu>) =>
-        Effect.map(directory.findAll(cvus), (entries) => {
-          const byCvu = new Map(entries.map((e) => [e.cvu as string, e]))
-          return cvus.map((cvu) => Exit.succeed(Option.fromNullable(byCvu.get(cvu))))
-        })
-    })
-
-    /**
-     * Whether `cvu` is one of the owner's CVUs (a payment's, a fixed customer's or a split's).
-     * Inside a caller's unit of work it reads in it, alone: a batch runs in its leader's fiber.
-     */
-    const owns = (owner: UserId, cvu: Cvu) =>
-      Effect.map(
-        directory.readsTogether
-          ? Effect.flatMap(transactor.inTransaction, (inside) =>
-              inside ? directory.find(cvu) : findTogether(cvu)
-            )
-          : directory.find(cvu),
-        Option.exists((entry) => entry.user_id === owner)
-      )
-
     const send = Spans.fn("Faucet.send")(function* (owner: UserId, cvu: Cvu, request: FaucetRequest) {
       const amount = yield* Either.mapLeft(Money.fromInput(request.amount, "ARS"), (e) =>
         InvalidInput.of("amount", e.message)
       )
       if (amount.minor <= 0n) return yield* InvalidInput.of("amount", "must be positive")
-      if (!(yield* owns(owner, cvu))) return yield* NotFound.of("cvu", cvu)
-      const transfer = yield* sandbox.simulateIncoming({
+      const transfer = yield* sandbox.drawIncoming({
         cvu,
         amount,
         ...(request.cuit ? { senderCuit: request.cuit } : {}),
         ...(request.cbu ? { senderAccount: request.cbu } : {})
       })
-      const outcome = yield* transfers.ingest(transfer)
+      const outcome = yield* transfers
+        .ingestFor(owner, transfer)
+        .pipe(
+          Effect.onExit((exit) =>
+            Exit.isFailure(exit) &&
+            Option.exists(Cause.failureOption(exit.cause), (e) => e._tag === "NotFound")
+              ? Effect.void
+              : sandbox.bookIncoming(transfer)
+          )
+        )
       return { transfer, outcome } as const
     })
 

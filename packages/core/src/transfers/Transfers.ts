@@ -11,7 +11,8 @@
 import { Cause, Data, DateTime, Effect, Either, Exit, Metric, Option } from "effect"
 import * as MerchantClocks from "../clocks/MerchantClocks.js"
 import { BankProvider, type IncomingTransfer } from "../bank/BankProvider.js"
-import { type Conflict, InvalidInput, ProviderFailure } from "../Errors.js"
+import { type Conflict, InvalidInput, NotFound, ProviderFailure } from "../Errors.js"
+import type { UserId } from "../Ids.js"
 import { credit, debit, Ledger } from "../ledger/Ledger.js"
 import * as LedgerAccount from "../ledger/LedgerAccount.js"
 import * as Metrics from "../Metrics.js"
@@ -60,6 +61,18 @@ const credited = (made: Credit<unknown>): IngestOutcome => ({
   target: made.record.target,
   target_id: made.record.target_id!
 })
+
+/**
+ * A notification to ingest; with `owner`, only if its CVU is that merchant's (`ingestFor`),
+ * decided on the directory's entry as the unit of work locks it.
+ */
+interface Arrival {
+  readonly transfer: IncomingTransfer
+  readonly owner?: UserId | undefined
+}
+
+/** What `ingestFor` fails with besides `IngestError`: the CVU is not the owner's. */
+type ArrivalError = IngestError | NotFound
 
 /** A transfer of a batch, as its receiver credits it. */
 interface Planned {
@@ -146,9 +159,11 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
       })
 
     /** The unit of work of one notification: lookup → record → fees → apply → store → ledger → outbox. */
-    const credit1 = (transfer: IncomingTransfer) =>
+    const credit1 = ({ owner, transfer }: Arrival) =>
       Effect.gen(function* () {
         const entry = yield* directory.findForUpdate(transfer.cvu)
+        if (owner !== undefined && !(Option.isSome(entry) && entry.value.user_id === owner))
+          return yield* NotFound.of("cvu", transfer.cvu)
         const opened = Option.isSome(entry) ? yield* receivers.open([entry.value]) : []
         const slot = opened[0]?.[1]
         if (slot === undefined || !slot.holds(transfer.cvu))
@@ -182,14 +197,14 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
      * the unit of work rolls back and the first outcome is answered. No read ahead of it:
      * repeats are rare, and the common case saves a statement.
      */
-    const ingestOne = (transfer: IncomingTransfer): Effect.Effect<IngestOutcome, IngestError> =>
-      !Money.isPositive(transfer.amount)
+    const ingestOne = (arrival: Arrival): Effect.Effect<IngestOutcome, ArrivalError> =>
+      !Money.isPositive(arrival.transfer.amount)
         ? Effect.fail(InvalidInput.of("amount", "must be positive"))
         : transactor
-            .withTransaction(credit1(transfer))
+            .withTransaction(credit1(arrival))
             .pipe(
               Effect.catchTag("AlreadyRecorded", () =>
-                Effect.flatMap(log.findById(transfer.bank_transaction_id), (previous) =>
+                Effect.flatMap(log.findById(arrival.transfer.bank_transaction_id), (previous) =>
                   Option.isSome(previous)
                     ? Effect.succeed<IngestOutcome>({ _tag: "Duplicate", previous: previous.value })
                     : Effect.dieMessage("transfer log lost a record")
@@ -203,30 +218,36 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
      * its receiver's `apply` (a receiver credited twice goes on from the state the first credit
      * left), then log rows, receivers, ledger entries and events written once each. What is
      * decided up front and left to `ingestOne` after the batch commits: a non-positive amount
-     * (refused), a repeat within the batch or of a transfer recorded before (`Duplicate`), an
+     * (refused), a CVU that is not the arrival's `owner` (`NotFound`), a repeat within the batch or of a transfer recorded before (`Duplicate`), an
      * unknown CVU and money a receiver refuses (bounced: the bank is called for each), and fees
      * above the amount (the ledger checks that balance entry by entry; every entry of the batch
      * then only adds to balances owed to someone, so checking them once all are added
      * (`postAll`) answers what checking each in turn would). Answers, by index in `batch`, the
      * outcome of each transfer it credited.
      */
-    const creditTogether = (batch: ReadonlyArray<IncomingTransfer>) =>
+    const creditTogether = (batch: ReadonlyArray<Arrival>) =>
       Effect.gen(function* () {
         const now = yield* DateTime.now
         const firsts = new Set<string>()
-        const candidates = batch.flatMap((transfer, index) => {
+        const candidates = batch.flatMap(({ owner, transfer }, index) => {
           if (!Money.isPositive(transfer.amount) || firsts.has(transfer.bank_transaction_id)) return []
           firsts.add(transfer.bank_transaction_id)
-          return [{ transfer, index }]
+          return [{ transfer, owner, index }]
         })
         const entries = yield* directory.findAllForUpdate(candidates.map((c) => c.transfer.cvu))
         const slots = new Map(
-          (yield* receivers.open(entries)).map(([entry, slot]) => [entry.cvu as string, slot])
+          (yield* receivers.open(entries)).map((opened) => [opened[0].cvu as string, opened] as const)
         )
         const planned: Array<Planned> = []
-        for (const { index, transfer } of candidates) {
-          const slot = slots.get(transfer.cvu)
-          if (slot === undefined || !slot.holds(transfer.cvu) || Option.isSome(slot.refusal(transfer, now)))
+        for (const { index, owner, transfer } of candidates) {
+          const opened = slots.get(transfer.cvu)
+          if (opened === undefined) continue
+          const [entry, slot] = opened
+          if (
+            (owner !== undefined && entry.user_id !== owner) ||
+            !slot.holds(transfer.cvu) ||
+            Option.isSome(slot.refusal(transfer, now))
+          )
             continue
           // A merchant on a clock of its own (a moved sandbox test clock) is credited alone, on it.
           if (clocks.clockOf(slot.user_id) !== undefined) continue
@@ -273,18 +294,18 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
      * docs/decisions.md. A defect (a storage fault) is no refusal: every transfer of the batch
      * fails with it, and the batch left nothing.
      */
-    const ingestBatch = (batch: ReadonlyArray<IncomingTransfer>) =>
+    const ingestBatch = (batch: ReadonlyArray<Arrival>) =>
       Effect.gen(function* () {
         const together = yield* Effect.exit(transactor.withTransaction(creditTogether(batch)))
         if (Exit.isFailure(together) && (Cause.isDie(together.cause) || Cause.isInterrupted(together.cause)))
-          return batch.map(() => Exit.failCause(together.cause) as Exit.Exit<IngestOutcome, IngestError>)
+          return batch.map(() => Exit.failCause(together.cause) as Exit.Exit<IngestOutcome, ArrivalError>)
         if (Exit.isFailure(together))
           yield* Effect.logWarning(
             "a batch of transfers was refused as a whole; each is ingested alone",
             Cause.squash(together.cause)
           )
         const done = Exit.isSuccess(together) ? together.value : new Map<number, IngestOutcome>()
-        const exits: Array<Exit.Exit<IngestOutcome, IngestError>> = []
+        const exits: Array<Exit.Exit<IngestOutcome, ArrivalError>> = []
         for (let index = 0; index < batch.length; index++) {
           const outcome = done.get(index)
           exits.push(
@@ -304,8 +325,10 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
     const ingestAll = Spans.fn("Transfers.ingestAll")(function* (transfers: ReadonlyArray<IncomingTransfer>) {
       const outcomes: Array<Either.Either<IngestOutcome, IngestError>> = []
       for (let from = 0; from < transfers.length; from += batchSize) {
-        for (const exit of yield* ingestBatch(transfers.slice(from, from + batchSize))) {
-          const outcome = yield* Effect.either(exit)
+        const batch = transfers.slice(from, from + batchSize).map((transfer) => ({ transfer }))
+        for (const exit of yield* ingestBatch(batch)) {
+          // Arrivals without an owner: never `NotFound`.
+          const outcome = (yield* Effect.either(exit)) as Either.Either<IngestOutcome, IngestError>
           if (Either.isRight(outcome)) yield* count(outcome.right)
           outcomes.push(outcome)
         }
@@ -316,7 +339,7 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
     /** Concurrent notifications share units of work: one alone, several through `ingestBatch`. */
     const grouped = GroupCommit.make({
       batchSize,
-      run: (batch: ReadonlyArray<IncomingTransfer>) =>
+      run: (batch: ReadonlyArray<Arrival>) =>
         batch.length === 1
           ? Effect.map(Effect.exit(ingestOne(batch[0]!)), (exit) => [exit])
           : ingestBatch(batch)
@@ -329,11 +352,29 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
      * work it runs in it, alone: batched with others, it would commit or roll back with them.
      */
     const ingest = Spans.fn("Transfers.ingest")(function* (transfer: IncomingTransfer) {
-      const outcome = yield* (yield* transactor.inTransaction) ? ingestOne(transfer) : grouped(transfer)
+      const arrival: Arrival = { transfer }
+      // Without an owner: never `NotFound`.
+      const outcome = yield* (
+        (yield* transactor.inTransaction) ? ingestOne(arrival) : grouped(arrival)
+      ) as Effect.Effect<IngestOutcome, IngestError>
       yield* count(outcome)
       return outcome
     })
 
-    return { ingest, ingestAll } as const
+    /**
+     * `ingest`, if the transfer's CVU is one of `owner`'s (a payment's, a fixed customer's or a
+     * split's): otherwise it fails with `NotFound` on `cvu` and nothing is written. The check is
+     * made on the directory's entry as the unit of work that credits reads and locks it, so the
+     * CVU cannot change hands between the check and the credit; and it costs no statement of
+     * its own (the sandbox faucet, which sends only to the caller's own CVUs).
+     */
+    const ingestFor = Spans.fn("Transfers.ingestFor")(function* (owner: UserId, transfer: IncomingTransfer) {
+      const arrival: Arrival = { transfer, owner }
+      const outcome = yield* (yield* transactor.inTransaction) ? ingestOne(arrival) : grouped(arrival)
+      yield* count(outcome)
+      return outcome
+    })
+
+    return { ingest, ingestFor, ingestAll } as const
   })
 }) {}
