@@ -218,8 +218,9 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
      * its receiver's `apply` (a receiver credited twice goes on from the state the first credit
      * left), then log rows, receivers, ledger entries and events written once each. What is
      * decided up front and left to `ingestOne` after the batch commits: a non-positive amount
-     * (refused), a CVU that is not the arrival's `owner` (`NotFound`), a repeat within the batch or of a transfer recorded before (`Duplicate`), an
-     * unknown CVU and money a receiver refuses (bounced: the bank is called for each), and fees
+     * (refused), a CVU that is not the arrival's `owner` (`NotFound`), a repeat within the batch
+     * or of a transfer recorded before (`Duplicate`), an unknown CVU and money a receiver
+     * refuses (bounced: the bank is called for each), and fees
      * above the amount (the ledger checks that balance entry by entry; every entry of the batch
      * then only adds to balances owed to someone, so checking them once all are added
      * (`postAll`) answers what checking each in turn would). Answers, by index in `batch`, the
@@ -345,6 +346,12 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
           : ingestBatch(batch)
     })
 
+    /** One arrival in the caller's unit of work, or with concurrent ones (`grouped`); counted. */
+    const arrive = (arrival: Arrival): Effect.Effect<IngestOutcome, ArrivalError> =>
+      Effect.flatMap(transactor.inTransaction, (inside) =>
+        Effect.tap(inside ? ingestOne(arrival) : grouped(arrival), (outcome) => count(outcome))
+      )
+
     /**
      * Ingests one bank notification: whatever its CVU belongs to is credited, or the money is
      * recorded and returned. Concurrent calls outside a unit of work share units of work (group
@@ -352,13 +359,8 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
      * work it runs in it, alone: batched with others, it would commit or roll back with them.
      */
     const ingest = Spans.fn("Transfers.ingest")(function* (transfer: IncomingTransfer) {
-      const arrival: Arrival = { transfer }
       // Without an owner: never `NotFound`.
-      const outcome = yield* (
-        (yield* transactor.inTransaction) ? ingestOne(arrival) : grouped(arrival)
-      ) as Effect.Effect<IngestOutcome, IngestError>
-      yield* count(outcome)
-      return outcome
+      return yield* arrive({ transfer }) as Effect.Effect<IngestOutcome, IngestError>
     })
 
     /**
@@ -369,10 +371,7 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
      * its own (the sandbox faucet, which sends only to the caller's own CVUs).
      */
     const ingestFor = Spans.fn("Transfers.ingestFor")(function* (owner: UserId, transfer: IncomingTransfer) {
-      const arrival: Arrival = { transfer, owner }
-      const outcome = yield* (yield* transactor.inTransaction) ? ingestOne(arrival) : grouped(arrival)
-      yield* count(outcome)
-      return outcome
+      return yield* arrive({ transfer, owner })
     })
 
     return { ingest, ingestFor, ingestAll } as const
