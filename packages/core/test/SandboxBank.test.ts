@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Random } from "effect"
+import { DateTime, Effect, Random } from "effect"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import {
@@ -315,6 +315,27 @@ describe("SandboxBank transfers", () => {
         other.simulateIncoming({ cvu, amount: ars(100n) })
       ).pipe(withSandbox)
       expect((yield* Effect.flip(bank.returnTransfer(foreign))).reason).toBe("rejected")
+    }).pipe(withSandbox)
+  )
+
+  it.effect("a drawn transfer is the bank's own but reaches the statement only once booked", () =>
+    Effect.gen(function* () {
+      const bank = yield* BankProvider
+      const sandbox = yield* SandboxBank.SandboxBank
+      const { cvu } = yield* bank.openAccount({})
+      const statement = bank.incomingTransfers({
+        from: DateTime.unsafeMake(0),
+        to: DateTime.unsafeMake("2100-01-01T00:00:00Z")
+      })
+      const drawn = yield* sandbox.drawIncoming({ cvu, amount: ars(100n) })
+      const other = yield* sandbox.drawIncoming({ cvu, amount: ars(100n) })
+      expect(drawn.bank_transaction_id).not.toBe(other.bank_transaction_id)
+      expect(yield* statement).toEqual([])
+      yield* sandbox.bookIncoming(drawn)
+      expect(yield* statement).toEqual([drawn])
+      // never booked, still sealed as this bank's: it can be returned
+      yield* bank.returnTransfer(other)
+      expect(yield* sandbox.returnedTransfers).toEqual([other])
     }).pipe(withSandbox)
   )
 })
