@@ -5,11 +5,11 @@
  * stores the owner; a CVU entered twice fails that statement, which the owners' repositories
  * turn into the `CvuTaken` defect (`dieOnCvuTaken`).
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { BankAccount, CvuDirectory as Port } from "@cobro/core"
 import { Effect, Layer, Schema } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
-import { forUpdate, isUniqueViolation, orDie, violationText } from "./internal/sql.js"
+import { findAll, findOne, forUpdate, isUniqueViolation, violationText } from "./internal/sql.js"
 
 const Cvus = Schema.Array(BankAccount.Cvu)
 
@@ -18,26 +18,26 @@ export const make = Effect.gen(function* () {
   const locking = forUpdate(sql)
   const columns = sql`SELECT cvu, owner, owner_id, user_id FROM cobro_cvu_directory`
 
-  const findOne = (locked: boolean) =>
-    SqlSchema.findOne({
+  const findEntry = (locked: boolean) =>
+    findOne({
       Request: BankAccount.Cvu,
       Result: Port.CvuEntry,
       execute: (cvu) => sql`${columns} WHERE cvu = ${cvu}${locked ? locking : sql``}`
     })
-  const find = findOne(false)
-  const findForUpdate = findOne(true)
+  const find = findEntry(false)
+  const findForUpdate = findEntry(true)
 
   // Rows locked in key order, so two batches locking overlapping CVUs cannot deadlock.
-  const findManyForUpdate = SqlSchema.findAll({
+  const findManyForUpdate = findAll({
     Request: Cvus,
     Result: Port.CvuEntry,
     execute: (cvus) => sql`${columns} WHERE ${sql.in("cvu", [...new Set(cvus)])} ORDER BY cvu${locking}`
   })
 
   return Port.CvuDirectory.of({
-    findForUpdate: (cvu) => orDie(findForUpdate(cvu)),
-    findAllForUpdate: (cvus) => (cvus.length === 0 ? Effect.succeed([]) : orDie(findManyForUpdate(cvus))),
-    find: (cvu) => orDie(find(cvu))
+    findForUpdate,
+    findAllForUpdate: (cvus) => (cvus.length === 0 ? Effect.succeed([]) : findManyForUpdate(cvus)),
+    find
   })
 })
 
