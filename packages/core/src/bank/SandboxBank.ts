@@ -182,26 +182,6 @@ export const make = Effect.gen(function* () {
     SynchronizedRef.modifyEffect(ref, f)
   const update = (f: (state: State) => State) => SynchronizedRef.update(ref, f)
 
-  /** The sender drawn or given; then the transfer of the bank's transaction id `id`. */
-  const draw = (input: SimulateIncoming) =>
-    Effect.gen(function* () {
-      const sender_cuit = input.senderCuit ?? (yield* randomCuit)
-      const sender_account = input.senderAccount ?? (yield* randomCbu)
-      return (id: string) =>
-        // Typed values, drawn or given: the class does not check them again (every faucet transfer).
-        new IncomingTransfer(
-          {
-            bank_transaction_id: BankTransactionId.make(`${id}${seal(id, input.cvu, input.amount)}`),
-            cvu: input.cvu,
-            amount: input.amount,
-            sender_cuit,
-            sender_name: input.senderName ?? DEFAULT_SENDER_NAME,
-            sender_account
-          },
-          true
-        )
-    })
-
   const bank: Context.Tag.Service<BankProvider> = {
     openAccount: Spans.fn("SandboxBank.openAccount")(function* (request) {
       return yield* modify((state) =>
@@ -337,24 +317,25 @@ export const make = Effect.gen(function* () {
   }
 
   const controls: Context.Tag.Service<SandboxBank> = {
-    simulateIncoming: Spans.fn("SandboxBank.simulateIncoming")(function* (input) {
-      const drawn = yield* draw(input)
-      const now = yield* realTime.now
+    drawIncoming: Spans.fn("SandboxBank.drawIncoming")(function* (input) {
+      const sender_cuit = input.senderCuit ?? (yield* randomCuit)
+      const sender_account = input.senderAccount ?? (yield* randomCbu)
       return yield* SynchronizedRef.modifyEffect(ref, (state) =>
         Effect.map(nextTransactionId(state), ([id, numbered]) => {
-          const transfer = drawn(id)
-          return [
-            transfer,
-            { ...numbered, received: Statement.book(numbered.received, now, transfer) }
-          ] as const
+          // Typed values, drawn or given: the class does not check them again (every faucet transfer).
+          const transfer = new IncomingTransfer(
+            {
+              bank_transaction_id: BankTransactionId.make(`${id}${seal(id, input.cvu, input.amount)}`),
+              cvu: input.cvu,
+              amount: input.amount,
+              sender_cuit,
+              sender_name: input.senderName ?? DEFAULT_SENDER_NAME,
+              sender_account
+            },
+            true
+          )
+          return [transfer, numbered] as const
         })
-      )
-    }),
-
-    drawIncoming: Spans.fn("SandboxBank.drawIncoming")(function* (input) {
-      const drawn = yield* draw(input)
-      return yield* SynchronizedRef.modifyEffect(ref, (state) =>
-        Effect.map(nextTransactionId(state), ([id, numbered]) => [drawn(id), numbered] as const)
       )
     }),
 
@@ -362,6 +343,11 @@ export const make = Effect.gen(function* () {
       Effect.flatMap(realTime.now, (now) =>
         update((state) => ({ ...state, received: Statement.book(state.received, now, transfer) }))
       ).pipe(Spans.span("SandboxBank.bookIncoming")),
+
+    simulateIncoming: (input) =>
+      Effect.tap(controls.drawIncoming(input), controls.bookIncoming).pipe(
+        Spans.span("SandboxBank.simulateIncoming")
+      ),
 
     registerHolder: (holder) =>
       Option.match(Holders.invalid(holder), {
