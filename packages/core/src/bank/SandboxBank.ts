@@ -119,10 +119,6 @@ interface State extends Holders.HolderState {
   readonly outgoing: Outgoing.OutgoingState
   readonly returnedIds: HashSet.HashSet<string>
   readonly returned: Chunk.Chunk<IncomingTransfer>
-  /** Transfer ids issued so far: the first part of the next id, unique in this bank. */
-  readonly sequence: number
-  /** Transfers in, with when they were booked (the statement). */
-  readonly received: Statement.Statement
 }
 
 /** A bank with nothing open: its own maps (mutated in place, see `HolderState`). */
@@ -135,23 +131,10 @@ const emptyState = (): State => ({
   failures: HashMap.empty(),
   outgoing: Outgoing.emptyOutgoing,
   returnedIds: HashSet.empty(),
-  returned: Chunk.empty(),
-  sequence: 0,
-  received: Statement.empty()
+  returned: Chunk.empty()
 })
 
 const bankError = (reason: BankError["reason"], message: string) => new BankError({ reason, message })
-
-/**
- * The next transfer id, `SBX-` and hex digits: this bank's sequence number (unique here without
- * remembering earlier ids) and 64 random bits (unique across restarts and instances), then, for a
- * transfer in, `seal`'s mark of it (how `returnTransfer` knows its own transfers).
- */
-const nextTransactionId = (state: State): Effect.Effect<readonly [string, State]> =>
-  Effect.map(randomDigits(16, 16), (random) => [
-    `SBX-${state.sequence.toString(16).padStart(8, "0")}${random}`,
-    { ...state, sequence: state.sequence + 1 }
-  ])
 
 const { aliasTaken, resolve } = Holders
 
@@ -161,6 +144,23 @@ const { aliasTaken, resolve } = Holders
  */
 export const make = Effect.gen(function* () {
   const ref = yield* SynchronizedRef.make(emptyState())
+  /**
+   * Transfers in, with when they were booked (the statement, mutated in place). Apart from `ref`:
+   * booking and reading it are single synchronous steps, so the faucet's path takes no lock.
+   */
+  const received = Statement.empty()
+  /** Transfer ids issued so far: the first part of the next id, unique in this bank. */
+  let sequence = 0
+  /**
+   * The next transfer id, `SBX-` and hex digits: this bank's sequence number (unique here without
+   * remembering earlier ids) and 64 random bits (unique across restarts and instances), then, for a
+   * transfer in, `seal`'s mark of it (how `returnTransfer` knows its own transfers). The number is
+   * taken in the same synchronous step that builds the id, so it needs no lock either.
+   */
+  const nextTransactionId: Effect.Effect<string> = Effect.map(
+    randomDigits(16, 16),
+    (random) => `SBX-${(sequence++).toString(16).padStart(8, "0")}${random}`
+  )
   // The statement books transfers in on real time, as a bank does: a merchant's sandbox test
   // clock moves that merchant's payments, not the bank's books (nor reconciliation's windows).
   const realTime = yield* RealTime
@@ -268,7 +268,7 @@ export const make = Effect.gen(function* () {
           if (Option.isSome(failure)) {
             return yield* bankError(failure.value, `sandbox set transfers to ${transfer.to} to fail`)
           }
-          const [id, numbered] = yield* nextTransactionId(state)
+          const id = yield* nextTransactionId
           const booked = Outgoing.book(
             state.outgoing,
             transfer,
@@ -276,7 +276,7 @@ export const make = Effect.gen(function* () {
             resolve(state, transfer.to),
             now
           )
-          const next: State = { ...numbered, outgoing: booked.next }
+          const next: State = { ...state, outgoing: booked.next }
           // A timeout after applying: the transfer is booked (kept by the state), the answer lost.
           return [
             booked.timedOut
@@ -311,7 +311,7 @@ export const make = Effect.gen(function* () {
     }),
 
     incomingTransfers: ({ from, to }) =>
-      Effect.map(SynchronizedRef.get(ref), (state) => Statement.window(state.received, from, to)).pipe(
+      Effect.sync(() => Statement.window(received, from, to)).pipe(
         Spans.span("SandboxBank.incomingTransfers")
       )
   }
@@ -320,29 +320,25 @@ export const make = Effect.gen(function* () {
     drawIncoming: Spans.fn("SandboxBank.drawIncoming")(function* (input) {
       const sender_cuit = input.senderCuit ?? (yield* randomCuit)
       const sender_account = input.senderAccount ?? (yield* randomCbu)
-      return yield* SynchronizedRef.modifyEffect(ref, (state) =>
-        Effect.map(nextTransactionId(state), ([id, numbered]) => {
-          // Typed values, drawn or given: the class does not check them again (every faucet transfer).
-          const transfer = new IncomingTransfer(
-            {
-              bank_transaction_id: BankTransactionId.make(`${id}${seal(id, input.cvu, input.amount)}`),
-              cvu: input.cvu,
-              amount: input.amount,
-              sender_cuit,
-              sender_name: input.senderName ?? DEFAULT_SENDER_NAME,
-              sender_account
-            },
-            true
-          )
-          return [transfer, numbered] as const
-        })
+      const id = yield* nextTransactionId
+      // Typed values, drawn or given: the class does not check them again (every faucet transfer).
+      return new IncomingTransfer(
+        {
+          bank_transaction_id: BankTransactionId.make(`${id}${seal(id, input.cvu, input.amount)}`),
+          cvu: input.cvu,
+          amount: input.amount,
+          sender_cuit,
+          sender_name: input.senderName ?? DEFAULT_SENDER_NAME,
+          sender_account
+        },
+        true
       )
     }),
 
     bookIncoming: (transfer) =>
-      Effect.flatMap(realTime.now, (now) =>
-        update((state) => ({ ...state, received: Statement.book(state.received, now, transfer) }))
-      ).pipe(Spans.span("SandboxBank.bookIncoming")),
+      Effect.map(realTime.now, (now) => void Statement.book(received, now, transfer)).pipe(
+        Spans.span("SandboxBank.bookIncoming")
+      ),
 
     simulateIncoming: (input) =>
       Effect.tap(controls.drawIncoming(input), controls.bookIncoming).pipe(
