@@ -10,7 +10,7 @@ import { DueScope, Ids, WebhookDeliveryRepository as Port } from "@cobro/core"
 import { Scope, scopeCondition } from "./internal/dueScope.js"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { DeliveryRow, deliveryState } from "./internal/deliveries.js"
-import { findAll, findOne, Millis, orDie, write } from "./internal/sql.js"
+import { execute, findAll, findOne, Millis, orDie, statementsAreRoundTrips, write } from "./internal/sql.js"
 
 const Int = Schema.Union(Schema.Number, Schema.NumberFromString)
 
@@ -81,6 +81,8 @@ export const make = Effect.gen(function* () {
     execute: (eventId) => sql`SELECT * FROM cobro_webhook_deliveries WHERE event_id = ${eventId}`
   })
 
+  const encodeAttempt = Schema.encodeSync(AttemptRow)
+  const atOnce = statementsAreRoundTrips(sql)
   const insertAttempt = write({
     Request: AttemptRow,
     execute: (row) => sql`INSERT INTO cobro_webhook_attempts ${sql.insert(row)}`
@@ -117,20 +119,29 @@ export const make = Effect.gen(function* () {
             (rows) => [...rows].sort(Port.claimOrder)
           ),
     complete: (claimed, attempt, next) =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            yield* insertAttempt(attempt)
-            if (claimed.lease_owner === null || claimed.lease_until === null) return false
-            const updated = yield* sql`UPDATE cobro_webhook_deliveries SET ${sql.update(deliveryState(next))}
-              WHERE event_id = ${claimed.event_id} AND status = 'pending'
-                AND lease_owner = ${claimed.lease_owner}
-                AND lease_until_ms = ${DateTime.toEpochMillis(claimed.lease_until)}
-              RETURNING event_id`
-            return updated.length === 1
-          })
-        )
-        .pipe(orDie),
+      orDie(
+        Effect.suspend(() => {
+          // An attempt is a fact: it is recorded even when the delivery was not (or is no longer)
+          // leased to its worker; the delivery's state is written only while the lease holds.
+          if (claimed.lease_owner === null || claimed.lease_until === null) {
+            return Effect.as(insertAttempt(attempt), false)
+          }
+          const update = sql`UPDATE cobro_webhook_deliveries SET ${sql.update(deliveryState(next))}
+            WHERE event_id = ${claimed.event_id} AND status = 'pending'
+              AND lease_owner = ${claimed.lease_owner}
+              AND lease_until_ms = ${DateTime.toEpochMillis(claimed.lease_until)}
+            RETURNING event_id`
+          return Effect.map(
+            atOnce
+              ? // Postgres: both in one statement (a data-modifying CTE, atomic by itself), one
+                // round trip instead of four (BEGIN, INSERT, UPDATE, COMMIT) for every attempt.
+                execute(sql`WITH attempt AS (INSERT INTO cobro_webhook_attempts ${sql.insert(encodeAttempt(attempt))})
+                  ${update}`)
+              : sql.withTransaction(Effect.zipRight(insertAttempt(attempt), update)),
+            (updated) => updated.length === 1
+          )
+        })
+      ),
     find,
     list: (query) => {
       const conditions = [
