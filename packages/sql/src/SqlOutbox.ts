@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { Ids, Outbox as Port, WebhookDeliveryRepository } from "@cobro/core"
 import { Effect, Layer, Schema } from "effect"
-import { encodeDeliveries, insertDeliveries } from "./internal/deliveries.js"
+import { encodedDelivery, insertDeliveries } from "./internal/deliveries.js"
 import { encodedRow } from "./internal/outboxRow.js"
 import {
   Doc,
@@ -36,7 +36,7 @@ export const make = Effect.gen(function* () {
     orDie(
       Effect.suspend(() =>
         execute(sql`WITH events AS (INSERT INTO cobro_outbox ${sql.insert(events.map(encodedRow))})
-        INSERT INTO cobro_webhook_deliveries ${sql.insert(encodeDeliveries(deliveries))}`)
+        INSERT INTO cobro_webhook_deliveries ${sql.insert(deliveries.map(encodedDelivery))}`)
       )
     )
   const atOnce = statementsAreRoundTrips(sql)
