@@ -7,6 +7,17 @@ import { BankAccount, Ids, Money, TransferRepository as Port } from "@cobro/core
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { BigIntText, execute, Millis, findOne, orDie } from "./internal/sql.js"
 
+/** The columns of `t`, its instant still an instant: the row schema's encoding and `encodedTransfer`'s. */
+const columnsOf = (t: Port.TransferRecord) => ({
+  bank_transaction_id: t.bank_transaction_id,
+  cvu: t.cvu,
+  amount_minor: t.amount.minor,
+  currency: t.amount.currency,
+  target: t.target,
+  target_id: t.target_id,
+  received_ms: t.received_at
+})
+
 /** A row of `cobro_transfers` (the amount read as text, written as a bigint). */
 const transferRow = <I>(Amount: Schema.Schema<bigint, I>) =>
   Schema.transform(
@@ -28,34 +39,21 @@ const transferRow = <I>(Amount: Schema.Schema<bigint, I>) =>
           amount: Money.make(amount_minor, currency),
           received_at: received_ms
         }),
-      encode: (t) => ({
-        bank_transaction_id: t.bank_transaction_id,
-        cvu: t.cvu,
-        amount_minor: t.amount.minor,
-        currency: t.amount.currency,
-        target: t.target,
-        target_id: t.target_id,
-        received_ms: t.received_at
-      })
+      encode: columnsOf
     }
   )
 
 /**
- * The row of `t` as `transferRow` encodes it (the amount as a bigint), written by hand: every
- * transfer credited writes one, and the schema's pass (the CVU's check digits validated again,
- * the instant through its own schema) was about 5 KB of allocation a faucet transfer
- * (bench/results.md). The record is a `TransferRecord`, checked when it was made.
+ * The row of `t` as `transferRow` encodes it (the amount as a bigint), its instant made epoch
+ * milliseconds by hand: every transfer credited writes one, and the schema's pass (the CVU's
+ * check digits validated again, the instant through its own schema) was about 5 KB of
+ * allocation a faucet transfer (bench/results.md). The record is a `TransferRecord`, checked when it was made.
  * `transferRow.test.ts` holds it to the schema's encoding.
  */
-export const encodedTransfer = (t: Port.TransferRecord): typeof TransferRowIn.Encoded => ({
-  bank_transaction_id: t.bank_transaction_id,
-  cvu: t.cvu,
-  amount_minor: t.amount.minor,
-  currency: t.amount.currency,
-  target: t.target,
-  target_id: t.target_id,
-  received_ms: DateTime.toEpochMillis(t.received_at)
-})
+export const encodedTransfer = (t: Port.TransferRecord): typeof TransferRowIn.Encoded => {
+  const columns = columnsOf(t)
+  return { ...columns, received_ms: DateTime.toEpochMillis(columns.received_ms) }
+}
 
 /** A row of `cobro_transfers` as written (the amount a bigint). */
 export const TransferRowIn = transferRow(Schema.BigIntFromSelf)
