@@ -4,8 +4,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import { BankAccount, Ids, Money, TransferRepository as Port } from "@cobro/core"
-import { DateTime, Effect, Layer, Schema } from "effect"
-import { BigIntText, execute, Millis, findOne, orDie } from "./internal/sql.js"
+import { Effect, Layer, Schema } from "effect"
+import { BigIntText, execute, millis, Millis, findOne, orDie } from "./internal/sql.js"
 
 /** The columns of `t`, its instant still an instant: the row schema's encoding and `encodedTransfer`'s. */
 const columnsOf = (t: Port.TransferRecord) => ({
@@ -52,7 +52,7 @@ const transferRow = <I>(Amount: Schema.Schema<bigint, I>) =>
  */
 export const encodedTransfer = (t: Port.TransferRecord): typeof TransferRowIn.Encoded => {
   const columns = columnsOf(t)
-  return { ...columns, received_ms: DateTime.toEpochMillis(columns.received_ms) }
+  return { ...columns, received_ms: millis(columns.received_ms) }
 }
 
 /** A row of `cobro_transfers` as written (the amount a bigint). */

@@ -5,7 +5,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Ids, Outbox, WebhookDeliveryRepository as Port } from "@cobro/core"
 import { DateTime, Effect, Schema, Struct } from "effect"
-import { execute, Millis, NullableMillis, orDie } from "./sql.js"
+import { execute, millis, Millis, NullableMillis, orDie } from "./sql.js"
 
 /** An INTEGER column (a number on both dialects; text if ever read as BIGINT on Postgres). */
 const Int = Schema.Union(Schema.Number, Schema.NumberFromString)
@@ -86,9 +86,7 @@ export const DeliveryRow = Schema.transform(DeliveryColumns, Schema.typeSchema(P
   encode: columnsOf
 })
 
-const millis = (t: DateTime.Utc): number => DateTime.toEpochMillis(t)
-const nullableMillis = (t: DateTime.Utc | null): number | null =>
-  t === null ? null : DateTime.toEpochMillis(t)
+const nullableMillis = (t: DateTime.Utc | null): number | null => (t === null ? null : millis(t))
 
 /**
  * The row of `d` as `DeliveryRow` encodes it, its instants made epoch milliseconds by hand: every
