@@ -196,7 +196,8 @@ const PaymentsLive = HttpApiBuilder.group(Api, "payments", (handlers) =>
       .handle("create", ({ payload }) => {
         const n = ++sequence
         const id = `floor-${process.pid}-${n}`
-        const cvu = String(n).padStart(22, "0")
+        // 22 digits, the process in them: a server started again on the same tables makes new ones.
+        const cvu = `${String(process.pid % 10_000_000).padStart(7, "0")}${String(n).padStart(15, "0")}`
         const doc = JSON.stringify({ id, ...payload, cvu, pad: "x".repeat(800) })
         return sql`INSERT INTO floor_payments ${sql.insert({
           id,

@@ -511,6 +511,8 @@ interface StoreResult {
   readonly raw: { max: Run; half: Run; read: Reads }
   readonly floor: { max: Run; half: Run; read: Reads }
   readonly cobro: { max: Run; half: Run; read: Reads }
+  /** The baselines' creations at cobro's half-max rate (open loop): the same load, side by side. */
+  readonly atCobroHalf: { raw: Run; floor: Run }
   readonly faucet: {
     /** The first quarter of the transfers, while V8 optimizes the crediting path. */
     readonly warmUp: { transfers: number; perSecond: number; cpu: number }
@@ -583,6 +585,28 @@ const benchStore = async (store: Store, listStore: Store, rawUrl: string): Promi
     await stop(server)
   }
 
+  /**
+   * Each baseline again, at cobro's half-max rate: a p99 at one's own half max mixes the load
+   * (the machine's two cores shared by server, database and load generator) with the code; at
+   * the same rate, only the code differs.
+   */
+  const atRate = async (script: string, prefix: string, rate: number) => {
+    const baseline = await startBaseline(script, rawUrl)
+    try {
+      const create = async () =>
+        void ok(await send(baseline.base, "POST", "/payments/", createBody(prefix)), "create")
+      await closedLoop(baseline, WARMUP_SECONDS, CONCURRENCY, create)
+      return await openLoop(baseline, SECONDS, rate, create)
+    } finally {
+      await stop(baseline)
+    }
+  }
+  console.error(`${store.name}: the baselines at cobro's half-max rate`)
+  const atCobroHalf = {
+    raw: await atRate(rawServer, "raw-at-cobro", cobroRuns.half.perSecond),
+    floor: await atRate(floorServer, "floor-at-cobro", cobroRuns.half.perSecond)
+  }
+
   const lists = []
   const listToken = await prepareList(listStore)
   for (const size of LIST_SIZES) {
@@ -595,6 +619,7 @@ const benchStore = async (store: Store, listStore: Store, rawUrl: string): Promi
     raw: rawRuns,
     floor: floorRuns,
     cobro: cobroRuns,
+    atCobroHalf,
     faucet: faucetRun,
     idleRss,
     restRss,
@@ -650,17 +675,17 @@ const cpu = os.cpus()
 lines.push(
   `## HTTP — ${new Date().toISOString().slice(0, 10)} — ${cpu.length}× ${cpu[0]?.model ?? "?"}, ${Math.round(os.totalmem() / 2 ** 30)} GB, ${os.type().toLowerCase()} ${os.release()}, Node ${process.versions.node}`,
   "",
-  `\`npm run bench:http\` (\`bench/http.ts\`): the reference server as a child process (sandbox mode, rate limits off, log level warn) beside \`bench/raw-server.ts\` (node:http + better-sqlite3/pg: one INSERT a creation; a read is the bearer token by its SHA-256, the payment's row, the merchant's row, the JSON answer) and \`bench/effect-server.ts\` (the same work on cobro's stack: Effect HttpApi with Schema, a bearer-security middleware and \`@effect/sql\`, the framework floor) on the same store, in one run. Closed loop of ${CONCURRENCY} concurrent keep-alive requests for ${SECONDS} s after ${WARMUP_SECONDS} s of warm-up; then an open loop at half the measured maximum, latency from the scheduled send time; then GET /payments/{id} over the payments just created (still pending), closed loop after a warm-up. CPU per request: the server process's own CPU time over each loop (utime + stime, \`/proc/<pid>/stat\`, 10 ms ticks) divided by the requests it answered; cobro ÷ floor by CPU is floor µs ÷ cobro µs, so both ratios read the same way (1 = as cheap as the floor). CPU stolen: the share of the machine's CPU time the hypervisor gave to other guests during each loop (\`/proc/stat\`); a run with much of it says more about the host than about the code. Load average at the end: ${os
+  `\`npm run bench:http\` (\`bench/http.ts\`): the reference server as a child process (sandbox mode, rate limits off, log level warn) beside \`bench/raw-server.ts\` (node:http + better-sqlite3/pg: one INSERT a creation; a read is the bearer token by its SHA-256, the payment's row, the merchant's row, the JSON answer) and \`bench/effect-server.ts\` (the same work on cobro's stack: Effect HttpApi with Schema, a bearer-security middleware and \`@effect/sql\`, the framework floor) on the same store, in one run. Closed loop of ${CONCURRENCY} concurrent keep-alive requests for ${SECONDS} s after ${WARMUP_SECONDS} s of warm-up; then an open loop at half the measured maximum, latency from the scheduled send time (and each baseline again at cobro's half-max rate, after a warm-up: the same load, so only the code differs); then GET /payments/{id} over the payments just created (still pending), closed loop after a warm-up. CPU per request: the server process's own CPU time over each loop (utime + stime, \`/proc/<pid>/stat\`, 10 ms ticks) divided by the requests it answered; cobro ÷ floor by CPU is floor µs ÷ cobro µs, so both ratios read the same way (1 = as cheap as the floor). CPU stolen: the share of the machine's CPU time the hypervisor gave to other guests during each loop (\`/proc/stat\`); a run with much of it says more about the host than about the code. Load average at the end: ${os
     .loadavg()
     .map((l) => l.toFixed(1))
     .join(", ")}.`,
   "",
-  "| store | create-payment req/s | raw req/s | ratio | Effect floor req/s | floor ÷ raw | cobro ÷ floor | p50 ms | p99 ms | raw p50 | raw p99 | at half max: rate | p50 ms | p99 ms | raw, floor at their half max: p99 ms | CPU stolen %: raw, floor, cobro, half |",
-  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  "| store | create-payment req/s | raw req/s | ratio | Effect floor req/s | floor ÷ raw | cobro ÷ floor | p50 ms | p99 ms | raw p50 | raw p99 | at half max: rate | p50 ms | p99 ms | raw, floor at their half max: p99 ms | raw, floor at cobro's half-max rate: p99 ms | CPU stolen %: raw, floor, cobro, half |",
+  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 )
 for (const r of results) {
   lines.push(
-    `| ${r.store} | ${r.cobro.max.perSecond} | ${r.raw.max.perSecond} | ${(r.cobro.max.perSecond / r.raw.max.perSecond).toFixed(2)} | ${r.floor.max.perSecond} | ${(r.floor.max.perSecond / r.raw.max.perSecond).toFixed(2)} | ${(r.cobro.max.perSecond / r.floor.max.perSecond).toFixed(2)} | ${ms(r.cobro.max.p50)} | ${ms(r.cobro.max.p99)} | ${ms(r.raw.max.p50)} | ${ms(r.raw.max.p99)} | ${r.cobro.half.perSecond} | ${ms(r.cobro.half.p50)} | ${ms(r.cobro.half.p99)} | ${ms(r.raw.half.p99)}, ${ms(r.floor.half.p99)} | ${[r.raw.max, r.floor.max, r.cobro.max, r.cobro.half].map((run) => run.steal.toFixed(0)).join(", ")} |`
+    `| ${r.store} | ${r.cobro.max.perSecond} | ${r.raw.max.perSecond} | ${(r.cobro.max.perSecond / r.raw.max.perSecond).toFixed(2)} | ${r.floor.max.perSecond} | ${(r.floor.max.perSecond / r.raw.max.perSecond).toFixed(2)} | ${(r.cobro.max.perSecond / r.floor.max.perSecond).toFixed(2)} | ${ms(r.cobro.max.p50)} | ${ms(r.cobro.max.p99)} | ${ms(r.raw.max.p50)} | ${ms(r.raw.max.p99)} | ${r.cobro.half.perSecond} | ${ms(r.cobro.half.p50)} | ${ms(r.cobro.half.p99)} | ${ms(r.raw.half.p99)}, ${ms(r.floor.half.p99)} | ${ms(r.atCobroHalf.raw.p99)}, ${ms(r.atCobroHalf.floor.p99)} | ${[r.raw.max, r.floor.max, r.cobro.max, r.cobro.half].map((run) => run.steal.toFixed(0)).join(", ")} |`
   )
 }
 const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? (a / b).toFixed(2) : "—")

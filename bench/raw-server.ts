@@ -150,7 +150,8 @@ const server = http.createServer((req, res) => {
     }
     const n = ++sequence
     const id = `raw-${process.pid}-${n}`
-    const cvu = String(n).padStart(22, "0")
+    // 22 digits, the process in them: a server started again on the same tables makes new ones.
+    const cvu = `${String(process.pid % 10_000_000).padStart(7, "0")}${String(n).padStart(15, "0")}`
     const doc = JSON.stringify({ id, ...body, cvu, pad: "x".repeat(800) })
     store
       .insert([id, String(body.user_id), String(body.external_id), cvu, Date.now(), doc])
