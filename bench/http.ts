@@ -17,7 +17,8 @@
  *   baselines: the token each made at start, looked up by its hash the same way);
  * - incoming transfers through the faucet over HTTP (cobro), one per created payment, per second
  *   and CPU per transfer after a warm-up of the first quarter (reported too: V8 is still
- *   optimizing the crediting path then, which the creations before it never ran);
+ *   optimizing the crediting path then, which the creations before it never ran), and the last
+ *   500 one at a time (each its own unit of work, as spread-out notifications are);
  * - CPU per request of every measured loop: the server process's own CPU time (utime + stime of
  *   `/proc/<pid>/stat`, CLK_TCK 100, so ±10 ms a loop) over the loop, divided by its requests:
  *   steadier than req/s on a shared machine, since another process's work does not count;
@@ -348,18 +349,22 @@ const demoToken = async (server: Server) => {
 }
 
 /**
- * One faucet transfer for each payment (the amount it asks for), closed loop, in two parts: the
+ * One faucet transfer for each payment (the amount it asks for), closed loop, in three parts: the
  * first quarter warms the faucet's own code up (V8 still optimizes it: the creations and reads
- * before it do not run the crediting path), the rest is measured as the other loops are, after
- * their warm-up. Both parts' CPU per transfer are reported.
+ * before it do not run the crediting path), the rest but the last `LONE_TRANSFERS` is measured as
+ * the other loops are, after their warm-up, with CONCURRENCY in flight; the last ones go one at a
+ * time, as a bank's notifications spread out in time arrive: each its own unit of work, its
+ * statements' round trips shared with nothing. Each part's CPU per transfer is reported.
  */
+const LONE_TRANSFERS = 500
+
 const faucet = async (server: Server, token: string, payments: ReadonlyArray<Created>) => {
-  const part = async (some: ReadonlyArray<Created>) => {
+  const part = async (some: ReadonlyArray<Created>, inFlight = CONCURRENCY) => {
     let next = 0
     const before = cpuMicros(server.child.pid)
     const start = performance.now()
     await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
+      Array.from({ length: inFlight }, async () => {
         while (next < some.length) {
           const p = some[next++]!
           ok(await send(server.base, "POST", `/cvu/${p.cvu}/faucet`, { amount: 1500 }, token), "faucet")
@@ -373,8 +378,10 @@ const faucet = async (server: Server, token: string, payments: ReadonlyArray<Cre
     }
   }
   const warm = Math.floor(payments.length / 4)
+  const lone = Math.min(LONE_TRANSFERS, Math.floor(payments.length / 4))
   const warmUp = await part(payments.slice(0, warm))
-  return { warmUp, measured: await part(payments.slice(warm)) }
+  const measured = await part(payments.slice(warm, payments.length - lone))
+  return { warmUp, measured, oneAtATime: await part(payments.slice(payments.length - lone), 1) }
 }
 
 interface Store {
@@ -518,6 +525,8 @@ interface StoreResult {
     readonly warmUp: { transfers: number; perSecond: number; cpu: number }
     /** The rest: transfers/s and µs of the server's CPU per transfer. */
     readonly measured: { transfers: number; perSecond: number; cpu: number }
+    /** The last ones, one at a time. */
+    readonly oneAtATime: { transfers: number; perSecond: number; cpu: number }
   }
   readonly idleRss: number
   readonly restRss: number
@@ -717,13 +726,13 @@ for (const r of results) {
 }
 lines.push(
   "",
-  `| store | faucet transfers/s over HTTP | CPU µs a transfer | transfers | warm-up: transfers | warm-up: CPU µs a transfer | idle RSS MB, 5 s after start | at rest (${REST_SECONDS} s) |`,
-  "| --- | --- | --- | --- | --- | --- | --- | --- |"
+  `| store | faucet transfers/s over HTTP | CPU µs a transfer | transfers | warm-up: transfers | warm-up: CPU µs a transfer | one at a time: transfers | transfers/s | CPU µs a transfer | idle RSS MB, 5 s after start | at rest (${REST_SECONDS} s) |`,
+  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 )
 for (const r of results) {
-  const { measured, warmUp } = r.faucet
+  const { measured, oneAtATime, warmUp } = r.faucet
   lines.push(
-    `| ${r.store} | ${measured.perSecond} | ${measured.cpu} | ${measured.transfers} | ${warmUp.transfers} | ${warmUp.cpu} | ${r.idleRss.toFixed(0)} | ${r.restRss.toFixed(0)} |`
+    `| ${r.store} | ${measured.perSecond} | ${measured.cpu} | ${measured.transfers} | ${warmUp.transfers} | ${warmUp.cpu} | ${oneAtATime.transfers} | ${oneAtATime.perSecond} | ${oneAtATime.cpu} | ${r.idleRss.toFixed(0)} | ${r.restRss.toFixed(0)} |`
   )
 }
 lines.push(
