@@ -523,7 +523,7 @@ interface StoreResult {
   readonly faucet: {
     /** The first quarter of the transfers, while V8 optimizes the crediting path. */
     readonly warmUp: { transfers: number; perSecond: number; cpu: number }
-    /** The rest: transfers/s and µs of the server's CPU per transfer. */
+    /** The rest but the last ones: transfers/s and µs of the server's CPU per transfer. */
     readonly measured: { transfers: number; perSecond: number; cpu: number }
     /** The last ones, one at a time. */
     readonly oneAtATime: { transfers: number; perSecond: number; cpu: number }
