@@ -298,13 +298,16 @@ const createBody = (prefix: string) => ({
   webhook_url: "https://merchant.example.com/hooks"
 })
 
+/** One creation on `server`, its payment kept in `keep` if given. */
+const creation = (server: Server, prefix: string, keep?: Array<Created>) => async () => {
+  const data = ok(await send(server.base, "POST", "/payments/", createBody(prefix)), "create").data
+  const quotes = data["quotes"] as ReadonlyArray<{ cvu?: string }> | undefined
+  keep?.push({ id: String(data["id"]), cvu: String(quotes?.[0]?.cvu ?? data["cvu"]) })
+}
+
 /** Creations: max rate closed loop, then half of it open loop. */
 const creations = async (server: Server, prefix: string, keep?: Array<Created>) => {
-  const create = async () => {
-    const data = ok(await send(server.base, "POST", "/payments/", createBody(prefix)), "create").data
-    const quotes = data["quotes"] as ReadonlyArray<{ cvu?: string }> | undefined
-    keep?.push({ id: String(data["id"]), cvu: String(quotes?.[0]?.cvu ?? data["cvu"]) })
-  }
+  const create = creation(server, prefix, keep)
   await closedLoop(server, WARMUP_SECONDS, CONCURRENCY, create)
   const max = await closedLoop(server, SECONDS, CONCURRENCY, create)
   const half = await openLoop(server, SECONDS, Math.max(1, max.perSecond / 2), create)
@@ -602,8 +605,7 @@ const benchStore = async (store: Store, listStore: Store, rawUrl: string): Promi
   const atRate = async (script: string, prefix: string, rate: number) => {
     const baseline = await startBaseline(script, rawUrl)
     try {
-      const create = async () =>
-        void ok(await send(baseline.base, "POST", "/payments/", createBody(prefix)), "create")
+      const create = creation(baseline, prefix)
       await closedLoop(baseline, WARMUP_SECONDS, CONCURRENCY, create)
       return await openLoop(baseline, SECONDS, rate, create)
     } finally {
