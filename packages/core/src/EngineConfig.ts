@@ -25,10 +25,12 @@ export interface EngineSettings {
    */
   readonly secretKey?: Redacted.Redacted<Uint8Array>
   /**
-   * How long a request holding an `Idempotency-Key` is presumed alive; past it, a retry with the
-   * same key may run (the first request crashed). Longer than any request should take.
+   * The lease of a request holding an `Idempotency-Key` (5 seconds by default): renewed every
+   * quarter of it while the request runs, so a live request keeps its key however long it takes;
+   * once it lapses (the request's process died) a retry with the same key may run. Longer than a
+   * renewal can be late (a busy database).
    */
-  readonly idempotencyLock: Duration.Duration
+  readonly idempotencyLease: Duration.Duration
   /**
    * Which webhook URLs are accepted when a payment, customer, split payment or partner is
    * created (`WebhookDestination`): "sandbox" (the default) any http(s) URL; "production" https
@@ -50,7 +52,7 @@ export const defaults: EngineSettings = {
   jobBatchSize: 100,
   userTokenLifetime: Duration.hours(1),
   partnerTokenLifetime: Duration.infinity,
-  idempotencyLock: Duration.minutes(1),
+  idempotencyLease: Duration.seconds(5),
   webhookDestinations: "sandbox",
   transferCheckInterval: Duration.minutes(1)
 }

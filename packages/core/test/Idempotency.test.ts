@@ -217,30 +217,73 @@ describe("Idempotency.run", () => {
     )
   )
 
-  it.effect("the lock duration is EngineConfig.idempotencyLock", () =>
+  it.effect("a live request renews its lease (EngineConfig.idempotencyLease); a dead one's lapses", () =>
     Effect.gen(function* () {
       const { handler } = yield* counted()
       const gate = yield* Deferred.make<void>()
-      yield* Effect.fork(run("k-7", Effect.zipRight(Deferred.await(gate), handler)))
+      const slow = yield* Effect.fork(run("k-7", Effect.zipRight(Deferred.await(gate), handler)))
       yield* Effect.yieldNow()
-      yield* TestClock.adjust("4 minutes")
-      expect((yield* errorOf(run("k-7", handler))).key).toBe("idempotency.request.in_progress")
-      yield* TestClock.adjust("1 minute")
-      expect((yield* run("k-7", handler)).replayed).toBe(false)
-    }).pipe(Effect.provide(Engine.layerMemory({ idempotencyLock: Duration.minutes(5) })))
+      // A minute of a running request, twenty leases: its heartbeat keeps the key.
+      for (let i = 0; i < 4; i++) {
+        yield* TestClock.adjust("15 seconds")
+        expect((yield* errorOf(run("k-7", handler))).key).toBe("idempotency.request.in_progress")
+      }
+      yield* Deferred.succeed(gate, undefined)
+      expect((yield* Fiber.join(slow)).replayed).toBe(false)
+      expect((yield* run("k-7", handler)).replayed).toBe(true)
+
+      // A claim whose holder renews nothing (its process died) is free once its lease lapsed.
+      const repo = yield* IdempotencyRepository.IdempotencyRepository
+      const now = yield* DateTime.now
+      yield* repo.begin(
+        new IdempotencyRepository.IdempotencyRecord({
+          scope: "u1",
+          key: "k-7b",
+          fingerprint: "POST /payments A",
+          state: "in_flight",
+          locked_until: DateTime.addDuration(now, Duration.seconds(3)),
+          result: null,
+          created_at: now
+        })
+      )
+      yield* TestClock.adjust("2999 millis")
+      expect((yield* errorOf(run("k-7b", handler))).key).toBe("idempotency.request.in_progress")
+      yield* TestClock.adjust("1 millis")
+      expect((yield* run("k-7b", handler)).replayed).toBe(false)
+
+      // The lease a new claim gets.
+      const held = yield* Deferred.make<void>()
+      yield* Effect.fork(run("k-7c", Effect.zipRight(Deferred.await(held), handler)))
+      yield* Effect.yieldNow()
+      const claimed = yield* repo.find("u1", "k-7c")
+      expect(
+        Option.map(
+          claimed,
+          (r) => DateTime.toEpochMillis(r.locked_until) - DateTime.toEpochMillis(r.created_at)
+        )
+      ).toEqual(Option.some(3_000))
+    }).pipe(Effect.provide(Engine.layerMemory({ idempotencyLease: Duration.seconds(3) })))
   )
 
-  it.effect("a request whose lock lapsed while it ran does not overwrite the one that took over", () =>
+  it.effect("a request whose key was taken over while it ran does not overwrite the one that took it", () =>
     withEngine(
       Effect.gen(function* () {
+        const repo = yield* IdempotencyRepository.IdempotencyRepository
         const gate = yield* Deferred.make<void>()
         const slow = yield* Effect.fork(
           run("k-8", Effect.zipRight(Deferred.await(gate), Effect.succeed("slow")))
         )
         yield* Effect.yieldNow()
-        yield* TestClock.adjust("1 minute")
-        const retry = yield* run("k-8", Effect.succeed("retry"))
-        expect(retry).toEqual({ result: '"retry"', replayed: false })
+        // Another instance judged its lease lapsed (a pause longer than the lease) and took it.
+        const held = Option.getOrThrow(yield* repo.find("u1", "k-8"))
+        const now = yield* DateTime.now
+        const taker = new IdempotencyRepository.IdempotencyRecord({
+          ...held,
+          created_at: DateTime.addDuration(now, Duration.millis(1)),
+          locked_until: DateTime.addDuration(now, Duration.seconds(10))
+        })
+        expect(yield* repo.takeOver(held, taker)).toBe(true)
+        expect(yield* repo.complete(taker, '"retry"')).toBe(true)
         yield* Deferred.succeed(gate, undefined)
         // The slow request still answers its own caller…
         expect(yield* Fiber.join(slow)).toEqual({ result: '"slow"', replayed: false })
@@ -337,6 +380,110 @@ describe("Idempotency.run", () => {
         )
         expect(all.map((p) => p.id)).toEqual([JSON.parse(first.result).id])
         yield* expectLedgerOk
+      })
+    )
+  )
+})
+
+describe("Idempotency: the answer committed with the operation", () => {
+  const Created = Schema.Struct({ id: Schema.String })
+  const created = (p: Payment.Payment) => ({ id: p.id })
+  const paymentIds = Effect.flatMap(PaymentRepository.PaymentRepository, (repo) =>
+    Effect.map(repo.page({ user_id: Ids.UserId.make("u1") }, Option.none(), 10), (all) =>
+      all.map((p) => p.id)
+    )
+  )
+
+  it.effect(
+    "a request stopped after its commit left its answer: the retry replays it and creates nothing",
+    () =>
+      withEngine(
+        Effect.gen(function* () {
+          yield* seedUser()
+          const s = yield* service
+          const payments = yield* Payments.Payments
+          const committed = yield* Deferred.make<void>()
+          // The operation commits, then never answers (its process stops right after the commit).
+          const stopped = Idempotency.answering(
+            payments
+              .create(createRequest())
+              .pipe(Effect.zipLeft(Deferred.succeed(committed, undefined)), Effect.zipLeft(Effect.never)),
+            created
+          )
+          const first = yield* Effect.fork(s.run("u1", "after-commit", "A", Created, stopped))
+          yield* Deferred.await(committed)
+          const [id] = yield* paymentIds
+          expect(yield* stored("u1", "after-commit")).toEqual(Option.some("completed"))
+          yield* Fiber.interrupt(first)
+          // The retry (without the operation even able to run) answers the committed payment.
+          const retry = yield* s.run(
+            "u1",
+            "after-commit",
+            "A",
+            Created,
+            Idempotency.answering(payments.create(createRequest()), created)
+          )
+          expect(retry).toEqual({ result: JSON.stringify({ id }), replayed: true })
+          expect(yield* paymentIds).toEqual([id])
+          yield* expectLedgerOk
+        })
+      )
+  )
+
+  it.effect("a request whose key was taken over before its commit rolls its operation back", () =>
+    withEngine(
+      Effect.gen(function* () {
+        yield* seedUser()
+        const s = yield* service
+        const repo = yield* IdempotencyRepository.IdempotencyRepository
+        const payments = yield* Payments.Payments
+        const gate = yield* Deferred.make<void>()
+        const late = Idempotency.answering(
+          Effect.zipRight(Deferred.await(gate), payments.create(createRequest())),
+          created
+        )
+        const first = yield* Effect.fork(Effect.either(s.run("u1", "taken", "A", Created, late)))
+        yield* Effect.yieldNow()
+        const held = Option.getOrThrow(yield* repo.find("u1", "taken"))
+        const now = yield* DateTime.now
+        expect(
+          yield* repo.takeOver(
+            held,
+            new IdempotencyRepository.IdempotencyRecord({
+              ...held,
+              created_at: DateTime.addDuration(now, Duration.millis(1))
+            })
+          )
+        ).toBe(true)
+        yield* Deferred.succeed(gate, undefined)
+        const outcome = yield* Fiber.join(first)
+        expect(outcome._tag === "Left" && (outcome.left as Errors.DomainError).key).toBe(
+          "idempotency.request.in_progress"
+        )
+        // Its unit of work rolled back: the request that holds the key is the one that creates.
+        expect(yield* paymentIds).toEqual([])
+        yield* expectLedgerOk
+      })
+    )
+  )
+
+  it.effect("without answering, or without a key, the operation runs as before", () =>
+    withEngine(
+      Effect.gen(function* () {
+        yield* seedUser()
+        const s = yield* service
+        const payments = yield* Payments.Payments
+        expect(yield* Idempotency.answersAtCommit).toBe(false)
+        yield* Idempotency.answering(payments.create(createRequest({ external_id: "o-1" })), created)
+        const plain = yield* s.run(
+          "u1",
+          "plain",
+          "A",
+          Created,
+          Effect.map(payments.create(createRequest()), created)
+        )
+        expect(plain.replayed).toBe(false)
+        expect(yield* paymentIds).toHaveLength(2)
       })
     )
   )

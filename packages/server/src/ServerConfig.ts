@@ -78,6 +78,11 @@ export interface ServerConfig {
    */
   readonly tokenLifetime: Duration.Duration
   /**
+   * The lease of a request holding an `Idempotency-Key` (`EngineConfig.idempotencyLease`): a live
+   * request renews it, so this is how soon the key of a request whose process died is free again.
+   */
+  readonly idempotencyLease: Duration.Duration
+  /**
    * Set when `COBRO_DATABASE_URL` is unset: the directory the search for `.cobro/cobro.db` started
    * from (see `defaultDatabase`), for a message saying where the database was looked for.
    */
@@ -228,6 +233,20 @@ const tokenLifetime = explained(
       : `must be a duration such as "1 hour" or "15 minutes", got "${value}"`
 ).pipe(Config.withDefault(Duration.hours(1)))
 
+const idempotencyLease = explained(
+  variables.idempotencyLease,
+  Config.duration(variables.idempotencyLease).pipe(
+    Config.validate({
+      message: "",
+      validation: (d) => Duration.isFinite(d) && Duration.greaterThanOrEqualTo(d, Duration.seconds(1))
+    })
+  ),
+  (value) =>
+    Option.isSome(Duration.decodeUnknown(value))
+      ? `must be at least 1 second and finite, got "${value}"`
+      : `must be a duration such as "5 seconds", got "${value}"`
+).pipe(Config.withDefault(Duration.seconds(5)))
+
 /** The key: required in production; the public sandbox key in a sandbox without one. */
 const secretKey = Config.all({ mode, text: secretKeyText }).pipe(
   Config.mapOrFail(({ mode, text }) => resolveKey(mode, text))
@@ -273,7 +292,8 @@ export const config: Config.Config<ServerConfig> = Config.all({
   shutdownDelay,
   tracing: OtelConfig.tracing,
   metricsToken,
-  tokenLifetime
+  tokenLifetime,
+  idempotencyLease
 }).pipe(
   Config.map(({ secretKey, ...rest }) => ({
     ...rest,

@@ -52,6 +52,7 @@ export const engineSettings = (config: ServerConfig): Partial<EngineConfig.Engin
   paymentPageBaseUrl: config.publicUrl,
   secretKey: config.secretKey,
   userTokenLifetime: config.tokenLifetime,
+  idempotencyLease: config.idempotencyLease,
   // The transport's policy (`webhooks` below): no URL is accepted that it will never contact.
   webhookDestinations: config.mode
 })

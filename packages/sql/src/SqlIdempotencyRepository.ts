@@ -1,8 +1,11 @@
 /**
  * `IdempotencyRepository` over `SqlClient`. The primary key (scope, idempotency_key) makes
  * `begin` an atomic insert-if-absent across instances; every later write is a conditional
- * statement fenced on the version the caller read (state, lock, creation time), so of two
- * requests racing for a lapsed or expired key exactly one takes it over.
+ * statement: a takeover fenced on the version the caller read (state, lease, creation time), so
+ * of two requests racing for a lapsed or expired key exactly one takes it over; the owner's
+ * renewals, completion and release on its claim (the creation time), so a renewal never fences
+ * the owner out of its own key. `complete` runs in the caller's unit of work when there is one
+ * (the operation's own, which records its answer with it).
  *
  * The record's `result` (JSON text of the operation's encoded result) is the `response_body`
  * column. `response_status` is a column of the previous version's record (an HTTP status, always
@@ -67,14 +70,22 @@ const MAX_BEGIN_ATTEMPTS = 5
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  /** The row of `record`'s (scope, key) if it is still the version `record` holds. */
-  const isVersion = (record: Port.IdempotencyRecord) =>
+  /** The row of `record`'s (scope, key) if it is still `record`'s claim. */
+  const isClaim = (record: Port.IdempotencyRecord) =>
     sql.and([
       sql`scope = ${record.scope}`,
       sql`idempotency_key = ${record.key}`,
-      sql`state = ${record.state}`,
-      sql`locked_until_ms = ${millis(record.locked_until)}`,
       sql`created_ms = ${millis(record.created_at)}`
+    ])
+  /** … and still in flight. */
+  const isClaimInFlight = (record: Port.IdempotencyRecord) =>
+    sql.and([isClaim(record), sql`state = 'in_flight'`])
+  /** The row of `record`'s (scope, key) if it is still the version `record` holds. */
+  const isVersion = (record: Port.IdempotencyRecord) =>
+    sql.and([
+      isClaim(record),
+      sql`state = ${record.state}`,
+      sql`locked_until_ms = ${millis(record.locked_until)}`
     ])
 
   const findRow = findOne({
@@ -116,20 +127,21 @@ export const make = Effect.gen(function* () {
           sql`UPDATE cobro_idempotency_keys SET ${sql.update(fields)} WHERE ${isVersion(previous)} RETURNING scope`
         )
       ),
+    renew: (record, lockedUntil) =>
+      changedOne(
+        sql`UPDATE cobro_idempotency_keys SET locked_until_ms = ${millis(lockedUntil)}
+          WHERE ${isClaimInFlight(record)} RETURNING scope`
+      ),
     complete: (record, result) =>
-      record.state !== "in_flight"
-        ? Effect.succeed(false)
-        : changedOne(
-            sql`UPDATE cobro_idempotency_keys SET ${sql.update({
-              state: "completed",
-              response_status: legacyStatus(result),
-              response_body: result
-            })} WHERE ${isVersion(record)} RETURNING scope`
-          ),
+      changedOne(
+        sql`UPDATE cobro_idempotency_keys SET ${sql.update({
+          state: "completed",
+          response_status: legacyStatus(result),
+          response_body: result
+        })} WHERE ${isClaim(record)} RETURNING scope`
+      ),
     release: (record) =>
-      record.state !== "in_flight"
-        ? Effect.succeed(false)
-        : changedOne(sql`DELETE FROM cobro_idempotency_keys WHERE ${isVersion(record)} RETURNING scope`),
+      changedOne(sql`DELETE FROM cobro_idempotency_keys WHERE ${isClaimInFlight(record)} RETURNING scope`),
     purgeBefore: (time) =>
       sql`DELETE FROM cobro_idempotency_keys WHERE created_ms < ${millis(time)} RETURNING scope`.pipe(
         Effect.map((rows) => rows.length),

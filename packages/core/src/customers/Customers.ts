@@ -11,6 +11,7 @@ import { type CustomerCursor, CustomerRepository } from "./CustomerRepository.js
 import { Conflict, NotPermitted, InvalidInput, NotFound, ProviderFailure } from "../Errors.js"
 import type { UserId } from "../Ids.js"
 import * as Page from "../Page.js"
+import * as Idempotency from "../Idempotency.js"
 import { Transactor } from "../Transactor.js"
 import type { User } from "../accounts/User.js"
 import { UserRepository } from "../accounts/UserRepository.js"
@@ -117,8 +118,10 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
       })
       // A concurrent create won the id or alias: give the CVU back.
       // The storage enters the CVU in the directory with the customer (CvuDirectory).
-      yield* repo.insert(customer).pipe(Effect.tapError(() => release(account.cvu)))
-      return customer
+      // Under an `Idempotency-Key`, with the answer (`Idempotency.commitsAnswer`).
+      return yield* Idempotency.commitsAnswer(transactor, Effect.as(repo.insert(customer), customer)).pipe(
+        Effect.tapError(() => release(account.cvu))
+      )
     })
 
     /**

@@ -19,6 +19,7 @@ import { emitPaymentUpdated, isClosed } from "./paymentEvents.js"
 import * as StoreTogether from "./storeTogether.js"
 import { fingerprint } from "./fingerprint.js"
 import { Transactor } from "../Transactor.js"
+import * as Idempotency from "../Idempotency.js"
 import { paymentLifetime } from "../accounts/User.js"
 import { UserRepository } from "../accounts/UserRepository.js"
 import * as WebhookDestination from "../webhooks/WebhookDestination.js"
@@ -172,9 +173,13 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
       // One write: the storage enters the CVU in the directory with the payment (CvuDirectory).
       // The external id's uniqueness is the insert's: no read before it (decisions.md). Outside
       // the caller's unit of work, creations that arrive together share one where the storage
-      // gains by it (`storeTogether.ts`); inside it, the payment is stored in it, alone.
-      const insert =
-        !repo.storesTogether || (yield* transactor.inTransaction) ? repo.insert(payment) : together(payment)
+      // gains by it (`storeTogether.ts`); inside it, the payment is stored in it, alone. Under an
+      // `Idempotency-Key` it is stored in a unit of work of its own that records the answer.
+      const insert = (yield* Idempotency.answersAtCommit)
+        ? transactor.withTransaction(Effect.zipRight(repo.insert(payment), Idempotency.committing(payment)))
+        : !repo.storesTogether || (yield* transactor.inTransaction)
+          ? repo.insert(payment)
+          : together(payment)
       return yield* insert.pipe(
         Effect.zipRight(Metric.increment(Metrics.paymentsCreated)),
         Effect.as(payment),

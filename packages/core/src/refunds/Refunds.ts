@@ -10,6 +10,7 @@
  */
 import { DateTime, Effect, Either, Option } from "effect"
 import { Conflict, InvalidInput, NotFound } from "../Errors.js"
+import * as Idempotency from "../Idempotency.js"
 import type { PaymentId, UserId } from "../Ids.js"
 import { newId } from "../internal/ids.js"
 import { credit, debit, Ledger } from "../ledger/Ledger.js"
@@ -219,6 +220,8 @@ export class Refunds extends Effect.Service<Refunds>()("@cobro/core/Refunds", {
           const touched = new P.Payment({ ...payment, last_modified_timestamp: now })
           yield* payments.update(touched)
           yield* emitPaymentUpdated(outbox, touched)
+          // Under an `Idempotency-Key`, the refund (PENDING) is its answer from this commit on.
+          yield* Idempotency.committing(refund)
           return { refund, transfer }
         })
       )

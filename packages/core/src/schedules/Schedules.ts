@@ -12,6 +12,7 @@ import { makePayoutRuns } from "./payoutRuns.js"
 import type { Principal } from "../auth/Principal.js"
 import * as S from "./Schedule.js"
 import { ScheduleRepository } from "./ScheduleRepository.js"
+import * as Idempotency from "../Idempotency.js"
 import { Transactor } from "../Transactor.js"
 import { PayoutScheduleConfig, User } from "../accounts/User.js"
 import { UserRepository } from "../accounts/UserRepository.js"
@@ -134,8 +135,15 @@ export class Schedules extends Effect.Service<Schedules>()("@cobro/core/Schedule
         partner_id: caller.partner_id,
         last_modified_timestamp: now
       })
-      yield* transactor.withTransaction(Effect.zipRight(repo.insert(schedule), syncAccount(schedule, now)))
-      return schedule
+      return yield* transactor.withTransaction(
+        repo
+          .insert(schedule)
+          .pipe(
+            Effect.zipRight(syncAccount(schedule, now)),
+            Effect.zipRight(Idempotency.committing(schedule)),
+            Effect.as(schedule)
+          )
+      )
     })
 
     /** A partner sees the schedules it created for its user; a user token sees all of its own. */

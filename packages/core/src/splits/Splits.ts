@@ -18,6 +18,7 @@ import * as Money from "../Money.js"
 import type { Principal } from "../auth/Principal.js"
 import * as Split from "./Split.js"
 import { SplitRepository } from "./SplitRepository.js"
+import * as Idempotency from "../Idempotency.js"
 import { Transactor } from "../Transactor.js"
 import { UserRepository } from "../accounts/UserRepository.js"
 import * as WebhookDestination from "../webhooks/WebhookDestination.js"
@@ -101,8 +102,11 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
         last_modified_timestamp: now
       })
       // One write: the storage enters the CVU in the directory with the split (CvuDirectory).
-      return yield* repo.insert(split).pipe(
-        Effect.zipRight(view(split)),
+      // Under an `Idempotency-Key`, with the answer (`Idempotency.commitsAnswer`).
+      return yield* Idempotency.commitsAnswer(
+        transactor,
+        Effect.zipRight(repo.insert(split), view(split))
+      ).pipe(
         // A concurrent identical request won the race: give the CVU back and answer as it did.
         Effect.catchTag("Conflict", (conflict) =>
           bank.releaseAccount(account.cvu).pipe(
@@ -222,7 +226,13 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
               credit(Accounts.splitHeld(split.split_payment_id), total)
             ]
           })
-          return Split.SplitPaymentView.of(held, Money.orThrow(Money.subtract(balance, total)), payouts)
+          const answer = Split.SplitPaymentView.of(
+            held,
+            Money.orThrow(Money.subtract(balance, total)),
+            payouts
+          )
+          yield* Idempotency.committing(answer)
+          return answer
         })
       )
     })

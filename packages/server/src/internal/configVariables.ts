@@ -19,6 +19,7 @@ export const variables = {
   shutdownDelay: "COBRO_SHUTDOWN_DELAY",
   metricsToken: "COBRO_METRICS_TOKEN",
   tokenLifetime: "COBRO_TOKEN_LIFETIME",
+  idempotencyLease: "COBRO_IDEMPOTENCY_LEASE",
   ...OtelConfig.variables
 } as const
 
@@ -44,5 +45,9 @@ export const variableHelp: {
   shutdownDelay: ["0", "how long the port stays open after /readyz turns 503 on shutdown"],
   metricsToken: ["none: /metrics is open", "the bearer token GET /metrics requires"],
   tokenLifetime: ["1 hour", "lifetime of a user token (POST /users/{id}/tokens), at least 1 second"],
+  idempotencyLease: [
+    "5 seconds",
+    "how soon an Idempotency-Key held by a process that died is free again, at least 1 second"
+  ],
   ...OtelConfig.variableHelp
 }

@@ -42,7 +42,7 @@ const gated = Effect.gen(function* () {
 
 export const idempotencyScenarios: ReadonlyArray<Scenario> = [
   {
-    name: "idempotency: begin inserts once per (scope, key); find, fenced complete/release/takeOver; purge",
+    name: "idempotency: begin inserts once per (scope, key); find, fenced renew/complete/release/takeOver; purge",
     run: Effect.gen(function* () {
       const repo = yield* IdempotencyRepository.IdempotencyRepository
       const mine = record({ at: 1_000 })
@@ -53,10 +53,23 @@ export const idempotencyScenarios: ReadonlyArray<Scenario> = [
       expect(yield* repo.find("u1", "k")).toEqual(Option.some(mine))
       expect(yield* repo.find("u1", "nope")).toEqual(Option.none())
 
-      // Another request takes the key over: the first one can no longer complete or release it.
-      const taker = record({ at: 61_000 })
-      expect(yield* repo.takeOver(mine, taker)).toBe(true)
-      expect(yield* repo.takeOver(mine, record({ at: 61_001 }))).toBe(false)
+      // The owner renews its lease: a takeover fenced on the lease it saw no longer matches, the
+      // owner's own writes (fenced on its claim) still do.
+      expect(yield* repo.renew(mine, DateTime.unsafeMake(90_000))).toBe(true)
+      const renewed = new IdempotencyRepository.IdempotencyRecord({
+        ...mine,
+        locked_until: DateTime.unsafeMake(90_000)
+      })
+      expect(yield* repo.find("u1", "k")).toEqual(Option.some(renewed))
+      expect(yield* repo.takeOver(mine, record({ at: 61_000 }))).toBe(false)
+      expect(yield* repo.find("u1", "k")).toEqual(Option.some(renewed))
+
+      // Another request takes the key over once the lease lapsed: the first one can no longer
+      // renew, complete or release it.
+      const taker = record({ at: 91_000 })
+      expect(yield* repo.takeOver(renewed, taker)).toBe(true)
+      expect(yield* repo.takeOver(renewed, record({ at: 91_001 }))).toBe(false)
+      expect(yield* repo.renew(mine, DateTime.unsafeMake(120_000))).toBe(false)
       expect(yield* repo.complete(mine, '"late"')).toBe(false)
       expect(yield* repo.release(mine)).toBe(false)
       expect(yield* repo.find("u1", "k")).toEqual(Option.some(taker))
@@ -68,21 +81,26 @@ export const idempotencyScenarios: ReadonlyArray<Scenario> = [
         result: '{"message":"x"}'
       })
       expect(yield* repo.find("u1", "k")).toEqual(Option.some(done))
-      // A completed record is never released nor completed again.
-      expect(yield* repo.complete(taker, '"again"')).toBe(false)
+      // A completed record is never released nor renewed; its own claim may replace its result
+      // (the final answer after the one recorded at commit), another may not.
       expect(yield* repo.release(taker)).toBe(false)
       expect(yield* repo.release(done)).toBe(false)
+      expect(yield* repo.renew(taker, DateTime.unsafeMake(200_000))).toBe(false)
+      expect(yield* repo.complete(mine, '"late"')).toBe(false)
+      expect(yield* repo.complete(taker, '{"message":"y"}')).toBe(true)
+      expect(Option.map(yield* repo.find("u1", "k"), (r) => r.result)).toEqual(Option.some('{"message":"y"}'))
+      const final = new IdempotencyRepository.IdempotencyRecord({ ...done, result: '{"message":"y"}' })
 
       const other = record({ at: 3_000, key: "k2" })
       yield* repo.begin(other)
       expect(yield* repo.release(other)).toBe(true)
       expect(yield* repo.find("u1", "k2")).toEqual(Option.none())
 
-      // created_at: "u1"/"k" 61_000, "public:u1"/"k" 2_000.
+      // created_at: "u1"/"k" 91_000, "public:u1"/"k" 2_000.
       expect(yield* repo.purgeBefore(DateTime.unsafeMake(2_000))).toBe(0)
-      expect(yield* repo.purgeBefore(DateTime.unsafeMake(61_000))).toBe(1)
+      expect(yield* repo.purgeBefore(DateTime.unsafeMake(91_000))).toBe(1)
       expect(yield* repo.find("public:u1", "k")).toEqual(Option.none())
-      expect(yield* repo.find("u1", "k")).toEqual(Option.some(done))
+      expect(yield* repo.find("u1", "k")).toEqual(Option.some(final))
     })
   },
   {

@@ -2,7 +2,7 @@
  * The `customers` routes: a merchant's customers (each with its own CVU), their aliases, the
  * list and one customer's transactions.
  */
-import { Customer, Customers, type Idempotency } from "@cobro/core"
+import { Customer, Customers, Idempotency } from "@cobro/core"
 import { Effect, Option, Stream } from "effect"
 import { ok } from "../../Envelope.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
@@ -19,7 +19,7 @@ export const CustomersLive: GroupLive<
     return handlers
       .handle("create", ({ payload }) =>
         asPrincipal((principal) =>
-          Effect.map(customers.create(principal.user_id, payload), (c) =>
+          Idempotency.answering(customers.create(principal.user_id, payload), (c) =>
             ok("customer.created", Customer.CustomerCreated.fromCustomer(c))
           )
         )

@@ -5,7 +5,7 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import {
   Accounts,
-  type Idempotency,
+  Idempotency,
   Money,
   type Payment,
   PaymentEncoding,
@@ -37,7 +37,7 @@ export const PublicPaymentsLive: GroupLive<
     const payments = yield* Payments.Payments
     return handlers
       .handle("create", ({ payload }) =>
-        domain(Effect.map(payments.create(payload), (p) => ok("payment.created", toCreated(p))))
+        domain(Idempotency.answering(payments.create(payload), (p) => ok("payment.created", toCreated(p))))
       )
       .handle("getPublic", ({ path }) =>
         Effect.map(domain(payments.getPublic(path.paymentId)), (view) => ok("payment.found", view))
@@ -120,7 +120,7 @@ export const PaymentsLive: GroupLive<
       )
       .handle("refund", ({ path, payload }) =>
         asPrincipal((principal) =>
-          Effect.map(refunds.create(principal.user_id, path.paymentId, payload), (r) =>
+          Idempotency.answering(refunds.create(principal.user_id, path.paymentId, payload), (r) =>
             ok("refund.created", Refund.toWire(r))
           )
         )

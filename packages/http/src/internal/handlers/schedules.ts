@@ -1,5 +1,5 @@
 /** The `schedules` routes (partner-authenticated): payout schedules (create, list, read, update). */
-import { type Idempotency, Schedules } from "@cobro/core"
+import { Idempotency, Schedules } from "@cobro/core"
 import { Effect } from "effect"
 import { success } from "../../Envelope.js"
 import type { PartnerAuthentication } from "../../Security.js"
@@ -13,7 +13,7 @@ export const SchedulesLive: GroupLive<
     const schedules = yield* Schedules.Schedules
     return handlers
       .handle("create", ({ payload }) =>
-        asPrincipal((principal) => Effect.map(schedules.create(principal, payload), success))
+        asPrincipal((principal) => Idempotency.answering(schedules.create(principal, payload), success))
       )
       .handle("list", () =>
         asPrincipal((principal) =>

@@ -2,7 +2,7 @@
  * The `splits` routes: split payments and their payout instructions, and the payout accounts
  * they pay to (create, verify, list, disable).
  */
-import { type Idempotency, Splits } from "@cobro/core"
+import { Idempotency, Splits } from "@cobro/core"
 import { Effect } from "effect"
 import { ok } from "../../Envelope.js"
 import type { Authentication } from "../../Security.js"
@@ -15,7 +15,7 @@ export const SplitsLive: GroupLive<"splits", Splits.Splits | Idempotency.Idempot
       return handlers
         .handle("create", ({ payload }) =>
           asPrincipal((principal) =>
-            Effect.map(splits.create(principal, payload), (v) => ok("split.created", v))
+            Idempotency.answering(splits.create(principal, payload), (v) => ok("split.created", v))
           )
         )
         .handle("get", ({ path }) =>
@@ -25,7 +25,7 @@ export const SplitsLive: GroupLive<"splits", Splits.Splits | Idempotency.Idempot
         )
         .handle("instructPayouts", ({ path, payload }) =>
           asPrincipal((principal) =>
-            Effect.map(splits.instructPayouts(principal, path.split_payment_id, payload), (v) =>
+            Idempotency.answering(splits.instructPayouts(principal, path.split_payment_id, payload), (v) =>
               ok("split.payouts.accepted", v)
             )
           )
