@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Crypto } from "@cobro/core"
 import { Duration, Effect, Either, Encoding, LogLevel, Redacted } from "effect"
 import * as path from "node:path"
-import { ServerConfig } from "../src/index.js"
+import { ServerConfig, Services } from "../src/index.js"
 import { configOf } from "./support.js"
 
 const secret = Encoding.encodeBase64(new Uint8Array(32).map((_, i) => (i * 7 + 3) % 256))
@@ -169,6 +169,21 @@ describe("ServerConfig", () => {
       ])
       expect(yield* problems({ COBRO_TOKEN_LIFETIME: "500 millis" })).toEqual([
         'COBRO_TOKEN_LIFETIME must be at least 1 second and finite, got "500 millis"'
+      ])
+    })
+  )
+
+  it.effect("the Idempotency-Key lease: 5 seconds by default, at least 1 second, given to the engine", () =>
+    Effect.gen(function* () {
+      expect(Duration.toMillis((yield* configOf({})).idempotencyLease)).toBe(5_000)
+      const config = yield* configOf({ COBRO_IDEMPOTENCY_LEASE: "2 seconds" })
+      expect(Duration.toMillis(config.idempotencyLease)).toBe(2_000)
+      expect(Services.engineSettings(config).idempotencyLease).toEqual(config.idempotencyLease)
+      expect(yield* problems({ COBRO_IDEMPOTENCY_LEASE: "soon" })).toEqual([
+        'COBRO_IDEMPOTENCY_LEASE must be a duration such as "5 seconds", got "soon"'
+      ])
+      expect(yield* problems({ COBRO_IDEMPOTENCY_LEASE: "500 millis" })).toEqual([
+        'COBRO_IDEMPOTENCY_LEASE must be at least 1 second and finite, got "500 millis"'
       ])
     })
   )
