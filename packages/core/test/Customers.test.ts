@@ -16,7 +16,7 @@ import {
   Transfers,
   User
 } from "../src/index.js"
-import { ars, events, expectLedgerOk, seedUser } from "./fixtures.js"
+import { ars, events, expectLedgerOk, retriedAfterStop, seedUser } from "./fixtures.js"
 
 const provideEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.provide(effect, Engine.layerMemory())
@@ -92,6 +92,23 @@ const stored = (owner: Ids.UserId, id: string) =>
   Effect.flatMap(Customers.Customers, (s) => s.get(owner, cid(id)))
 
 describe("Customers.create", () => {
+  it.effect(
+    "under an Idempotency-Key the answer commits with the customer: a retry after a stop replays it",
+    () =>
+      provideEngine(
+        Effect.gen(function* () {
+          yield* seedUsers
+          const customers = yield* Customers.Customers
+          const retry = yield* retriedAfterStop("c-1", customers.create(u1, createRequest()), (c) => ({
+            cvu: c.bank_info.cvu
+          }))
+          expect(retry.replayed).toBe(true)
+          const stored = yield* customers.get(u1, cid("20123456"))
+          expect(JSON.parse(retry.result)).toEqual({ cvu: stored.bank_info.cvu })
+        })
+      )
+  )
+
   it.effect("opens a permanent CVU under prefix + suffix with a zero balance", () =>
     provideEngine(
       Effect.gen(function* () {

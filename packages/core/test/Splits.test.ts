@@ -12,7 +12,7 @@ import {
   Splits,
   Transfers
 } from "../src/index.js"
-import { ars, events, expectLedgerOk, seedUser } from "./fixtures.js"
+import { ars, events, expectLedgerOk, retriedAfterStop, seedUser } from "./fixtures.js"
 import {
   accountInputs,
   activeAccounts,
@@ -37,6 +37,26 @@ const seedUsers = Effect.zipRight(
 )
 
 describe("Splits.create", () => {
+  it.effect(
+    "under an Idempotency-Key the answer commits with the split: a retry after a stop replays it",
+    () =>
+      provideEngine(
+        Effect.gen(function* () {
+          yield* seedUsers
+          const splits = yield* Splits.Splits
+          const request = Schema.decodeUnknownSync(Split.CreateSplitPaymentRequest)({
+            external_id: "order-k"
+          })
+          const retry = yield* retriedAfterStop("s-1", splits.create(asU1, request), (v) => ({
+            id: v.split_payment_id
+          }))
+          expect(retry.replayed).toBe(true)
+          const stored = yield* splits.create(asU1, request)
+          expect(JSON.parse(retry.result)).toEqual({ id: stored.split_payment_id })
+        })
+      )
+  )
+
   it.effect("opens a dedicated CVU and alias; repeating the create answers the same split", () =>
     provideEngine(
       Effect.gen(function* () {

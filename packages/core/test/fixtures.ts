@@ -1,6 +1,7 @@
-import { DateTime, Effect, Either, Schema } from "effect"
+import { DateTime, Deferred, Effect, Either, Fiber, Schema } from "effect"
 import {
   BankAccount,
+  Idempotency,
   Ids,
   Ledger,
   LedgerAccount,
@@ -83,3 +84,28 @@ export const reload = (p: Payment.Payment) => Effect.flatMap(Payments.Payments, 
 
 /** u1's available balance. */
 export const available = Effect.flatMap(Ledger.Ledger, (l) => l.balance(LedgerAccount.merchantAvailable(u1)))
+
+/**
+ * `operation` under the `Idempotency-Key` `key` of u1, answered by `answer` (JSON), stopped right
+ * after it returned, before `run` could store anything (its process gone); then the same request
+ * again: that retry's outcome. A replay shows the answer committed with the operation.
+ */
+export const retriedAfterStop = <D, E, R>(
+  key: string,
+  operation: Effect.Effect<D, E, R>,
+  answer: (value: D) => unknown
+) =>
+  Effect.gen(function* () {
+    const idempotency = yield* Idempotency.Idempotency
+    const returned = yield* Deferred.make<void>()
+    const stopped = Effect.zipLeft(
+      operation,
+      Effect.zipRight(Deferred.succeed(returned, undefined), Effect.never)
+    )
+    const first = yield* Effect.fork(
+      idempotency.run("u1", key, "A", Schema.Unknown, Idempotency.answering(stopped, answer))
+    )
+    yield* Deferred.await(returned)
+    yield* Fiber.interrupt(first)
+    return yield* idempotency.run("u1", key, "A", Schema.Unknown, Idempotency.answering(operation, answer))
+  })
