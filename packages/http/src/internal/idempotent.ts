@@ -3,7 +3,9 @@
  * records its result encoded by the route's reply schema; this module makes the HTTP answer of
  * that outcome, the first time and on a replay alike: 200, JSON, the recorded text byte for
  * byte, and `Idempotent-Replayed: true` on a replay. Without a key, the route just runs.
- * Failures are not recorded: a retry after an error runs again.
+ * Failures are not recorded: a retry after an error runs again. A handler that answers through
+ * `Idempotency.answering` has its answer recorded in the unit of work that commits its operation
+ * (core's `Idempotency.committing`), so it survives a crash right after that commit.
  */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Idempotency } from "@cobro/core"
