@@ -40,6 +40,8 @@ const redisClient = (url: URL) =>
   Effect.gen(function* () {
     const { Redis } = yield* Effect.promise(() => import("ioredis"))
     const runtime = yield* Effect.runtime<never>()
+    // The connection's own error (`connect ECONNREFUSED …`) says more than `connect()`'s rejection.
+    let lastError: string | undefined
     const client = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const client = new Redis(url.href, {
@@ -52,11 +54,12 @@ const redisClient = (url: URL) =>
           connectTimeout: REDIS_CONNECT_TIMEOUT
         })
         // It reconnects by itself; each failed attempt is an `error` event.
-        client.on("error", (error: Error) =>
+        client.on("error", (error: Error) => {
+          lastError = error.message
           Runtime.runFork(runtime)(
             Effect.logDebug("Redis connection error").pipe(Effect.annotateLogs({ cause: error.message }))
           )
-        )
+        })
         return client
       }),
       (client) => Effect.sync(() => client.disconnect())
@@ -65,7 +68,7 @@ const redisClient = (url: URL) =>
       try: () => client.connect().then(() => client.ping()),
       catch: (cause) =>
         new StorageError({
-          message: `cannot reach Redis at ${describeRedis(url)} (${variables.redisUrl}): ${reasonOf(cause)}`,
+          message: `cannot reach Redis at ${describeRedis(url)} (${variables.redisUrl}): ${lastError ?? reasonOf(cause)}`,
           cause
         })
     })

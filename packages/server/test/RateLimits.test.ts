@@ -237,7 +237,7 @@ describe("two instances on one Redis (COBRO_REDIS_URL)", () => {
         instance({ COBRO_DATABASE_URL: yield* tempDb, COBRO_REDIS_URL: "redis://:pw@127.0.0.1:1/0" })
       )
       expect(String((error as { message?: string }).message)).toMatch(
-        /^cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1\/0 \(COBRO_REDIS_URL\): /
+        /^cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1\/0 \(COBRO_REDIS_URL\): connect ECONNREFUSED 127\.0\.0\.1:1$/
       )
     })
   )
