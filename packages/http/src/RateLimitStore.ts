@@ -144,7 +144,7 @@ export const makePostgres = (pool: unknown): RateLimitStoreShape => {
         keyPrefix: name,
         points: limit.limit,
         duration: seconds(limit)
-      } as ConstructorParameters<typeof RateLimiterPostgres>[0] & { readonly clearExpiredByTimeout: boolean })
+      })
       return counterOf(name, shared, { limiter: memoryLimiter(name, limit), health })
     }
   }
