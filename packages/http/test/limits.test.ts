@@ -1,7 +1,7 @@
 /**
  * The edge of the API: body size and content type limits, malformed JSON, and the request rate
  * limits of the public and token routes (429 with `Retry-After`) in the in-process store, on real
- * time with windows of two seconds.
+ * time with windows of three seconds.
  */
 import { HttpClientRequest, type HttpServerRequest } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
@@ -213,7 +213,7 @@ const exchange = (body: { code: string; client_id: string; client_secret: string
 const windowPasses = (window: Duration.DurationInput) =>
   Effect.sleep(Duration.sum(Duration.decode(window), Duration.millis(200)))
 
-const SHORT = "2 seconds"
+const SHORT = "3 seconds"
 
 layer(
   serverLayer({
