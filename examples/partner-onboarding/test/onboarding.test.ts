@@ -14,8 +14,8 @@ let cobro: Cobro
 let site: PartnerSite
 let credentials: PartnerCredentials
 
-// One cobro with its default rate limits, as a partner meets it: POST /auth/tokens allows 10
-// exchanges a minute per client id, and this file makes 7.
+// One cobro with its default rate limits, as a partner meets it: POST /auth/tokens refuses a
+// client id after 10 wrong secrets a minute (this file sends none) and issues up to 1200.
 beforeAll(async () => {
   cobro = await startCobro(0)
   site = await startPartnerSite({

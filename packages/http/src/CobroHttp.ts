@@ -10,9 +10,10 @@
  * The engine (services and storage) comes from the host: `Engine.layerMemory`, or the services
  * over `SqlStorage`. The faucet route works only when the engine has the sandbox's `Faucet`, the
  * test clock routes only with `TestClocks` (`SandboxClocks.testClocks`, over `SandboxClocks.layer`
- * provided below the engine so that its merchants follow their clocks).
+ * provided below the engine so that its merchants follow their clocks). The rate limits count in
+ * the host's `RateLimitStore` when it provides one (a store several instances share), in this
+ * process otherwise.
  */
-import * as RateLimiter from "@effect/experimental/RateLimiter"
 import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
@@ -39,7 +40,7 @@ import {
   TestClocks,
   WebhookDeliveries
 } from "@cobro/core"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { CobroApi } from "./Api.js"
 import { handlers, type Requirements } from "./Http.js"
 import { HttpConfig, type Settings } from "./HttpConfig.js"
@@ -48,6 +49,7 @@ import { MAX_PARAM_LENGTH } from "./internal/input.js"
 import * as Docs from "./internal/docs.js"
 import * as Pages from "./Pages.js"
 import * as RateLimit from "./internal/rateLimit.js"
+import * as RateLimitStore from "./RateLimitStore.js"
 import { restricted } from "./internal/restricted.js"
 import { layerAuthentication, layerPartnerAuthentication } from "./Security.js"
 
@@ -57,7 +59,7 @@ export { restricted } from "./internal/restricted.js"
  * The engine services the API and the hosted pages call; `Faucet` and `TestClocks` are optional
  * (sandbox).
  */
-export type EngineServices = Exclude<Requirements | Pages.Requirements, HttpConfig | RateLimiter.RateLimiter>
+export type EngineServices = Exclude<Requirements | Pages.Requirements, HttpConfig | RateLimit.Limits>
 
 /**
  * The engine's `Context.Reference`s the API reads: a layer built without them (`restricted`) reads
@@ -89,29 +91,35 @@ export const engineServices = [
   Onboarding.Onboarding,
   Crypto.Crypto,
   // Read with `Effect.serviceOption`: the faucet, the sandbox bank's accounts, the test clocks, the
-  // payer's page's account holder lookup.
+  // payer's page's account holder lookup, the rate limits' store.
   Faucet.Faucet,
   SandboxAccounts.SandboxAccounts,
   TestClocks.TestClocks,
   BankProvider.BankProvider,
+  RateLimitStore.RateLimitStore,
   ...engineReferences
 ] as const
 
 /**
- * The limiter of every rate limit, counting on real time (core's `RealTime`): a host that shifts
- * the engine's clock (a merchant's sandbox test clock) does not open a fresh window by moving it.
+ * The rate limits over the host's `RateLimitStore`, or over a store in this process. Stores count
+ * on real time (the system's clock): moving the engine's clock (a merchant's sandbox test clock)
+ * does not open a fresh window.
  */
-const rateLimiter = Layer.effect(
-  RateLimiter.RateLimiter,
-  Effect.gen(function* () {
-    const realTime = yield* RealTime.RealTime
-    const limiter = yield* RateLimiter.make
-    return RateLimiter.RateLimiter.of({
-      ...limiter,
-      consume: (options) => realTime.run(limiter.consume(options))
-    })
-  })
-).pipe(Layer.provide(RateLimiter.layerStoreMemory))
+const limits = (settings: Partial<Settings>) =>
+  RateLimit.layerLimits.pipe(
+    Layer.provide(
+      Layer.unwrapEffect(
+        Effect.map(
+          Effect.serviceOption(RateLimitStore.RateLimitStore),
+          Option.match({
+            onNone: () => RateLimitStore.layerMemory,
+            onSome: (store) => Layer.succeed(RateLimitStore.RateLimitStore, store)
+          })
+        )
+      )
+    ),
+    Layer.provideMerge(HttpConfig.layer(settings))
+  )
 
 /**
  * The API with its handlers, auth, limits, error envelopes, `/openapi.json` and `/docs`, and the
@@ -129,7 +137,7 @@ export const layer = (settings: Partial<Settings> = {}): Layer.Layer<HttpApi.Api
   return restricted(
     Layer.mergeAll(docs, pages, HttpApiBuilder.middleware(boundary)).pipe(
       Layer.provideMerge(api),
-      Layer.provide(Layer.mergeAll(HttpConfig.layer(settings), rateLimiter)),
+      Layer.provide(limits(settings)),
       // The router's own limit on a path parameter (100 by default) would make a longer id, such
       // as a payment id of a 64-character user id and external id, a path it does not know.
       Layer.provideMerge(HttpRouter.setRouterConfig({ maxParamLength: MAX_PARAM_LENGTH }))

@@ -17,8 +17,8 @@ import type {
   WebhookDeliveries
 } from "@cobro/core"
 import { Layer } from "effect"
-import type * as RateLimiter from "@effect/experimental/RateLimiter"
 import type { HttpConfig } from "./HttpConfig.js"
+import type { Limits } from "./internal/rateLimit.js"
 import { AccountsLive } from "./internal/handlers/accounts.js"
 import { CustomersLive } from "./internal/handlers/customers.js"
 import { MoneyLive } from "./internal/handlers/money.js"
@@ -57,4 +57,4 @@ export type Requirements =
   | WebhookDeliveries.WebhookDeliveries
   | Idempotency.Idempotency
   | HttpConfig
-  | RateLimiter.RateLimiter
+  | Limits

@@ -6,20 +6,38 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Context, Duration, Layer, Option, type Redacted } from "effect"
 
 export interface Limit {
-  /** Requests allowed per window. */
+  /** Requests (or failures) allowed per window. */
   readonly limit: number
+  /** Counted in whole seconds (rounded up; at least one): what every store can keep. */
   readonly window: Duration.DurationInput
 }
 
+/**
+ * The API's request limits. The public routes count every request; the token routes count wrong
+ * secrets (a brute-force guard) and put a ceiling on issuance far above what a fleet of clients
+ * asks. Windows are fixed: a key's window starts at its first count and ends `window` later.
+ */
 export interface RateLimits {
-  /** POST /payments/ and GET /payments/{id}/public, per client address. */
+  /**
+   * Every request of the public routes and pages per client address: POST /payments/,
+   * GET /payments/{id}/public, the payer's page and the onboarding form.
+   */
   readonly publicPerAddress: Limit
   /** POST /payments/ per merchant (`user_id` of the body). */
   readonly publicPerUser: Limit
-  /** POST /users/{id}/tokens and POST /auth/tokens, per client address. */
-  readonly tokensPerAddress: Limit
-  /** POST /users/{id}/tokens per user id, POST /auth/tokens per client id. */
+  /**
+   * Token requests, successful or not, per user id (POST /users/{id}/tokens) and per client id
+   * (POST /auth/tokens): a ceiling on issuance, not a brute-force guard.
+   */
   readonly tokensPerUser: Limit
+  /**
+   * Wrong secrets per user id (POST /users/{id}/tokens), per client id (POST /auth/tokens) and per
+   * e-mail (the onboarding form's sign-in). Once reached, that subject is refused, even with the
+   * right secret, until its window ends.
+   */
+  readonly failuresPerClient: Limit
+  /** Wrong secrets from one client address, whatever the subject; refused alike once reached. */
+  readonly failuresPerAddress: Limit
   /** POST /webhooks/deliveries/{id}/replay per account; `defaultRateLimits`' when absent. */
   readonly replaysPerUser?: Limit
 }
@@ -27,7 +45,10 @@ export interface RateLimits {
 export interface Settings {
   /** Largest request body accepted, in bytes (413 above). */
   readonly maxBodyBytes: number
-  /** `false` turns rate limiting off (for a host that limits in front of cobro). */
+  /**
+   * `false` turns rate limiting off (for a host that limits in front of cobro). Where they count is
+   * the `RateLimitStore` the host provides (in this process when it provides none).
+   */
   readonly rateLimits: RateLimits | false
   /**
    * The address a request comes from, for per-address limits. The default is the socket's
@@ -53,8 +74,9 @@ export interface Settings {
 export const defaultRateLimits: RateLimits = {
   publicPerAddress: { limit: 300, window: Duration.minutes(1) },
   publicPerUser: { limit: 1200, window: Duration.minutes(1) },
-  tokensPerAddress: { limit: 30, window: Duration.minutes(1) },
-  tokensPerUser: { limit: 10, window: Duration.minutes(1) },
+  tokensPerUser: { limit: 1200, window: Duration.minutes(1) },
+  failuresPerClient: { limit: 10, window: Duration.minutes(1) },
+  failuresPerAddress: { limit: 30, window: Duration.minutes(1) },
   replaysPerUser: { limit: 30, window: Duration.minutes(1) }
 }
 

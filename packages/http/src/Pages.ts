@@ -10,7 +10,6 @@
  * Pages always answer HTML in Spanish, errors included (a payer never sees a JSON envelope), with
  * the security headers of `internal/pages/layout.ts`.
  */
-import type * as RateLimiter from "@effect/experimental/RateLimiter"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type { Auth, Crypto, Onboarding, PaymentRepository, Payments } from "@cobro/core"
 import { Effect } from "effect"
@@ -18,6 +17,7 @@ import type { HttpConfig } from "./HttpConfig.js"
 import * as AuthorizeRoutes from "./internal/pages/authorizeRoutes.js"
 import * as PayRoutes from "./internal/pages/payRoutes.js"
 import * as Shared from "./internal/pages/shared.js"
+import type { Limits } from "./internal/rateLimit.js"
 
 /** What the pages need from the engine and the HTTP layer. */
 export type Requirements =
@@ -27,7 +27,7 @@ export type Requirements =
   | Auth.Auth
   | Crypto.Crypto
   | HttpConfig
-  | RateLimiter.RateLimiter
+  | Limits
 
 export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {

@@ -1,11 +1,13 @@
 /**
  * The edge of the API: body size and content type limits, malformed JSON, and the request rate
- * limits of the public and token routes (429 with `Retry-After`), driven by `TestClock`.
+ * limits of the public and token routes (429 with `Retry-After`) in the in-process store, on real
+ * time with windows of three seconds.
  */
 import { HttpClientRequest, type HttpServerRequest } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Option, Stream, TestClock } from "effect"
-import { call, type Json, merchant, raw, serverLayer, tokenFor } from "./support.js"
+import { Auth, Ids } from "@cobro/core"
+import { Duration, Effect, Option, Stream } from "effect"
+import { call, type Json, merchant, partner, raw, serverLayer, tokenFor } from "./support.js"
 
 const MiB = 1024 * 1024
 
@@ -204,16 +206,28 @@ const expectLimited = (
 const tokenRequest = (user_id: string, client_id: string, client_secret: string, address: string) =>
   call("POST", `/users/${user_id}/tokens`, { body: { client_id, client_secret }, headers: from(address) })
 
+const exchange = (body: { code: string; client_id: string; client_secret: string }, address: string) =>
+  call("POST", "/auth/tokens", { body, headers: from(address) })
+
+/** Waits out a window of real time (the limits count on the system's clock, not on `TestClock`). */
+const windowPasses = (window: Duration.DurationInput) =>
+  Effect.sleep(Duration.sum(Duration.decode(window), Duration.millis(200)))
+
+const SHORT = "3 seconds"
+
 layer(
   serverLayer({
     clientAddress,
     rateLimits: {
-      publicPerAddress: { limit: 3, window: "1 minute" },
-      publicPerUser: { limit: 5, window: "1 minute" },
-      tokensPerAddress: { limit: 4, window: "1 minute" },
-      tokensPerUser: { limit: 10, window: "1 minute" }
+      publicPerAddress: { limit: 3, window: SHORT },
+      publicPerUser: { limit: 5, window: SHORT },
+      tokensPerUser: { limit: 40, window: "1 minute" },
+      failuresPerClient: { limit: 4, window: SHORT },
+      failuresPerAddress: { limit: 6, window: SHORT }
     }
-  })
+  }),
+  // The live clock: the windows pass in real time.
+  { excludeTestServices: true }
 )("rate limits", (it) => {
   it.effect("limits POST /payments/ per address: the 4th is a 429 until the window passes", () =>
     Effect.gen(function* () {
@@ -231,7 +245,7 @@ layer(
         200
       )
 
-      yield* TestClock.adjust("1 minute")
+      yield* windowPasses(SHORT)
       expect((yield* createFrom("10.0.1.1", "lim_r1")).status).toBe(200)
     })
   )
@@ -245,72 +259,150 @@ layer(
       // That address is under its own limit: another merchant's payment goes through.
       expect((yield* createFrom("10.0.2.6", "lim_r2b")).status).toBe(200)
 
-      yield* TestClock.adjust("1 minute")
+      yield* windowPasses(SHORT)
       expect((yield* createFrom("10.0.2.7", "lim_r2")).status).toBe(200)
     })
   )
 
-  it.effect("limits POST /auth/tokens per address, answering in the status envelope", () =>
+  it.effect("counts wrong secrets per user: locked even with the right secret until the window passes", () =>
     Effect.gen(function* () {
-      for (let i = 0; i < 4; i++) {
-        const r = yield* call("POST", "/auth/tokens", {
-          body: { code: `bogus-${i}`, client_id: `cli_${i}`, client_secret: "nope" },
-          headers: from("10.0.3.1")
-        })
-        expect(r.status).toBe(401)
-        expect(r.body).toMatchObject({ status: "error", error: true })
+      const m = yield* merchant("lim_f1")
+      // Successes are not failures: they neither count nor reset the count.
+      for (let i = 0; i < 3; i++) {
+        expect((yield* tokenRequest("lim_f1", m.client_id, `wrong-${i}`, `10.0.3.${i}`)).status).toBe(401)
       }
-      const limited = yield* call("POST", "/auth/tokens", {
-        body: { code: "bogus-5", client_id: "cli_5", client_secret: "nope" },
-        headers: from("10.0.3.1")
-      })
-      expectLimited(limited, "status")
-
-      yield* TestClock.adjust("1 minute")
-      const after = yield* call("POST", "/auth/tokens", {
-        body: { code: "bogus-6", client_id: "cli_6", client_secret: "nope" },
-        headers: from("10.0.3.1")
-      })
-      expect(after.status).toBe(401)
-    })
-  )
-})
-
-layer(serverLayer({ clientAddress }))("the default limits on POST /users/{id}/tokens", (it) => {
-  it.effect("stop guessing a secret after 10 tries per user, from any address, for a minute", () =>
-    Effect.gen(function* () {
-      const m = yield* merchant("lim_t1")
-      const other = yield* merchant("lim_t2")
       for (let i = 0; i < 10; i++) {
-        const r = yield* tokenRequest("lim_t1", m.client_id, `wrong-${i}`, "10.0.4.1")
-        expect(r.status).toBe(401)
-        expect(r.body).toEqual(errorBody(401, "auth.credentials.invalid"))
+        expect((yield* tokenRequest("lim_f1", m.client_id, m.client_secret, "10.0.3.9")).status).toBe(200)
       }
-      expectLimited(yield* tokenRequest("lim_t1", m.client_id, "wrong-11", "10.0.4.1"))
-      // Even the right secret, and from another address: the user is locked for the window.
-      expectLimited(yield* tokenRequest("lim_t1", m.client_id, m.client_secret, "10.0.4.1"))
-      expectLimited(yield* tokenRequest("lim_t1", m.client_id, m.client_secret, "10.0.4.2"))
-      // Another user from the same address is not.
-      const theirs = yield* tokenRequest("lim_t2", other.client_id, other.client_secret, "10.0.4.1")
-      expect(theirs.status).toBe(200)
+      const fourth = yield* tokenRequest("lim_f1", m.client_id, "wrong-3", "10.0.3.3")
+      expect(fourth.status).toBe(401)
+      expect(fourth.body).toEqual(errorBody(401, "auth.credentials.invalid"))
+      // Four failures from four addresses: the user is locked, for the right secret too, anywhere.
+      expectLimited(yield* tokenRequest("lim_f1", m.client_id, "wrong-4", "10.0.3.4"))
+      expectLimited(yield* tokenRequest("lim_f1", m.client_id, m.client_secret, "10.0.3.9"))
+      expectLimited(yield* tokenRequest("lim_f1", m.client_id, m.client_secret, "10.0.3.10"))
 
-      yield* TestClock.adjust("1 minute")
-      const after = yield* tokenRequest("lim_t1", m.client_id, m.client_secret, "10.0.4.1")
+      yield* windowPasses(SHORT)
+      const after = yield* tokenRequest("lim_f1", m.client_id, m.client_secret, "10.0.3.9")
       expect(after.status).toBe(200)
       const body: Json = after.body
       expect(body.data.token).toMatch(/^USR-/)
     })
   )
 
-  it.effect("limit one address to 30 token requests a minute across users", () =>
+  it.effect("counts wrong secrets per address across users, and other addresses go on", () =>
     Effect.gen(function* () {
-      const m = yield* merchant("lim_t3")
-      for (let i = 0; i < 30; i++) {
-        const r = yield* tokenRequest(`lim_guess_${i}`, m.client_id, "wrong", "10.0.5.1")
-        expect(r.status).toBe(401)
+      const m = yield* merchant("lim_f2")
+      for (let i = 0; i < 6; i++) {
+        expect((yield* tokenRequest(`lim_guess_${i}`, m.client_id, "wrong", "10.0.4.1")).status).toBe(401)
       }
-      expectLimited(yield* tokenRequest("lim_t3", m.client_id, m.client_secret, "10.0.5.1"))
-      expect((yield* tokenRequest("lim_t3", m.client_id, m.client_secret, "10.0.5.2")).status).toBe(200)
+      expectLimited(yield* tokenRequest("lim_f2", m.client_id, m.client_secret, "10.0.4.1"))
+      // The partner route shares the address's failures.
+      expectLimited(
+        yield* exchange({ code: "c", client_id: "cli_x", client_secret: "nope" }, "10.0.4.1"),
+        "status"
+      )
+      expect((yield* tokenRequest("lim_f2", m.client_id, m.client_secret, "10.0.4.2")).status).toBe(200)
+
+      yield* windowPasses(SHORT)
+      expect((yield* tokenRequest("lim_f2", m.client_id, m.client_secret, "10.0.4.1")).status).toBe(200)
+    })
+  )
+
+  it.effect("counts wrong partner secrets per client id on POST /auth/tokens, in the status envelope", () =>
+    Effect.gen(function* () {
+      const p = yield* partner("Socia limitada")
+      yield* merchant("lim_f3")
+      // A bad code with the right secret is the partner's mistake, not a guess: not counted.
+      for (let i = 0; i < 6; i++) {
+        const r = yield* exchange(
+          { code: `bogus-${i}`, client_id: p.client_id, client_secret: p.client_secret },
+          `10.0.5.${i}`
+        )
+        expect(r.status).toBe(401)
+        expect(r.body).toMatchObject({ status: "error", error: true, message: "auth.code.invalid" })
+      }
+      for (let i = 0; i < 4; i++) {
+        const r = yield* exchange(
+          { code: "c", client_id: p.client_id, client_secret: `nope-${i}` },
+          `10.0.5.${i}`
+        )
+        expect(r.status).toBe(401)
+        expect(r.body).toMatchObject({ status: "error", error: true, message: "auth.credentials.invalid" })
+      }
+      // Locked: a real code with the right secret is refused, and stays unused.
+      const { code } = yield* Effect.flatMap(Auth.Auth, (auth) =>
+        auth.issueCode(p.partner.partner_id, Ids.UserId.make("lim_f3"))
+      )
+      const body = { code, client_id: p.client_id, client_secret: p.client_secret }
+      expectLimited(yield* exchange(body, "10.0.5.9"), "status")
+
+      yield* windowPasses(SHORT)
+      const granted = yield* exchange(body, "10.0.5.9")
+      expect(granted.status).toBe(200)
+      expect(granted.body).toMatchObject({ status: "success", data: { user_id: "lim_f3" } })
+    })
+  )
+
+  it.effect("caps token issuance per user far above a fleet's needs", () =>
+    Effect.gen(function* () {
+      const m = yield* merchant("lim_f4")
+      const statuses = yield* Effect.all(
+        Array.from({ length: 41 }, (_, i) =>
+          tokenRequest("lim_f4", m.client_id, m.client_secret, `10.0.6.${i}`)
+        ),
+        { concurrency: 8 }
+      )
+      expect(statuses.filter((r) => r.status === 200)).toHaveLength(40)
+      expectLimited(statuses.find((r) => r.status !== 200)!)
+    })
+  )
+})
+
+layer(serverLayer({ clientAddress }))("the default limits on the token routes", (it) => {
+  it.effect("let a fleet in: 25 token requests of one merchant at once all answer 200", () =>
+    Effect.gen(function* () {
+      const m = yield* merchant("lim_t1")
+      const issued = yield* Effect.all(
+        Array.from({ length: 25 }, () => tokenRequest("lim_t1", m.client_id, m.client_secret, "10.0.7.1")),
+        { concurrency: "unbounded" }
+      )
+      expect(issued.map((r) => r.status)).toEqual(Array(25).fill(200))
+      const tokens = new Set(issued.map((r) => (r.body as Json).data.token))
+      expect(tokens.size).toBe(25)
+      // And 25 more one after another, in the same minute.
+      for (let i = 0; i < 25; i++) {
+        expect((yield* tokenRequest("lim_t1", m.client_id, m.client_secret, "10.0.7.1")).status).toBe(200)
+      }
+    })
+  )
+
+  it.effect("stop guessing a secret after 10 wrong ones per user, from any address", () =>
+    Effect.gen(function* () {
+      const m = yield* merchant("lim_t2")
+      const other = yield* merchant("lim_t3")
+      for (let i = 0; i < 10; i++) {
+        const r = yield* tokenRequest("lim_t2", m.client_id, `wrong-${i}`, `10.0.8.${i}`)
+        expect(r.status).toBe(401)
+        expect(r.body).toEqual(errorBody(401, "auth.credentials.invalid"))
+      }
+      expectLimited(yield* tokenRequest("lim_t2", m.client_id, "wrong-11", "10.0.8.20"))
+      expectLimited(yield* tokenRequest("lim_t2", m.client_id, m.client_secret, "10.0.8.21"))
+      // Another user from the same addresses is not locked.
+      expect((yield* tokenRequest("lim_t3", other.client_id, other.client_secret, "10.0.8.1")).status).toBe(
+        200
+      )
+    })
+  )
+
+  it.effect("stop one address after 30 wrong secrets across users", () =>
+    Effect.gen(function* () {
+      const m = yield* merchant("lim_t4")
+      for (let i = 0; i < 30; i++) {
+        expect((yield* tokenRequest(`lim_guess_t${i}`, m.client_id, "wrong", "10.0.9.1")).status).toBe(401)
+      }
+      expectLimited(yield* tokenRequest("lim_t4", m.client_id, m.client_secret, "10.0.9.1"))
+      expect((yield* tokenRequest("lim_t4", m.client_id, m.client_secret, "10.0.9.2")).status).toBe(200)
     })
   )
 })

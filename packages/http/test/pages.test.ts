@@ -533,3 +533,49 @@ layer(serverLayer({ rateLimits: false, pages: false }))("pages turned off", (it)
     })
   )
 })
+
+layer(serverLayer())("the onboarding form's sign-in with the default limits", (it) => {
+  it.effect("10 wrong passwords lock the e-mail, the right one too; another e-mail signs in", () =>
+    Effect.gen(function* () {
+      const { partner } = yield* registerPartner("Socio Guardia")
+      const onboarding = yield* Onboarding.Onboarding
+      for (const [email, name] of [
+        ["guardia@example.com", "Guardia SRL"],
+        ["otra@example.com", "Otra SRL"]
+      ] as const) {
+        yield* onboarding.register(
+          Schema.decodeUnknownSync(Onboarding.RegisterRequest)({
+            partner_id: partner.partner_id,
+            email,
+            name,
+            cuit,
+            password: "clave-correcta"
+          })
+        )
+      }
+      const { token } = yield* openAuthorize(`partner_id=${partner.partner_id}`)
+      const signIn = (email: string, password: string) =>
+        submit(
+          "/authorize",
+          {
+            csrf_token: token,
+            form: "signin",
+            partner_id: partner.partner_id,
+            email,
+            password,
+            consent: "yes"
+          },
+          token
+        )
+
+      for (let i = 0; i < 10; i++)
+        expect((yield* signIn("guardia@example.com", `mala-${i}`)).status).toBe(401)
+      // Locked: the right password too (in any case of the e-mail), with the seconds to wait.
+      const locked = yield* signIn("GUARDIA@example.com", "clave-correcta")
+      expect(locked.status).toBe(429)
+      expect(locked.text).toContain("Demasiados intentos.")
+      expect(Number(locked.headers["retry-after"])).toBeGreaterThanOrEqual(1)
+      expect((yield* signIn("otra@example.com", "clave-correcta")).status).toBe(303)
+    })
+  )
+})

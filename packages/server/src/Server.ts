@@ -26,6 +26,7 @@ import * as Background from "./Background.js"
 import * as BankRoutes from "./BankRoutes.js"
 import * as Health from "./Health.js"
 import * as Metrics from "./Metrics.js"
+import * as RateLimits from "./RateLimits.js"
 import * as RequestLog from "./RequestLog.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { describeDatabase, problemsOf, ServerConfigError, startProblem } from "./ServerConfig.js"
@@ -71,7 +72,7 @@ export const csrfKeyOf = (config: ServerConfig): Redacted.Redacted<Uint8Array> =
 const httpSettings = (config: ServerConfig): Partial<HttpConfig.Settings> => ({
   csrfKey: csrfKeyOf(config),
   ...(config.trustProxy ? { clientAddress: forwardedAddress } : {}),
-  ...(config.rateLimits ? {} : { rateLimits: false })
+  rateLimits: config.rateLimits ? config.limits : false
 })
 
 /** What `NodeHttpServer.layer` (and `layerTest`) provide. */
@@ -103,7 +104,7 @@ const api = (config: ServerConfig, bankRoutes: ReturnType<typeof BankRoutes.laye
   ).pipe(
     Layer.provide(
       Layer.mergeAll(
-        CobroHttp.layer(httpSettings(config)),
+        CobroHttp.layer(httpSettings(config)).pipe(Layer.provide(RateLimits.layer(config))),
         Health.routes,
         Metrics.routes(config.metricsToken).pipe(Layer.provide(Metrics.layer(version))),
         bankRoutes
@@ -225,6 +226,7 @@ export const banner = (
     `cobro ${version} (${config.mode} mode)`,
     `  Database:   ${describeDatabase(config.database)}`,
     bankLine(config),
+    `  Limits:     ${RateLimits.describe(config)}`,
     `  Listening on ${url}`,
     `  Docs:       ${url}/docs  (OpenAPI: ${url}/openapi.json)`
   ]

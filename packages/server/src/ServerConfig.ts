@@ -5,6 +5,7 @@
  * the variable and what it expects; all problems are reported at once.
  */
 import { Crypto } from "@cobro/core"
+import { HttpConfig } from "@cobro/http"
 import { Config, ConfigError, Duration, Effect, Either, LogLevel, Option, Redacted, Schema } from "effect"
 import {
   type Database,
@@ -60,6 +61,13 @@ export interface ServerConfig {
    * proxy in front limits, and in benchmarks).
    */
   readonly rateLimits: boolean
+  /** The API's rate limits (`COBRO_RATE_LIMIT_*`), when `rateLimits` is on. */
+  readonly limits: HttpConfig.RateLimits
+  /**
+   * A Redis server the rate limits count in, shared by every instance (`COBRO_REDIS_URL`). None:
+   * they count in Postgres when the database is Postgres, in this process on SQLite.
+   */
+  readonly redisUrl: Option.Option<Redacted.Redacted<URL>>
   readonly logLevel: LogLevel.LogLevel
   /** How log lines are written: `logfmt` (the default), `json` (one object a line) or `pretty`. */
   readonly logFormat: LogFormat
@@ -184,6 +192,59 @@ const trustProxy = flag(variables.trustProxy, false)
 
 const rateLimits = flag(variables.rateLimits, true)
 
+/** `"N per DURATION"` (`"10 per 1 minute"`): a count of at least 1 and a window of at least 1 second. */
+const limitOf = (text: string): Option.Option<HttpConfig.Limit> => {
+  const match = /^\s*(\d+)\s+per\s+(.+?)\s*$/i.exec(text)
+  if (match === null) return Option.none()
+  const limit = Number(match[1])
+  return Option.flatMap(Duration.decodeUnknown(match[2]), (window) =>
+    Number.isSafeInteger(limit) &&
+    limit >= 1 &&
+    Duration.isFinite(window) &&
+    Duration.greaterThanOrEqualTo(window, Duration.seconds(1))
+      ? Option.some({ limit, window })
+      : Option.none()
+  )
+}
+
+const limit = (name: string, fallback: HttpConfig.Limit) =>
+  Config.string(name).pipe(
+    Config.mapOrFail((text) =>
+      // The path is the variable's already (`Config.string(name)`).
+      Either.fromOption(limitOf(text), () =>
+        ConfigError.InvalidData(
+          [],
+          `must be a count and a window of at least 1 second such as "10 per 1 minute", got "${text}"`
+        )
+      )
+    ),
+    Config.withDefault(fallback)
+  )
+
+const defaults = HttpConfig.defaultRateLimits
+
+const limits: Config.Config<HttpConfig.RateLimits> = Config.all({
+  publicPerAddress: limit(variables.limitPublicPerAddress, defaults.publicPerAddress),
+  publicPerUser: limit(variables.limitPaymentsPerUser, defaults.publicPerUser),
+  tokensPerUser: limit(variables.limitTokensPerUser, defaults.tokensPerUser),
+  failuresPerClient: limit(variables.limitFailuresPerClient, defaults.failuresPerClient),
+  failuresPerAddress: limit(variables.limitFailuresPerAddress, defaults.failuresPerAddress),
+  replaysPerUser: limit(variables.limitReplaysPerUser, defaults.replaysPerUser!)
+})
+
+const redisUrl = Config.option(
+  explained(
+    variables.redisUrl,
+    Config.url(variables.redisUrl).pipe(
+      Config.validate({
+        message: "",
+        validation: (url) => (url.protocol === "redis:" || url.protocol === "rediss:") && url.hostname !== ""
+      })
+    ),
+    () => "must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379"
+  )
+).pipe(Config.map(Option.map((url) => Redacted.make(url))))
+
 /** Effect's `Config.logLevel` (its labels, any case: `warn`, `off`), or a level's tag (`warning`, `none`). */
 const logLevel = explained(
   variables.logLevel,
@@ -287,6 +348,8 @@ export const config: Config.Config<ServerConfig> = Config.all({
   jobInterval,
   trustProxy,
   rateLimits,
+  limits,
+  redisUrl,
   logLevel,
   logFormat,
   shutdownDelay,

@@ -436,7 +436,7 @@ describe("client address behind a proxy", () => {
 })
 
 describe("rate limits", () => {
-  /** Eleven token requests for one merchant with a wrong secret: the statuses, in order. */
+  /** Eleven token requests for one merchant with a wrong secret (10 are allowed a minute): the statuses. */
   const elevenTokenRequests = (env: Record<string, string>) =>
     Effect.gen(function* () {
       const config = yield* configOf({ COBRO_DATABASE_URL: yield* tempDb, ...env })
@@ -451,7 +451,7 @@ describe("rate limits", () => {
       }).pipe(Effect.provide(serverLayer(config)))
     })
 
-  it.scopedLive("are on by default: the eleventh token request of a minute is refused", () =>
+  it.scopedLive("are on by default: the eleventh wrong secret of a minute is refused", () =>
     Effect.map(elevenTokenRequests({}), (statuses) => {
       expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401))
       expect(statuses[10]).toBe(429)

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Crypto } from "@cobro/core"
-import { Duration, Effect, Either, Encoding, LogLevel, Redacted } from "effect"
+import { HttpConfig } from "@cobro/http"
+import { Duration, Effect, Either, Encoding, LogLevel, Option, Redacted } from "effect"
 import * as path from "node:path"
-import { ServerConfig, Services } from "../src/index.js"
+import { RateLimits, ServerConfig, Services } from "../src/index.js"
 import { configOf } from "./support.js"
 
 const secret = Encoding.encodeBase64(new Uint8Array(32).map((_, i) => (i * 7 + 3) % 256))
@@ -52,6 +53,59 @@ describe("ServerConfig", () => {
       expect(config.trustProxy).toBe(true)
       expect(config.rateLimits).toBe(false)
       expect(config.logLevel).toBe(LogLevel.Debug)
+    })
+  )
+
+  it.effect('rate limits: the defaults, COBRO_RATE_LIMIT_* as "N per DURATION", COBRO_REDIS_URL', () =>
+    Effect.gen(function* () {
+      const defaults = yield* configOf({})
+      expect(defaults.limits).toEqual(HttpConfig.defaultRateLimits)
+      expect(defaults.redisUrl).toEqual(Option.none())
+      expect(RateLimits.describe(defaults)).toBe(
+        "in this process (SQLite: one instance; set COBRO_REDIS_URL to share them)"
+      )
+
+      const config = yield* configOf({
+        COBRO_DATABASE_URL: "postgres://127.0.0.1/cobro",
+        COBRO_RATE_LIMIT_PUBLIC_PER_ADDRESS: "100 per 30 seconds",
+        COBRO_RATE_LIMIT_PAYMENTS_PER_USER: "5000 per 1 minute",
+        COBRO_RATE_LIMIT_TOKENS_PER_USER: "600 per 1 minute",
+        COBRO_RATE_LIMIT_FAILURES_PER_CLIENT: "5 per 15 minutes",
+        COBRO_RATE_LIMIT_FAILURES_PER_ADDRESS: "20 PER 5 minutes",
+        COBRO_RATE_LIMIT_REPLAYS_PER_USER: "10 per 1 hour"
+      })
+      const seconds = (limit: HttpConfig.Limit) => Duration.toSeconds(Duration.decode(limit.window))
+      expect(config.limits.publicPerAddress.limit).toBe(100)
+      expect(seconds(config.limits.publicPerAddress)).toBe(30)
+      expect(config.limits.publicPerUser.limit).toBe(5000)
+      expect(config.limits.tokensPerUser.limit).toBe(600)
+      expect([config.limits.failuresPerClient.limit, seconds(config.limits.failuresPerClient)]).toEqual([
+        5, 900
+      ])
+      expect([config.limits.failuresPerAddress.limit, seconds(config.limits.failuresPerAddress)]).toEqual([
+        20, 300
+      ])
+      expect(seconds(config.limits.replaysPerUser!)).toBe(3600)
+      expect(RateLimits.describe(config)).toBe(
+        "shared by every instance, in Postgres (table cobro_rate_limits)"
+      )
+
+      const redis = yield* configOf({ COBRO_REDIS_URL: "redis://:s3cret@cache.internal:6380/2" })
+      expect(RateLimits.describe(redis)).toBe(
+        "shared by every instance, in Redis redis://:***@cache.internal:6380/2"
+      )
+      expect(RateLimits.describe(yield* configOf({ COBRO_RATE_LIMITS: "off" }))).toBe(
+        "off (COBRO_RATE_LIMITS=false)"
+      )
+
+      expect(yield* problems({ COBRO_RATE_LIMIT_FAILURES_PER_CLIENT: "10" })).toEqual([
+        'COBRO_RATE_LIMIT_FAILURES_PER_CLIENT must be a count and a window of at least 1 second such as "10 per 1 minute", got "10"'
+      ])
+      expect(yield* problems({ COBRO_RATE_LIMIT_TOKENS_PER_USER: "0 per 1 minute" })).toHaveLength(1)
+      expect(yield* problems({ COBRO_RATE_LIMIT_TOKENS_PER_USER: "10 per 500 millis" })).toHaveLength(1)
+      expect(yield* problems({ COBRO_REDIS_URL: "http://:pw@cache.internal" })).toEqual([
+        "COBRO_REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379"
+      ])
     })
   )
 

@@ -1,11 +1,12 @@
 /**
- * The token routes, both rate limited: `userTokens` (a user's API token) and `partnerTokens` (a
- * partner client exchanges an authorization code for a token).
+ * The token routes, both guarded against guessing (`internal/rateLimit.ts`: their wrong secrets are
+ * counted): `userTokens` (a user's API token) and `partnerTokens` (a partner client exchanges an
+ * authorization code for a token).
  */
 import { Auth } from "@cobro/core"
 import { Effect } from "effect"
 import { ok, success } from "../../Envelope.js"
-import type { PartnerTokenRateLimit, TokenRateLimit } from "../rateLimit.js"
+import { countingWrongSecrets, type PartnerTokenRateLimit, type TokenRateLimit } from "../rateLimit.js"
 import { domain, type GroupLive, group } from "./shared.js"
 
 export const UserTokensLive: GroupLive<"userTokens", Auth.Auth | TokenRateLimit> = group(
@@ -14,7 +15,9 @@ export const UserTokensLive: GroupLive<"userTokens", Auth.Auth | TokenRateLimit>
     Effect.gen(function* () {
       const auth = yield* Auth.Auth
       return handlers.handle("issue", ({ path, payload }) =>
-        Effect.map(domain(auth.issueUserToken(path.id, payload)), (token) => ok("token.issued", token))
+        Effect.map(countingWrongSecrets(domain(auth.issueUserToken(path.id, payload))), (token) =>
+          ok("token.issued", token)
+        )
       )
     })
 )
@@ -25,7 +28,7 @@ export const PartnerTokensLive: GroupLive<"partnerTokens", Auth.Auth | PartnerTo
     Effect.gen(function* () {
       const auth = yield* Auth.Auth
       return handlers.handle("exchange", ({ payload }) =>
-        Effect.map(domain(auth.exchangeCode(payload)), success)
+        Effect.map(countingWrongSecrets(domain(auth.exchangeCode(payload))), success)
       )
     })
 )

@@ -2,14 +2,12 @@
  * The `webhookDeliveries` routes: a merchant's own deliveries (`WebhookDeliveries` decides what a
  * token sees), and replays counted per account against `RateLimits.replaysPerUser`.
  */
-import type * as RateLimiter from "@effect/experimental/RateLimiter"
 import { type Idempotency, WebhookDeliveries } from "@cobro/core"
 import { Effect, Option } from "effect"
 import type * as Api from "../../Api.js"
 import { ok } from "../../Envelope.js"
-import type { HttpConfig } from "../../HttpConfig.js"
 import { type Authentication, CurrentPrincipal } from "../../Security.js"
-import { checkReplay } from "../rateLimit.js"
+import { Limits } from "../rateLimit.js"
 import { asPrincipal, domain, type GroupLive, group } from "./shared.js"
 
 const toWire = ({
@@ -38,15 +36,11 @@ const toWire = ({
 
 export const WebhookDeliveriesLive: GroupLive<
   "webhookDeliveries",
-  | WebhookDeliveries.WebhookDeliveries
-  | Idempotency.Idempotency
-  | Authentication
-  | HttpConfig
-  | RateLimiter.RateLimiter
+  WebhookDeliveries.WebhookDeliveries | Idempotency.Idempotency | Authentication | Limits
 > = group("webhookDeliveries", (handlers) =>
   Effect.gen(function* () {
     const deliveries = yield* WebhookDeliveries.WebhookDeliveries
-    const limits = yield* Effect.context<HttpConfig | RateLimiter.RateLimiter>()
+    const limits = yield* Limits
     return handlers
       .handle("list", ({ urlParams }) =>
         asPrincipal((principal) =>
@@ -66,7 +60,7 @@ export const WebhookDeliveriesLive: GroupLive<
       .handle("replay", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
           Effect.zipRight(
-            Effect.provide(checkReplay(principal.user_id), limits),
+            limits.replay(principal.user_id),
             Effect.map(domain(deliveries.replay(principal, path.event_id)), (d) =>
               ok("webhook.delivery.replayed", toWire(d))
             )

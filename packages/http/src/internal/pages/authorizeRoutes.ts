@@ -9,6 +9,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
 import { Auth, type Ids, Onboarding } from "@cobro/core"
 import { Effect, Either, Option, ParseResult, Schema } from "effect"
+import type { ApiError } from "../../ApiError.js"
 import * as Input from "../input.js"
 import * as AuthorizePage from "./authorize.js"
 import * as Csrf from "./csrf.js"
@@ -56,7 +57,7 @@ const fieldErrors = <A, I>(
     }
   )
 
-export const make = ({ newNonce, limited, csrf, withCsrfCookie }: PageKit) =>
+export const make = ({ newNonce, limited, locked, failed, csrf, withCsrfCookie }: PageKit) =>
   Effect.gen(function* () {
     const onboarding = yield* Onboarding.Onboarding
     const auth = yield* Auth.Auth
@@ -255,16 +256,19 @@ export const make = ({ newNonce, limited, csrf, withCsrfCookie }: PageKit) =>
         )
       }
 
-      const email = (field("email") ?? "").trim().toLowerCase()
-      const limit = yield* limited(request, "tokens", `email:${email}`)
-      if (Option.isSome(limit)) {
-        const seconds = limit.value.retry_after ?? 60
-        return yield* again(
+      const tooMany = (refusal: ApiError) => {
+        const seconds = refusal.retry_after ?? 60
+        return again(
           429,
           { form: `Demasiados intentos. Esperá ${seconds} segundos y volvé a probar.` },
           { headers: { "retry-after": String(seconds) } }
         )
       }
+      // Every submission counts toward the address's public limit; a sign-in's wrong password
+      // counts as a wrong secret for its e-mail and the address (the API's brute-force guard).
+      const limit = yield* limited(request)
+      if (Option.isSome(limit)) return yield* tooMany(limit.value)
+      const subject = `email:${(field("email") ?? "").trim().toLowerCase()}`
 
       const consentError =
         field("consent") === "yes" ? {} : { consent: `Para continuar tenés que autorizar a ${partner.name}.` }
@@ -308,8 +312,11 @@ export const make = ({ newNonce, limited, csrf, withCsrfCookie }: PageKit) =>
             ...consentError
           })
         }
+        const lockout = yield* locked(request, subject)
+        if (Option.isSome(lockout)) return yield* tooMany(lockout.value)
         const user = yield* Effect.either(onboarding.signIn(decoded.right))
         if (Either.isLeft(user)) {
+          yield* failed(request, subject)
           return yield* again(401, { form: "El email o la contraseña no son correctos." })
         }
         userId = user.right.user_id

@@ -60,7 +60,7 @@ export const make = ({ newNonce, limited, tooMany, csrf, withCsrfCookie }: PageK
     const page = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const nonce = yield* newNonce
-      const limit = yield* limited(request, "public", undefined)
+      const limit = yield* limited(request)
       if (Option.isSome(limit)) return tooMany(nonce, limit.value)
       const params = yield* HttpRouter.params
       const id = Schema.decodeUnknownOption(Ids.PaymentId)(params["paymentId"])
@@ -127,7 +127,7 @@ export const make = ({ newNonce, limited, tooMany, csrf, withCsrfCookie }: PageK
           "Simular transferencias es posible solo en sandbox."
         )
       }
-      const limit = yield* limited(request, "public", undefined)
+      const limit = yield* limited(request)
       if (Option.isSome(limit)) return tooMany(nonce, limit.value)
       const params = yield* HttpRouter.params
       const id = Schema.decodeUnknownOption(Ids.PaymentId)(params["paymentId"])

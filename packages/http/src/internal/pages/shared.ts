@@ -2,14 +2,13 @@
  * What every hosted page's handler needs: a CSP nonce per response, the API's rate limits answered
  * as a page, and a last guard that turns a defect into a logged 500 page.
  */
-import * as RateLimiter from "@effect/experimental/RateLimiter"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Crypto } from "@cobro/core"
 import { Cause, Duration, Effect, Encoding, Option, Redacted } from "effect"
 import type { ApiError } from "../../ApiError.js"
 import { HttpConfig } from "../../HttpConfig.js"
-import * as RateLimit from "../rateLimit.js"
+import { Limits } from "../rateLimit.js"
 import * as Csrf from "./csrf.js"
 import * as Layout from "./layout.js"
 
@@ -18,12 +17,15 @@ export type Response = HttpServerResponse.HttpServerResponse
 export interface PageKit {
   /** A fresh CSP nonce. */
   readonly newNonce: Effect.Effect<string>
-  /** The rate limit `bucket` refuses this request with, if any. */
-  readonly limited: (
+  /** The public per-address limit's refusal of this request (which it counts), if any. */
+  readonly limited: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Option.Option<ApiError>>
+  /** The refusal of a request whose address or `subject` has used its wrong secrets, if any. */
+  readonly locked: (
     request: HttpServerRequest.HttpServerRequest,
-    bucket: RateLimit.Bucket,
-    subject: string | undefined
+    subject: string
   ) => Effect.Effect<Option.Option<ApiError>>
+  /** Counts a wrong secret (a password) for the request's address and `subject`. */
+  readonly failed: (request: HttpServerRequest.HttpServerRequest, subject: string) => Effect.Effect<void>
   /** The 429 page, with `retry-after`. */
   readonly tooMany: (nonce: string, error: ApiError) => Response
   /** A failure nobody expected: logged with its cause, answered with a page that says only that. */
@@ -40,11 +42,13 @@ export interface PageKit {
 const first = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
   typeof value === "string" ? value : value?.[0]
 
-export const make: Effect.Effect<PageKit, never, Crypto.Crypto | HttpConfig | RateLimiter.RateLimiter> =
-  Effect.gen(function* () {
+const refusal = <R>(check: Effect.Effect<void, ApiError, R>) =>
+  Effect.match(check, { onFailure: Option.some, onSuccess: () => Option.none() })
+
+export const make: Effect.Effect<PageKit, never, Crypto.Crypto | HttpConfig | Limits> = Effect.gen(
+  function* () {
     const crypto = yield* Crypto.Crypto
-    // The rate limiter's services, given to the handlers (routes may only need request services).
-    const limits = yield* Effect.context<HttpConfig | RateLimiter.RateLimiter>()
+    const limits = yield* Limits
     const newNonce = Effect.map(crypto.randomBytes(16), Encoding.encodeBase64)
     const config = yield* HttpConfig
     const csrf = yield* Csrf.make(
@@ -61,11 +65,9 @@ export const make: Effect.Effect<PageKit, never, Crypto.Crypto | HttpConfig | Ra
           maxAge: Duration.seconds(Csrf.TOKEN_LIFETIME_SECONDS),
           secure: first(request.headers["x-forwarded-proto"]) === "https"
         }),
-      limited: (request, bucket, subject) =>
-        RateLimit.check(request, bucket, subject).pipe(
-          Effect.provide(limits),
-          Effect.match({ onFailure: Option.some, onSuccess: () => Option.none() })
-        ),
+      limited: (request) => refusal(limits.publicRequest(request, undefined)),
+      locked: (request, subject) => refusal(limits.locked(request, subject)),
+      failed: limits.failed,
       tooMany: (nonce, error) =>
         Layout.messagePage({
           nonce,
@@ -89,4 +91,5 @@ export const make: Effect.Effect<PageKit, never, Crypto.Crypto | HttpConfig | Ra
           )
         )
     }
-  })
+  }
+)
