@@ -109,7 +109,7 @@ const metricsOnApi = (config: ServerConfig) => {
 }
 
 /** `GET /metrics` on its own listener at `COBRO_METRICS_ADDR`, when set; a failure to listen names it. */
-const metricsListener = (config: ServerConfig) => {
+const metricsOwnListener = (config: ServerConfig) => {
   const exposure = metricsExposure(config)
   if (exposure._tag !== "Address") return Metrics.noListener
   const { host, port } = exposure.address
@@ -166,7 +166,7 @@ const serving = <HttpError>(
     config.bank === "sandbox" ? Layer.empty : Background.reconciliation(config.reconcileInterval)
   )
   const bankRoutes = BankRoutes.layer(config, config.trustProxy ? forwardedAddress : clientAddress)
-  const served = Layer.merge(api(config, bankRoutes), metricsListener(config))
+  const served = Layer.merge(api(config, bankRoutes), metricsOwnListener(config))
   const server =
     config.mode === "sandbox"
       ? served.pipe(
@@ -269,6 +269,13 @@ export const metricsLine = (
       return `  Metrics:    not served (production serves /metrics with ${variables.metricsToken} or on ${variables.metricsAddress})`
   }
 }
+
+/** Where `/metrics` listens on its own (`COBRO_METRICS_ADDR`), once it does; none when it does not. */
+export const metricsAddress: Effect.Effect<
+  Option.Option<HttpServer.Address>,
+  never,
+  Metrics.Listener
+> = Effect.map(Metrics.Listener, (listener) => listener.address)
 
 /** The lines printed once the server listens; `metrics`: where the metrics' own listener listens. */
 export const banner = (

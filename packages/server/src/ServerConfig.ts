@@ -282,7 +282,8 @@ const metricsToken = Config.option(Config.redacted(variables.metricsToken)).pipe
 const metricsAddress = Config.option(
   Config.string(variables.metricsAddress).pipe(
     Config.mapOrFail((text) =>
-      Either.mapLeft(parseListenAddress(text), (message) => invalid(variables.metricsAddress, message))
+      // The path is the variable's already (`Config.string(name)`).
+      Either.mapLeft(parseListenAddress(text), (message) => ConfigError.InvalidData([], message))
     )
   )
 )
