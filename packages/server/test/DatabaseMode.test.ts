@@ -189,7 +189,11 @@ const olderDatabases = (fresh: Effect.Effect<string, unknown, Scope.Scope>) =>
     )
     expect(yield* contents(bind)).toEqual(before)
     // Started as what it is, it is recorded so: its contents agree.
-    expect(Exit.isSuccess((yield* cli(["migrate"], production(bind, "bind"))).exit)).toBe(true)
+    const inferred = yield* cli(["migrate"], production(bind, "bind"))
+    expect(Exit.isSuccess(inferred.exit)).toBe(true)
+    expect(inferred.stderr).toContain(
+      `${ServerConfig.describeDatabase(yield* databaseOf(bind))}: recorded as a production database on BIND (inferred: reconciled with bind:cobro-client)`
+    )
     expect(yield* recordOf(bind)).toMatchObject([
       { mode: "production", bank: "bind", recorded_by: "inferred: reconciled with bind:cobro-client" }
     ])

@@ -35,7 +35,7 @@ const record = Command.make("record", { mode, bank, json }, (o) =>
   })
 ).pipe(
   Command.withDescription(
-    "record the mode and bank of a database created before cobro recorded them (a recorded database keeps its own)"
+    "record the mode and bank of a database created before cobro recorded them; a recorded database keeps its own"
   )
 )
 
