@@ -71,9 +71,8 @@ const sandboxTraces = (evidence: SqlDatabaseMode.Evidence): Option.Option<string
 }
 
 /**
- * Whether a database may be opened with `wanted`, from its record or, when it has none, from what
- * it holds:
- * - recorded: only in its own mode and on its own bank;
+ * Whether a database may be opened with `wanted`: by its record when it has one (`mismatch`: only
+ * in its own mode and on its own bank), or else by what it holds (`evidence`):
  * - nothing in it (no schema, or no merchant, partner or bank cursor): a first start, recorded;
  * - sandbox mode on the sandbox bank: recorded unless it was reconciled with a real bank;
  * - production on a real bank: recorded if it was reconciled with that bank and holds nothing only
@@ -84,15 +83,14 @@ const sandboxTraces = (evidence: SqlDatabaseMode.Evidence): Option.Option<string
 export const decide = (
   where: string,
   wanted: Wanted,
-  recorded: Option.Option<SqlDatabaseMode.Recorded>,
-  evidence: () => SqlDatabaseMode.Evidence
+  known: { readonly recorded: SqlDatabaseMode.Recorded } | { readonly evidence: SqlDatabaseMode.Evidence }
 ): Decision => {
-  if (Option.isSome(recorded))
-    return Option.match(mismatch(where, recorded.value, wanted), {
+  if ("recorded" in known)
+    return Option.match(mismatch(where, known.recorded, wanted), {
       onNone: () => ({ _tag: "Open" }),
       onSome: (reason) => ({ _tag: "Refuse", reason })
     })
-  const found = evidence()
+  const found = known.evidence
   if (!found.schema || (found.accounts === 0 && found.realBankAccounts.length === 0))
     return { _tag: "Record", recordedBy: firstStart }
   const reconciled = found.realBankAccounts.join(", ")

@@ -85,6 +85,18 @@ export const client = (database: Database): Layer.Layer<SqlClient.SqlClient, Sto
   )
 
 /**
+ * Records `wanted` on a migrated database, unless another instance recorded first: then the record
+ * that stands decides, and another mode or bank is refused.
+ */
+const recordAs = (where: string, wanted: DatabaseMode.Wanted, recordedBy: string) =>
+  Effect.gen(function* () {
+    const stored = yield* SqlDatabaseMode.record(wanted, recordedBy, yield* DateTime.now)
+    const refused = DatabaseMode.mismatch(where, stored, wanted)
+    if (Option.isSome(refused)) return yield* new StorageError({ message: refused.value })
+    return stored
+  })
+
+/**
  * Opens `database` for `wanted`: refused (a `StorageError`, nothing written) when it is of another
  * mode or bank, or is an older database whose contents do not agree with `wanted`; otherwise
  * migrated and, unless it was already, recorded. The migrations applied.
@@ -96,15 +108,15 @@ export const open = (
   Effect.gen(function* () {
     const where = describeDatabase(database)
     const recorded = yield* SqlDatabaseMode.read
-    const evidence = Option.isNone(recorded) ? yield* SqlDatabaseMode.evidence : undefined
-    const decision = DatabaseMode.decide(where, wanted, recorded, () => evidence!)
+    const decision = DatabaseMode.decide(
+      where,
+      wanted,
+      Option.isSome(recorded) ? { recorded: recorded.value } : { evidence: yield* SqlDatabaseMode.evidence }
+    )
     if (decision._tag === "Refuse") return yield* new StorageError({ message: decision.reason })
     const applied = yield* Migrations.run
     if (decision._tag === "Record") {
-      // Another instance may have recorded another mode meanwhile: the record that stands decides.
-      const stored = yield* SqlDatabaseMode.record(wanted, decision.recordedBy, yield* DateTime.now)
-      const refused = DatabaseMode.mismatch(where, stored, wanted)
-      if (Option.isSome(refused)) return yield* new StorageError({ message: refused.value })
+      const stored = yield* recordAs(where, wanted, decision.recordedBy)
       // An older database's record is news to its operator (on stderr: a command's stdout may be JSON).
       if (stored.recordedBy !== DatabaseMode.firstStart)
         yield* Console.error(
@@ -168,10 +180,7 @@ export const record = (
         message: `${where} cannot be recorded as ${wanted.mode} on ${DatabaseMode.bankName(wanted.bank)}: ${problem.value}. Nothing was changed`
       })
     yield* Migrations.run
-    const stored = yield* SqlDatabaseMode.record(wanted, DatabaseMode.byCommand, yield* DateTime.now)
-    const refused = DatabaseMode.mismatch(where, stored, wanted)
-    if (Option.isSome(refused)) return yield* new StorageError({ message: refused.value })
-    return { recorded: stored, already: false }
+    return { recorded: yield* recordAs(where, wanted, DatabaseMode.byCommand), already: false }
   }).pipe(
     Effect.catchTags({
       SqlError: failure(database, "open or migrate"),

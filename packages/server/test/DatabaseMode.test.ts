@@ -254,22 +254,28 @@ describe("a database knows what it is", () => {
     })
   )
 
-  it.scopedLive("SQLite: another mode or bank is refused and changes nothing; its own opens it", () =>
-    refusesAnotherMode(tempDb)
+  it.scopedLive(
+    "SQLite: another mode or bank is refused and changes nothing; its own opens it",
+    () => refusesAnotherMode(tempDb),
+    120_000
   )
 
   it.scopedLive.skipIf(!pg)(
     "Postgres: another mode or bank is refused and changes nothing; its own opens it",
-    () => refusesAnotherMode(freshPgUrl)
+    () => refusesAnotherMode(freshPgUrl),
+    120_000
   )
 
-  it.scopedLive("SQLite: an older database is recorded when its contents agree, refused otherwise", () =>
-    olderDatabases(tempDb)
+  it.scopedLive(
+    "SQLite: an older database is recorded when its contents agree, refused otherwise",
+    () => olderDatabases(tempDb),
+    120_000
   )
 
   it.scopedLive.skipIf(!pg)(
     "Postgres: an older database is recorded when its contents agree, refused otherwise",
-    () => olderDatabases(freshPgUrl)
+    () => olderDatabases(freshPgUrl),
+    120_000
   )
 
   it.live(
