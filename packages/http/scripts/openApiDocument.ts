@@ -7,7 +7,8 @@
  * `scripts/openapi.ts` writes it (`npm run openapi`); `test/openApiDocument.test.ts` fails when the
  * file no longer matches.
  */
-import { Engine } from "@cobro/core"
+import { Engine, SandboxAccounts, SandboxClocks } from "@cobro/core"
+import { Layer } from "effect"
 import * as Prettier from "prettier"
 import { fileURLToPath } from "node:url"
 import { CobroHttp } from "../src/index.js"
@@ -18,11 +19,25 @@ export { referencePath }
 /** `docs/openapi.json` at the repository root. */
 export const documentPath = fileURLToPath(new URL("../../../docs/openapi.json", import.meta.url))
 
-/** The parsed body of `GET /openapi.json`. */
+/**
+ * A sandbox engine in memory with every sandbox service (the faucet, the sandbox bank's accounts,
+ * the test clocks): the document lists the routes of the services it finds.
+ */
+const sandboxEngine = () => {
+  const storage = SandboxClocks.layerWith({ refreshEvery: undefined }).pipe(
+    Layer.provideMerge(Engine.layerMemoryStorage)
+  )
+  return Layer.mergeAll(SandboxAccounts.layerMemory, SandboxClocks.testClocks).pipe(
+    Layer.provideMerge(Engine.layerSandbox(storage)),
+    Layer.provideMerge(storage)
+  )
+}
+
+/** The parsed body of `GET /openapi.json` of a sandbox server (every route). */
 export const served = async (): Promise<unknown> => {
   // The in-memory engine only satisfies the layer's requirements: the document depends on the
-  // API definition alone, never on stored data, keys or the clock.
-  const { handler, dispose } = CobroHttp.toWebHandler(Engine.layerMemory())
+  // API definition and on which sandbox services there are, never on stored data, keys or the clock.
+  const { handler, dispose } = CobroHttp.toWebHandler(sandboxEngine())
   try {
     const response = await handler(new Request("http://cobro.invalid/openapi.json"))
     if (response.status !== 200) throw new Error(`GET /openapi.json answered ${response.status}`)

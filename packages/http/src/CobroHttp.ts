@@ -122,6 +122,30 @@ const limits = (settings: Partial<Settings>) =>
   )
 
 /**
+ * The sandbox's routes the engine does not serve (each answers 404 without its service): all of
+ * them in production; on a sandbox over a real bank, the sandbox bank's accounts. `/openapi.json`
+ * and `/docs` leave them out.
+ */
+const unservedRoutes = Effect.gen(function* () {
+  const faucet = yield* Effect.serviceOption(Faucet.Faucet)
+  const accounts = yield* Effect.serviceOption(SandboxAccounts.SandboxAccounts)
+  const clocks = yield* Effect.serviceOption(TestClocks.TestClocks)
+  return [
+    ...(Option.isSome(faucet) ? [] : ["faucet"]),
+    ...(Option.isSome(accounts)
+      ? []
+      : [
+          "registerBankAccount",
+          "listBankAccounts",
+          "getBankAccount",
+          "bankAccountTransfers",
+          "removeBankAccount"
+        ]),
+    ...(Option.isSome(clocks) ? [] : ["getClock", "advanceClock"])
+  ].map((endpoint): Docs.EndpointName => ["sandbox", endpoint])
+})
+
+/**
  * The API with its handlers, auth, limits, error envelopes, `/openapi.json` and `/docs`, and the
  * hosted pages (`/pay/{id}`, `/authorize`) unless `settings.pages` is false.
  */
@@ -130,7 +154,14 @@ export const layer = (settings: Partial<Settings> = {}): Layer.Layer<HttpApi.Api
     Layer.provide(handlers),
     Layer.provide(Layer.mergeAll(layerAuthentication, layerPartnerAuthentication, RateLimit.layer))
   )
-  const docs = settings.docs === false ? Layer.empty : Docs.layer({ openApi: "/openapi.json", docs: "/docs" })
+  const docs =
+    settings.docs === false
+      ? Layer.empty
+      : Layer.unwrapEffect(
+          Effect.map(unservedRoutes, (unserved) =>
+            Docs.layer({ openApi: "/openapi.json", docs: "/docs" }, unserved)
+          )
+        )
   const pages = settings.pages === false ? Layer.empty : Pages.layer
   // Built on the engine's services it calls, not on the host's whole context: each group keeps
   // the context it was built in and copies it into every request (`internal/restricted.ts`).

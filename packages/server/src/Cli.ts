@@ -5,6 +5,7 @@
  *
  *   cobro serve
  *   cobro migrate
+ *   cobro database record --mode sandbox|production --bank sandbox|bind [--json]
  *   cobro users create --name N --email E --cuit C [--user-id U] [--alias-prefix P] [--status S]
  *                      [--partner-id P] [--password-stdin] [--json]
  *   cobro users list [--after USER_ID] [--limit N] [--json]
@@ -44,6 +45,7 @@ import { payouts } from "./internal/cli/money.js"
 import { transfers } from "./internal/cli/transfers.js"
 import { accounts, ledger, payments, sandbox, webhooks } from "./internal/cli/operations.js"
 import { bank } from "./internal/cli/bank.js"
+import { database } from "./internal/cli/database.js"
 import { listen, listenOptions } from "./internal/cli/listen.js"
 
 export { CommandFailed, Stdin, table } from "./internal/cli/shared.js"
@@ -55,7 +57,7 @@ const serve = Command.make("serve", {}, () => Effect.flatMap(ServerConfig.load, 
 const migrate = Command.make("migrate", {}, () =>
   Effect.gen(function* () {
     const config = yield* loadFor("create")
-    const applied = yield* Storage.migrate(config.database)
+    const applied = yield* Storage.migrate(config.database, config)
     const where = ServerConfig.describeDatabase(config.database)
     yield* Console.log(
       applied.length === 0
@@ -80,6 +82,7 @@ export const command = Command.make("cobro").pipe(
   Command.withSubcommands([
     serve,
     migrate,
+    database,
     users,
     partners,
     payments,

@@ -9,11 +9,17 @@
  * time rather than counted, so every instance sharing one database reports the same values. So is
  * the connection pool's use on Postgres, which is this process's own.
  *
- * With `COBRO_METRICS_TOKEN` set, a scrape needs `Authorization: Bearer <token>`.
+ * With `COBRO_METRICS_TOKEN` set, a scrape needs `Authorization: Bearer <token>`. With
+ * `COBRO_METRICS_ADDR` set, the route is on a listener of its own there (`listener`), not on the
+ * API's port. Production serves it only in one of those two ways (`ServerConfig.metricsExposure`).
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import type * as HttpServer from "@effect/platform/HttpServer"
+import type * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as OtelMetrics from "@effect/opentelemetry/Metrics"
 import * as OtelResource from "@effect/opentelemetry/Resource"
 import { Metrics, type OutgoingTransfer } from "@cobro/core"
@@ -33,6 +39,7 @@ import {
   Redacted
 } from "effect"
 import * as Crypto from "node:crypto"
+import * as Http from "node:http"
 
 // --- HTTP requests -----------------------------------------------------------------------------
 
@@ -216,34 +223,65 @@ const authorized = (header: string | undefined, token: Redacted.Redacted): boole
   return Crypto.timingSafeEqual(given, expected)
 }
 
-/** `GET /metrics`, behind `token` when there is one. */
+/**
+ * The answer to `GET /metrics`, behind `token` when there is one (401 in the error envelope
+ * without it), built on the server's exporter and database.
+ */
+const scrapeHandler = (token: Option.Option<Redacted.Redacted>) =>
+  Effect.gen(function* () {
+    const exporter = yield* Exporter
+    const context = yield* Effect.context<SqlClient.SqlClient>()
+    // Only a storage that keeps a pool provides it (Postgres); without one, no pool gauges.
+    const pool = Context.getOption(context, SqlMonitoring.ConnectionPool)
+    return Effect.gen(function* () {
+      if (Option.isSome(token)) {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const header = request.headers["authorization"]
+        if (header === undefined) {
+          return unauthorized("auth.token.missing", "send Authorization: Bearer <COBRO_METRICS_TOKEN>")
+        }
+        if (!authorized(header, token.value))
+          return unauthorized("auth.token.invalid", "the token is not the metrics token")
+      }
+      // The pool first: the database's queries would count among its connections in use.
+      if (Option.isSome(pool)) yield* readPool(pool.value)
+      yield* Effect.provide(readDatabase, context)
+      return HttpServerResponse.text(yield* exporter.scrape, {
+        contentType: "text/plain; version=0.0.4; charset=utf-8",
+        headers: { "cache-control": "no-store" }
+      })
+    })
+  })
+
+/** `GET /metrics` on the API's router, behind `token` when there is one. */
 export const routes = (token: Option.Option<Redacted.Redacted>) =>
   HttpApiBuilder.Router.use((router) =>
+    Effect.flatMap(scrapeHandler(token), (handler) => router.get("/metrics", handler))
+  )
+
+/** Where the metrics' own listener listens (`listener`), once it does; none without one. */
+export class Listener extends Context.Tag("@cobro/server/Metrics/Listener")<
+  Listener,
+  { readonly address: Option.Option<HttpServer.Address> }
+>() {}
+
+/** No listener of its own: `/metrics` is on the API's port, or not served. */
+export const noListener: Layer.Layer<Listener> = Layer.succeed(Listener, { address: Option.none() })
+
+/**
+ * `GET /metrics` alone on its own node:http listener at `address` (`COBRO_METRICS_ADDR`), behind
+ * `token` when there is one; any other path is 404. It closes with the layer.
+ */
+export const listener = (
+  address: { readonly host: string; readonly port: number },
+  token: Option.Option<Redacted.Redacted>
+): Layer.Layer<Listener, HttpServerError.ServeError, Exporter | SqlClient.SqlClient> =>
+  Layer.scoped(
+    Listener,
     Effect.gen(function* () {
-      const exporter = yield* Exporter
-      const context = yield* Effect.context<SqlClient.SqlClient>()
-      // Only a storage that keeps a pool provides it (Postgres); without one, no pool gauges.
-      const pool = Context.getOption(context, SqlMonitoring.ConnectionPool)
-      yield* router.get(
-        "/metrics",
-        Effect.gen(function* () {
-          if (Option.isSome(token)) {
-            const request = yield* HttpServerRequest.HttpServerRequest
-            const header = request.headers["authorization"]
-            if (header === undefined) {
-              return unauthorized("auth.token.missing", "send Authorization: Bearer <COBRO_METRICS_TOKEN>")
-            }
-            if (!authorized(header, token.value))
-              return unauthorized("auth.token.invalid", "the token is not the metrics token")
-          }
-          // The pool first: the database's queries would count among its connections in use.
-          if (Option.isSome(pool)) yield* readPool(pool.value)
-          yield* Effect.provide(readDatabase, context)
-          return HttpServerResponse.text(yield* exporter.scrape, {
-            contentType: "text/plain; version=0.0.4; charset=utf-8",
-            headers: { "cache-control": "no-store" }
-          })
-        })
-      )
+      const handler = yield* scrapeHandler(token)
+      const server = yield* NodeHttpServer.make(() => Http.createServer(), address)
+      yield* server.serve(HttpRouter.empty.pipe(HttpRouter.get("/metrics", handler)))
+      return { address: Option.some(server.address) }
     })
   )

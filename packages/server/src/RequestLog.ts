@@ -1,6 +1,11 @@
 /**
- * The server's logs: the format `COBRO_LOG_FORMAT` names (Effect's own loggers), and one line per
- * request once it is answered.
+ * The server's logs: the format `COBRO_LOG_FORMAT` names (Effect's own loggers) with timestamps in
+ * real time, and one line per request once it is answered.
+ *
+ * Effect stamps a line with the clock of the fiber that logs it, which in the sandbox is the
+ * merchant's test clock when the work is that merchant's: a log would jump days ahead and back.
+ * Every line carries real time instead, and a line logged on a merchant's moved clock carries that
+ * clock's time in `merchant_clock`.
  *
  * A request's line carries the route template (`/payments/:paymentId`, never the path a client
  * sent, which may hold a CVU), the method, the status, the duration in milliseconds and, when the
@@ -16,22 +21,71 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Security } from "@cobro/http"
-import { Context, Effect, FiberRef, Layer, Logger, LogLevel, Option } from "effect"
+import {
+  Clock,
+  Context,
+  DefaultServices,
+  Effect,
+  FiberRef,
+  FiberRefs,
+  HashMap,
+  type Layer,
+  Logger,
+  LogLevel,
+  Option
+} from "effect"
 import * as FindMyWay from "find-my-way-ts"
 import * as Metrics from "./Metrics.js"
 import type { LogFormat } from "./ServerConfig.js"
 
-/** Effect's logger of `format`, in place of the default one (logfmt). */
-export const layer = (format: LogFormat): Layer.Layer<never> => {
+/** The field of a line logged on a clock other than real time: that clock's time (ISO 8601). */
+export const merchantClockField = "merchant_clock"
+
+/**
+ * `logger` with the line's time read from `real`; when the fiber that logs runs on another clock
+ * (a merchant's moved test clock), that clock's time goes in `merchant_clock`.
+ */
+export const onRealTime = <Message, Output>(
+  logger: Logger.Logger<Message, Output>,
+  real: Clock.Clock
+): Logger.Logger<Message, Output> =>
+  Logger.mapInputOptions(logger, (options) => {
+    const clock = Context.get(
+      FiberRefs.getOrDefault(options.context, DefaultServices.currentServices),
+      Clock.Clock
+    )
+    if (clock === real) return options
+    const now = real.unsafeCurrentTimeMillis()
+    return {
+      ...options,
+      date: new Date(now),
+      annotations:
+        options.date.getTime() === now
+          ? options.annotations
+          : HashMap.set(options.annotations, merchantClockField, options.date.toISOString())
+    }
+  })
+
+const loggerOf = (format: LogFormat): Logger.Logger<unknown, void> => {
   switch (format) {
     case "json":
-      return Logger.json
+      return Logger.withConsoleLog(Logger.jsonLogger)
     case "pretty":
-      return Logger.pretty
+      return Logger.prettyLoggerDefault
     case "logfmt":
-      return Logger.logFmt
+      return Logger.withConsoleLog(Logger.logfmtLogger)
   }
 }
+
+/**
+ * Effect's logger of `format`, in place of the default one (logfmt), on real time: the `Clock`
+ * this layer is built on (the system's, or a test's).
+ */
+export const layer = (format: LogFormat): Layer.Layer<never> =>
+  Logger.replaceEffect(
+    Logger.defaultLogger,
+    Effect.map(Effect.clock, (real) => onRealTime(loggerOf(format), real))
+  )
 
 /** The route label of a request no route matches. */
 export const unmatched = "unmatched"

@@ -28,8 +28,14 @@ import * as Health from "./Health.js"
 import * as Metrics from "./Metrics.js"
 import * as RateLimits from "./RateLimits.js"
 import * as RequestLog from "./RequestLog.js"
-import type { ServerConfig } from "./ServerConfig.js"
-import { describeDatabase, problemsOf, ServerConfigError, startProblem } from "./ServerConfig.js"
+import { type ServerConfig, variables } from "./ServerConfig.js"
+import {
+  describeDatabase,
+  metricsExposure,
+  problemsOf,
+  ServerConfigError,
+  startProblem
+} from "./ServerConfig.js"
 import * as Services from "./Services.js"
 import * as Tracing from "./Tracing.js"
 
@@ -95,6 +101,32 @@ const servedOn = [
   ...CobroHttp.engineReferences
 ] as const
 
+/** `GET /metrics` on the API's port, unless it has its own address or is not served (production without a token). */
+const metricsOnApi = (config: ServerConfig) => {
+  const exposure = metricsExposure(config)
+  return exposure._tag === "Open" || exposure._tag === "Token"
+    ? Metrics.routes(config.metricsToken).pipe(Layer.provide(Metrics.layer(version)))
+    : Layer.empty
+}
+
+/** `GET /metrics` on its own listener at `COBRO_METRICS_ADDR`, when set; a failure to listen names it. */
+const metricsOwnListener = (config: ServerConfig) => {
+  const exposure = metricsExposure(config)
+  if (exposure._tag !== "Address") return Metrics.noListener
+  const { host, port } = exposure.address
+  return Metrics.listener(exposure.address, config.metricsToken).pipe(
+    Layer.provide(Metrics.layer(version)),
+    Layer.mapError(
+      (error) =>
+        new ServerConfigError({
+          problems: [
+            `${variables.metricsAddress}: cannot listen on ${host}:${port}: ${String((error.cause as Error | undefined)?.message ?? error.cause)}`
+          ]
+        })
+    )
+  )
+}
+
 // Middleware given to `serve` runs inside the HTTP server span; `Tracing.traceContext` outermost,
 // so that everything inside (a request log line included) is annotated with the trace id.
 const api = (config: ServerConfig, bankRoutes: ReturnType<typeof BankRoutes.layer>) =>
@@ -106,7 +138,7 @@ const api = (config: ServerConfig, bankRoutes: ReturnType<typeof BankRoutes.laye
       Layer.mergeAll(
         CobroHttp.layer(httpSettings(config)).pipe(Layer.provide(RateLimits.layer(config))),
         Health.routes,
-        Metrics.routes(config.metricsToken).pipe(Layer.provide(Metrics.layer(version))),
+        metricsOnApi(config),
         bankRoutes
       )
     )
@@ -122,20 +154,25 @@ const api = (config: ServerConfig, bankRoutes: ReturnType<typeof BankRoutes.laye
 export const layerWith = <HttpError>(
   config: ServerConfig,
   http: Layer.Layer<NodeServer, HttpError>
-): Layer.Layer<Services.Services | NodeServer | Health.Lifecycle, Services.LayerError | HttpError> =>
-  Health.stopFirst(config.shutdownDelay).pipe(Layer.provideMerge(serving(config, http)))
+): Layer.Layer<
+  Services.Services | NodeServer | Health.Lifecycle | Metrics.Listener,
+  Services.LayerError | ServerConfigError | HttpError
+> => Health.stopFirst(config.shutdownDelay).pipe(Layer.provideMerge(serving(config, http)))
 
 /** `layerWith` without its first step of a shutdown (`/readyz` turns 503, then `shutdownDelay`). */
 const serving = <HttpError>(
   config: ServerConfig,
   http: Layer.Layer<NodeServer, HttpError>
-): Layer.Layer<Services.Services | NodeServer | Health.Lifecycle, Services.LayerError | HttpError> => {
+): Layer.Layer<
+  Services.Services | NodeServer | Health.Lifecycle | Metrics.Listener,
+  Services.LayerError | ServerConfigError | HttpError
+> => {
   const background = Layer.merge(
     Background.layer(config.jobInterval),
     config.bank === "sandbox" ? Layer.empty : Background.reconciliation(config.reconcileInterval)
   )
   const bankRoutes = BankRoutes.layer(config, config.trustProxy ? forwardedAddress : clientAddress)
-  const served = api(config, bankRoutes)
+  const served = Layer.merge(api(config, bankRoutes), metricsOwnListener(config))
   const server =
     config.mode === "sandbox"
       ? served.pipe(
@@ -215,11 +252,43 @@ export const localUrl = (address: HttpServer.Address): string =>
     ? `unix:${address.path}`
     : `http://${["0.0.0.0", "::", "127.0.0.1", "::1"].includes(address.hostname) ? "localhost" : address.hostname}:${address.port}`
 
-/** The lines printed once the server listens. */
+/** What the start banner says of `/metrics`; `listener`: where its own listener listens, if it has one. */
+export const metricsLine = (
+  config: ServerConfig,
+  url: string,
+  listener: Option.Option<HttpServer.Address>
+): string => {
+  const exposure = metricsExposure(config)
+  switch (exposure._tag) {
+    case "Open":
+      return `  Metrics:    ${url}/metrics, open (set ${variables.metricsToken} or ${variables.metricsAddress} to protect it)`
+    case "Token":
+      return `  Metrics:    ${url}/metrics with Authorization: Bearer <${variables.metricsToken}>`
+    case "Address": {
+      const at = Option.match(listener, {
+        onNone: () => `http://${exposure.address.host}:${exposure.address.port}`,
+        onSome: localUrl
+      })
+      return `  Metrics:    ${at}/metrics (${variables.metricsAddress}${exposure.token ? `, with Authorization: Bearer <${variables.metricsToken}>` : ""}), not on the API's port`
+    }
+    case "Off":
+      return `  Metrics:    not served (production serves /metrics with ${variables.metricsToken} or on ${variables.metricsAddress})`
+  }
+}
+
+/** Where `/metrics` listens on its own (`COBRO_METRICS_ADDR`), once it does; none when it does not. */
+export const metricsAddress: Effect.Effect<
+  Option.Option<HttpServer.Address>,
+  never,
+  Metrics.Listener
+> = Effect.map(Metrics.Listener, (listener) => listener.address)
+
+/** The lines printed once the server listens; `metrics`: where the metrics' own listener listens. */
 export const banner = (
   config: ServerConfig,
   address: HttpServer.Address,
-  demo: Admin.DemoMerchant | undefined
+  demo: Admin.DemoMerchant | undefined,
+  metrics: Option.Option<HttpServer.Address> = Option.none()
 ): ReadonlyArray<string> => {
   const url = localUrl(address)
   const lines = [
@@ -241,6 +310,7 @@ export const banner = (
       ? "  Secrets:    sealed under the public sandbox key (set COBRO_SECRET_KEY to use your own)"
       : "  Secrets:    sealed under COBRO_SECRET_KEY"
   )
+  lines.push(metricsLine(config, url, metrics))
   if (Option.isSome(config.tracing)) {
     const { url, protocol } = config.tracing.value
     lines.push(`  Traces:     exported to ${Tracing.describeUrl(url)} (OTLP ${protocol})`)
@@ -309,7 +379,8 @@ export const run = (config: ServerConfig) =>
         yield* Effect.logWarning("production mode: 2FA codes are the sandbox's (no second-factor provider)")
       }
       yield* Effect.sync(releaseYoungGeneration)
-      yield* Console.log(banner(config, address, demo).join("\n"))
+      const { address: metrics } = Context.get(context, Metrics.Listener)
+      yield* Console.log(banner(config, address, demo, metrics).join("\n"))
       yield* Effect.addFinalizer(() =>
         Console.log("cobro: stopping: no new requests; finishing requests and background work in flight")
       )

@@ -36,6 +36,24 @@ export const banks = ["sandbox", "bind"] as const
 
 export type Bank = (typeof banks)[number]
 
+/** A TCP listening address: a host name or address (IPv6 without brackets), and a port (0: a free one). */
+export interface ListenAddress {
+  readonly host: string
+  readonly port: number
+}
+
+/**
+ * `host:port` (`127.0.0.1:9464`, `[::1]:9464`, `metrics.internal:9464`) as a `ListenAddress`; a
+ * sentence saying what is wrong otherwise.
+ */
+export const parseListenAddress = (text: string): Either.Either<ListenAddress, string> => {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/.exec(text.trim())
+  const port = Number(match?.[3])
+  if (match === null || port > 65535)
+    return Either.left(`must be host:port such as 127.0.0.1:9464 or [::1]:9464, got "${text}"`)
+  return Either.right({ host: match[1] ?? match[2]!, port })
+}
+
 export interface ServerConfig {
   /** `sandbox`: faucet, test clock, loopback webhooks, demo merchant. `production`: none of them. */
   readonly mode: Mode
@@ -78,8 +96,13 @@ export interface ServerConfig {
   readonly shutdownDelay: Duration.Duration
   /** Where spans are exported (OTLP/HTTP); none: tracing is off and spans cost nothing. */
   readonly tracing: Option.Option<OtelConfig.Tracing>
-  /** The bearer token `GET /metrics` requires; none: the route is open (keep it off the internet). */
+  /**
+   * The bearer token `GET /metrics` requires. Without it and without `metricsAddress`, `/metrics`
+   * is open in sandbox mode and not served at all in production (`metricsExposure`).
+   */
   readonly metricsToken: Option.Option<Redacted.Redacted>
+  /** Where `GET /metrics` listens instead of the API's port (its own listener, e.g. a private interface). */
+  readonly metricsAddress: Option.Option<ListenAddress>
   /**
    * Lifetime of a user token from `POST /users/{id}/tokens` (`expires_in`). Short lifetimes let a
    * client's tests see its token refresh; tokens minted before a change keep their expiry.
@@ -336,6 +359,36 @@ const metricsToken = Config.option(Config.redacted(variables.metricsToken)).pipe
   })
 )
 
+const metricsAddress = Config.option(
+  Config.string(variables.metricsAddress).pipe(
+    Config.mapOrFail((text) =>
+      // The path is the variable's already (`Config.string(name)`).
+      Either.mapLeft(parseListenAddress(text), (message) => ConfigError.InvalidData([], message))
+    )
+  )
+)
+
+/** How `GET /metrics` is served: what the start banner says and what the server mounts. */
+export type MetricsExposure =
+  | { readonly _tag: "Open" }
+  | { readonly _tag: "Token" }
+  | { readonly _tag: "Address"; readonly address: ListenAddress; readonly token: boolean }
+  | { readonly _tag: "Off" }
+
+/**
+ * On its own address when `COBRO_METRICS_ADDR` is set (behind the token too when there is one);
+ * else on the API's port behind the token; else open in sandbox mode, and not served in
+ * production (metrics are not for anyone who finds the API).
+ */
+export const metricsExposure = (config: ServerConfig): MetricsExposure =>
+  Option.isSome(config.metricsAddress)
+    ? { _tag: "Address", address: config.metricsAddress.value, token: Option.isSome(config.metricsToken) }
+    : Option.isSome(config.metricsToken)
+      ? { _tag: "Token" }
+      : config.mode === "sandbox"
+        ? { _tag: "Open" }
+        : { _tag: "Off" }
+
 /** The whole configuration. */
 export const config: Config.Config<ServerConfig> = Config.all({
   mode,
@@ -355,6 +408,7 @@ export const config: Config.Config<ServerConfig> = Config.all({
   shutdownDelay,
   tracing: OtelConfig.tracing,
   metricsToken,
+  metricsAddress,
   tokenLifetime,
   idempotencyLease
 }).pipe(

@@ -123,7 +123,7 @@ export const layerProduction = (config: ServerConfig): Layer.Layer<Services, Lay
   Layer.merge(webhooks(config), reconciliation(config)).pipe(
     Layer.provideMerge(Engine.services),
     Layer.provideMerge(ports(config)),
-    Layer.provideMerge(Storage.layer(config.database))
+    Layer.provideMerge(Storage.layer(config.database, config))
   )
 
 /**
@@ -156,7 +156,7 @@ export const layerSandbox = (
     Layer.provideMerge(Engine.sandboxServices),
     Layer.provideMerge(ports(config)),
     Layer.provideMerge(SandboxClock.layer),
-    Layer.provideMerge(Storage.layer(config.database))
+    Layer.provideMerge(Storage.layer(config.database, config))
   )
 
 /** The services of `config.mode`. */

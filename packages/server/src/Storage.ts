@@ -1,22 +1,26 @@
 /**
  * The storage the configuration names: a SQLite file (its directory created first) or a Postgres
- * database, migrated when the layer starts, with the sandbox bank's registered accounts beside
- * the engine's repositories (and the reconciliation's cursors). A failure to open or migrate it is
- * a `StorageError` with a sentence an operator can act on.
+ * database, checked against the configured mode and bank (`DatabaseMode`: before anything is
+ * written), migrated and, on its first start, recorded; with the sandbox bank's registered
+ * accounts beside the engine's repositories (and the reconciliation's cursors). A failure to open
+ * or migrate it, or a database of another mode, is a `StorageError` with a sentence an operator
+ * can act on.
  */
 import type { Engine, ReconciliationCursor, SandboxAccountRepository, StorageHealth } from "@cobro/core"
 import {
   Migrations,
+  SqlDatabaseMode,
   SqlReconciliationCursor,
   SqlSandboxAccountRepository,
+  SqlStorage,
   SqlStorageHealth
 } from "@cobro/sql"
 import type { SqlClient } from "@effect/sql"
-import * as SqlClientTag from "@effect/sql/SqlClient"
-import { Effect, Layer, Schema } from "effect"
+import { Console, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { existsSync } from "node:fs"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
+import * as DatabaseMode from "./DatabaseMode.js"
 import { type Database, describeDatabase, sqlitePath } from "./ServerConfig.js"
 
 /** The database could not be opened, created or migrated. */
@@ -64,35 +68,76 @@ const driver = (database: Database) =>
     Effect.tryPromise({
       try: () =>
         database._tag === "Sqlite"
-          ? import("@cobro/sql-sqlite").then(({ SqliteStorage }) => ({
-              client: SqliteStorage.client({ filename: database.filename }),
-              layer: SqliteStorage.layer({ filename: database.filename })
-            }))
-          : import("@cobro/sql-pg").then(({ PgStorage }) => ({
-              client: PgStorage.client({ url: database.url }),
-              layer: PgStorage.layer({ url: database.url })
-            })),
+          ? import("@cobro/sql-sqlite").then(({ SqliteStorage }) =>
+              SqliteStorage.client({ filename: database.filename })
+            )
+          : import("@cobro/sql-pg").then(({ PgStorage }) => PgStorage.client({ url: database.url })),
       catch: failure(database, "load the driver of")
     })
   )
 
 /** The SQL client alone (no migrations). */
 export const client = (database: Database): Layer.Layer<SqlClient.SqlClient, StorageError> =>
-  Layer.unwrapEffect(Effect.map(driver(database), (d) => d.client)).pipe(
+  Layer.unwrapEffect(driver(database)).pipe(
     Layer.catchAll((cause) =>
       Layer.fail(cause instanceof StorageError ? cause : failure(database, "open")(cause))
     )
   )
 
 /**
- * Every storage port (the sandbox's test clocks among them), migrated; the sandbox bank's
- * registered accounts and the readiness check too.
+ * Records `wanted` on a migrated database, unless another instance recorded first: then the record
+ * that stands decides, and another mode or bank is refused.
  */
-export const layer = (database: Database): Layer.Layer<Services, StorageError> =>
-  Layer.unwrapEffect(Effect.map(driver(database), (d) => d.layer)).pipe(
-    Layer.catchAll((cause) =>
-      Layer.fail(cause instanceof StorageError ? cause : failure(database, "open or migrate")(cause))
-    ),
+const recordAs = (where: string, wanted: DatabaseMode.Wanted, recordedBy: string) =>
+  Effect.gen(function* () {
+    const stored = yield* SqlDatabaseMode.record(wanted, recordedBy, yield* DateTime.now)
+    const refused = DatabaseMode.mismatch(where, stored, wanted)
+    if (Option.isSome(refused)) return yield* new StorageError({ message: refused.value })
+    return stored
+  })
+
+/**
+ * Opens `database` for `wanted`: refused (a `StorageError`, nothing written) when it is of another
+ * mode or bank, or is an older database whose contents do not agree with `wanted`; otherwise
+ * migrated and, unless it was already, recorded. The migrations applied.
+ */
+export const open = (
+  database: Database,
+  wanted: DatabaseMode.Wanted
+): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, StorageError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const where = describeDatabase(database)
+    const recorded = yield* SqlDatabaseMode.read
+    const decision = DatabaseMode.decide(
+      where,
+      wanted,
+      Option.isSome(recorded) ? { recorded: recorded.value } : { evidence: yield* SqlDatabaseMode.evidence }
+    )
+    if (decision._tag === "Refuse") return yield* new StorageError({ message: decision.reason })
+    const applied = yield* Migrations.run
+    if (decision._tag === "Record") {
+      const stored = yield* recordAs(where, wanted, decision.recordedBy)
+      // An older database's record is news to its operator (on stderr: a command's stdout may be JSON).
+      if (stored.recordedBy !== DatabaseMode.firstStart)
+        yield* Console.error(
+          `${where}: recorded as a ${stored.mode} database on ${DatabaseMode.bankName(stored.bank)} (${stored.recordedBy})`
+        )
+    }
+    return applied
+  }).pipe(
+    Effect.catchTags({
+      SqlError: failure(database, "open or migrate"),
+      MigrationError: failure(database, "migrate")
+    })
+  )
+
+/**
+ * Every storage port (the sandbox's test clocks among them) over `database`, opened for `wanted`
+ * (`open`); the sandbox bank's registered accounts and the readiness check too.
+ */
+export const layer = (database: Database, wanted: DatabaseMode.Wanted): Layer.Layer<Services, StorageError> =>
+  Layer.provide(SqlStorage.repositories, Layer.effectDiscard(open(database, wanted))).pipe(
+    Layer.provideMerge(client(database)),
     (storage) =>
       Layer.provideMerge(
         Layer.mergeAll(
@@ -104,12 +149,43 @@ export const layer = (database: Database): Layer.Layer<Services, StorageError> =
       )
   )
 
-/** Runs the migrations that are not applied yet; the ids and names of those it applied. */
+/** Opens `database` for `wanted` (`open`) and closes it: the migrations applied. */
 export const migrate = (
-  database: Database
+  database: Database,
+  wanted: DatabaseMode.Wanted
 ): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, StorageError> =>
-  Migrations.run.pipe(
-    Effect.mapError(failure(database, "migrate")),
+  open(database, wanted).pipe(Effect.provide(client(database)), Effect.scoped)
+
+/**
+ * Records that `database` is `wanted`, as an operator says (`cobro database record`): for a
+ * database from before the record whose contents do not tell. Refused when it records another
+ * mode or bank already (a database does not change mode) or when its contents contradict
+ * `wanted` (`DatabaseMode.recordProblem`). The record, and whether it was there already.
+ */
+export const record = (
+  database: Database,
+  wanted: DatabaseMode.Wanted
+): Effect.Effect<{ readonly recorded: SqlDatabaseMode.Recorded; readonly already: boolean }, StorageError> =>
+  Effect.gen(function* () {
+    const where = describeDatabase(database)
+    const existing = yield* SqlDatabaseMode.read
+    if (Option.isSome(existing)) {
+      const refused = DatabaseMode.mismatch(where, existing.value, wanted)
+      if (Option.isSome(refused)) return yield* new StorageError({ message: refused.value })
+      return { recorded: existing.value, already: true }
+    }
+    const problem = DatabaseMode.recordProblem(wanted, yield* SqlDatabaseMode.evidence)
+    if (Option.isSome(problem))
+      return yield* new StorageError({
+        message: `${where} cannot be recorded as ${wanted.mode} on ${DatabaseMode.bankName(wanted.bank)}: ${problem.value}. Nothing was changed`
+      })
+    yield* Migrations.run
+    return { recorded: yield* recordAs(where, wanted, DatabaseMode.byCommand), already: false }
+  }).pipe(
+    Effect.catchTags({
+      SqlError: failure(database, "open or migrate"),
+      MigrationError: failure(database, "migrate")
+    }),
     Effect.provide(client(database)),
     Effect.scoped
   )
@@ -121,14 +197,8 @@ export const migrate = (
 export const hasSchema = (database: Database): Effect.Effect<boolean, StorageError> =>
   database._tag === "Sqlite" && database.filename !== ":memory:" && !existsSync(sqlitePath(database.filename))
     ? Effect.succeed(false)
-    : Effect.gen(function* () {
-        const sql = yield* SqlClientTag.SqlClient
-        const rows = yield* sql.onDialectOrElse({
-          sqlite: () =>
-            sql`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'cobro_migrations'`,
-          orElse: () =>
-            sql`SELECT 1 AS found FROM information_schema.tables
-                WHERE table_name = 'cobro_migrations' AND table_schema = current_schema()`
-        })
-        return rows.length > 0
-      }).pipe(Effect.mapError(failure(database, "read")), Effect.provide(client(database)), Effect.scoped)
+    : SqlDatabaseMode.tableExists("cobro_migrations").pipe(
+        Effect.mapError(failure(database, "read")),
+        Effect.provide(client(database)),
+        Effect.scoped
+      )

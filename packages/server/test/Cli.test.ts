@@ -367,11 +367,14 @@ describe("cobro CLI", () => {
       expect(verified).toBeDefined()
       const after = yield* cliJson(["sandbox", "codes"], env)
       expect(after).toEqual([])
-      const production = yield* cli(["sandbox", "codes"], {
-        ...env,
+      // On a production database (this one is a sandbox's, and refuses production mode).
+      const productionEnv = {
+        ...envFor(yield* tempDb),
         COBRO_MODE: "production",
         COBRO_SECRET_KEY: "a".repeat(64)
-      })
+      }
+      expect(Exit.isSuccess((yield* cli(["migrate"], productionEnv)).exit)).toBe(true)
+      const production = yield* cli(["sandbox", "codes"], productionEnv)
       expect(failureOf(production)).toBe("sandbox codes exist only in sandbox mode (COBRO_MODE=sandbox)")
     })
   )

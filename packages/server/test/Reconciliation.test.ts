@@ -68,7 +68,7 @@ const cursorContract = (layer: Layer.Layer<ReconciliationCursor.ReconciliationCu
 
 const sqlCursor = (database: string) =>
   Effect.map(configOf({ COBRO_DATABASE_URL: database }), (config) =>
-    SqlReconciliationCursor.layer.pipe(Layer.provide(Storage.layer(config.database)))
+    SqlReconciliationCursor.layer.pipe(Layer.provide(Storage.layer(config.database, config)))
   )
 
 describe("ReconciliationCursor", () => {

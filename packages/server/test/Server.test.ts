@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { HttpServerRequest } from "@effect/platform"
 import { Webhooks } from "@cobro/webhooks"
+import { SqlClient } from "@effect/sql"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
@@ -285,6 +286,10 @@ describe("webhooks in the server", () => {
           })
           yield* Admin.setStatus(user.user_id, "ACTIVE")
           expect(yield* Admin.listWebhooks({})).toMatchObject([{ status: "pending", attempts: 0 }])
+          // A database records its mode and refuses another one (issue 45); what a database
+          // wrongly started in sandbox before that may hold is made by recording production here.
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`UPDATE cobro_database SET mode = 'production'`
         }).pipe(Effect.provide(Services.layer(sandbox)))
 
         const config = yield* configOf({

@@ -1,6 +1,7 @@
 export * as Migrations from "./Migrations.js"
 export * as SqlCredentialRepository from "./SqlCredentialRepository.js"
 export * as SqlCustomerRepository from "./SqlCustomerRepository.js"
+export * as SqlDatabaseMode from "./SqlDatabaseMode.js"
 export * as SqlCvuDirectory from "./SqlCvuDirectory.js"
 export * as SqlIdempotencyRepository from "./SqlIdempotencyRepository.js"
 export * as SqlLedgerRepository from "./SqlLedgerRepository.js"

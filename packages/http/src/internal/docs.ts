@@ -9,11 +9,15 @@
  * request for it and kept (it is small); Scalar's module is imported on the first `/docs`
  * request, and its page is rendered for each request and not kept.
  *
+ * Both list only the routes the server serves: a route whose engine service is absent (the
+ * sandbox's, in production) is left out (`unserved`), as if it were not part of the API.
+ *
  * Importing `@effect/platform` through its index loads every module of it, Swagger UI's bundle
  * among them: the package's modules are imported by path in `@cobro/http` and
  * `@cobro/server` for that reason.
  */
 import * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -29,13 +33,44 @@ export const scalarConfig: HttpApiScalar.ScalarConfig = {
   authentication: { preferredSecurityScheme: "bearer" }
 } as HttpApiScalar.ScalarConfig
 
-export const layer = (paths: {
-  readonly openApi: `/${string}`
-  readonly docs: `/${string}`
-}): Layer.Layer<never, never, HttpApi.Api> =>
+/** An endpoint of the API: its group's identifier and its name. */
+export type EndpointName = readonly [group: string, endpoint: string]
+
+/**
+ * `api` with `unserved` excluded from its OpenAPI document (`OpenApi.Exclude`): a group none of
+ * whose endpoints is served goes with them (its tag too).
+ */
+export const documented = <Api extends HttpApi.HttpApi.Any>(
+  api: Api,
+  unserved: ReadonlyArray<EndpointName>
+): Api => {
+  let result = api as unknown as HttpApi.HttpApi.AnyWithProps
+  for (const [id, group] of Object.entries(result.groups)) {
+    const names = unserved.filter(([g]) => g === id).map(([, e]) => e)
+    if (names.length === 0) continue
+    let changed: HttpApiGroup.HttpApiGroup.AnyWithProps = group
+    for (const name of names) {
+      const endpoint = changed.endpoints[name]
+      if (endpoint !== undefined) changed = changed.add(endpoint.annotate(OpenApi.Exclude, true))
+    }
+    if (Object.keys(changed.endpoints).every((name) => names.includes(name)))
+      changed = changed.annotate(OpenApi.Exclude, true)
+    result = result.add(changed) as unknown as HttpApi.HttpApi.AnyWithProps
+  }
+  return result as unknown as Api
+}
+
+export const layer = (
+  paths: {
+    readonly openApi: `/${string}`
+    readonly docs: `/${string}`
+  },
+  unserved: ReadonlyArray<EndpointName> = []
+): Layer.Layer<never, never, HttpApi.Api> =>
   HttpApiBuilder.Router.use((router) =>
     Effect.gen(function* () {
-      const service = yield* HttpApi.Api
+      const full = yield* HttpApi.Api
+      const service = unserved.length === 0 ? full : { ...full, api: documented(full.api, unserved) }
       let spec: OpenApi.OpenAPISpec | undefined
       const document = () => (spec ??= OpenApi.fromApi(service.api))
 

@@ -25,6 +25,7 @@ export const variables = {
   logFormat: "COBRO_LOG_FORMAT",
   shutdownDelay: "COBRO_SHUTDOWN_DELAY",
   metricsToken: "COBRO_METRICS_TOKEN",
+  metricsAddress: "COBRO_METRICS_ADDR",
   tokenLifetime: "COBRO_TOKEN_LIFETIME",
   idempotencyLease: "COBRO_IDEMPOTENCY_LEASE",
   ...OtelConfig.variables
@@ -63,7 +64,14 @@ export const variableHelp: {
   logLevel: ["info", "trace, debug, info, warning, error, fatal or none"],
   logFormat: ["logfmt", "logfmt, json or pretty"],
   shutdownDelay: ["0", "how long the port stays open after /readyz turns 503 on shutdown"],
-  metricsToken: ["none: /metrics is open", "the bearer token GET /metrics requires"],
+  metricsToken: [
+    "none",
+    "the bearer token GET /metrics requires; without it or COBRO_METRICS_ADDR, /metrics is open in sandbox mode and not served in production"
+  ],
+  metricsAddress: [
+    "none: /metrics is on the API's port",
+    "host:port where GET /metrics listens instead of the API's port (e.g. 127.0.0.1:9464)"
+  ],
   tokenLifetime: ["1 hour", "lifetime of a user token (POST /users/{id}/tokens), at least 1 second"],
   idempotencyLease: [
     "5 seconds",

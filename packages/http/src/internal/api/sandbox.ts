@@ -201,5 +201,5 @@ export class Sandbox extends HttpApiGroup.make("sandbox")
   .annotate(OpenApi.Title, "Sandbox")
   .annotate(
     OpenApi.Description,
-    "Sandbox only: simulates an incoming transfer to one of your CVUs, registers bank accounts at the sandbox bank to pay out to, and reads and advances your own test clock."
+    "Sandbox only: simulates an incoming transfer to one of your CVUs, registers bank accounts at the sandbox bank to pay out to, and reads and advances your own test clock. A production server neither serves these routes nor lists them in its `/openapi.json` and `/docs`; a sandbox on a real bank has no sandbox bank accounts."
   ) {}
