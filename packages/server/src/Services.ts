@@ -74,7 +74,7 @@ export const sandboxSecondFactor = (mode: ServerConfig["mode"]): Layer.Layer<Sec
             ...(mode === "sandbox" ? { code: SecondFactor.sandboxCode(request_id) } : {})
           })
         ),
-      check: (request_id, code) => Effect.succeed(code === SecondFactor.sandboxCode(request_id))
+      check: ({ code, request_id }) => Effect.succeed(code === SecondFactor.sandboxCode(request_id))
     })
   )
 

@@ -22,6 +22,7 @@ import m0015 from "./migrations/0015_refunds.js"
 import m0017 from "./migrations/0017_sandbox_bank_accounts.js"
 import { Spans } from "@cobro/core"
 import m0018 from "./migrations/0018_test_clocks.js"
+import m0019 from "./migrations/0019_second_factor.js"
 
 export const loader = Migrator.fromRecord({
   "0001_payments": m0001,
@@ -40,7 +41,8 @@ export const loader = Migrator.fromRecord({
   "0014_money_reads": m0014,
   "0015_refunds": m0015,
   "0017_sandbox_bank_accounts": m0017,
-  "0018_test_clocks": m0018
+  "0018_test_clocks": m0018,
+  "0019_second_factor": m0019
 })
 
 const migrate = Migrator.make({})({ loader, table: "cobro_migrations" })
