@@ -35,6 +35,7 @@ import {
   SandboxAccounts,
   SandboxClocks,
   Schedules,
+  SecondFactors,
   Splits,
   TestClocks,
   WebhookDeliveries
@@ -88,10 +89,11 @@ export const engineServices = [
   PaymentRepository.PaymentRepository,
   Onboarding.Onboarding,
   Crypto.Crypto,
-  // Read with `Effect.serviceOption`: the faucet, the sandbox bank's accounts, the test clocks, the
-  // payer's page's account holder lookup.
+  // Read with `Effect.serviceOption`: the faucet, the sandbox bank's accounts, the merchants' second
+  // factors, the test clocks, the payer's page's account holder lookup.
   Faucet.Faucet,
   SandboxAccounts.SandboxAccounts,
+  SecondFactors.SecondFactors,
   TestClocks.TestClocks,
   BankProvider.BankProvider,
   ...engineReferences
