@@ -1,6 +1,7 @@
 /**
  * The `secondFactor` routes: a merchant's own second factor (TOTP or e-mail codes), which
  * production asks for to verify payout accounts. The merchant's user token, for its own user id.
+ * Wrong codes are limited: five in a row lock the enrolled factor for 15 minutes.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -92,8 +93,5 @@ export class SecondFactor extends HttpApiGroup.make("secondFactor")
   )
   .addError(EnvelopeErrors)
   .middleware(Authentication)
-  .annotate(OpenApi.Title, "Second factor")
-  .annotate(
-    OpenApi.Description,
-    "A merchant's second factor (TOTP or e-mail codes), with its own user token. Wrong codes are limited: five in a row lock the enrolled factor for 15 minutes."
-  ) {}
+  // Under the tokens' tag: the second factor is the merchant's other credential.
+  .annotate(OpenApi.Title, "Authentication") {}
