@@ -13,49 +13,51 @@ import { asPrincipal, type GroupLive, group } from "./shared.js"
 export const SecondFactorLive: GroupLive<"secondFactor", Authentication> = group("secondFactor", (handlers) =>
   Effect.gen(function* () {
     const service = yield* Effect.serviceOption(SecondFactors.SecondFactors)
-    /** `use` on the merchant of the path, when the caller is that merchant's user token. */
-    const own =
-      <A>(
-        key: string,
-        use: (factors: SecondFactors.SecondFactors, user: Ids.UserId) => Effect.Effect<A, Errors.DomainError>
-      ) =>
-      ({ path }: { readonly path: { readonly user_id: Ids.UserId } }) =>
-        Option.match(service, {
-          onNone: () =>
-            Effect.fail(ApiError.of(404, "route.not.found", "this server has no second-factor enrolment")),
-          onSome: (factors) =>
-            asPrincipal((principal) =>
-              principal.user_id !== path.user_id
-                ? Effect.fail(Errors.NotFound.of("user", path.user_id))
-                : principal._tag !== "User"
-                  ? Effect.fail(
-                      new Errors.NotPermitted({
-                        key: "second_factor.user_token.required",
-                        message:
-                          "a merchant's second factor is managed with its own user token, not a partner's"
-                      })
-                    )
-                  : Effect.map(use(factors, principal.user_id), (v) => ok(key, v))
-            )
-        })
+    /** `use` on the merchant of `user_id`, when the caller is that merchant's user token. */
+    const own = <A>(
+      user_id: Ids.UserId,
+      use: (factors: SecondFactors.SecondFactors, user: Ids.UserId) => Effect.Effect<A, Errors.DomainError>
+    ) =>
+      Option.match(service, {
+        onNone: () =>
+          Effect.fail(ApiError.of(404, "route.not.found", "this server has no second-factor enrolment")),
+        onSome: (factors) =>
+          asPrincipal((principal) =>
+            principal.user_id !== user_id
+              ? Effect.fail(Errors.NotFound.of("user", user_id))
+              : principal._tag !== "User"
+                ? Effect.fail(
+                    new Errors.NotPermitted({
+                      key: "second_factor.user_token.required",
+                      message:
+                        "a merchant's second factor is managed with its own user token, not a partner's"
+                    })
+                  )
+                : use(factors, user_id)
+          )
+      })
     return handlers
-      .handle(
-        "state",
-        own("second_factor.found", (f, u) => f.state(u))
+      .handle("state", ({ path }) =>
+        own(path.user_id, (f, u) => Effect.map(f.state(u), (v) => ok("second_factor.found", v)))
       )
-      .handle("enrolTotp", (input) =>
-        own("second_factor.enrolment.started", (f, u) => f.enrolTotp(u, input.payload))(input)
+      .handle("enrolTotp", ({ path, payload }) =>
+        own(path.user_id, (f, u) =>
+          Effect.map(f.enrolTotp(u, payload), (v) => ok("second_factor.enrolment.started", v))
+        )
       )
-      .handle("enrolEmail", (input) =>
-        own("second_factor.enrolment.started", (f, u) => f.enrolEmail(u, input.payload))(input)
+      .handle("enrolEmail", ({ path, payload }) =>
+        own(path.user_id, (f, u) =>
+          Effect.map(f.enrolEmail(u, payload), (v) => ok("second_factor.enrolment.started", v))
+        )
       )
-      .handle("confirm", (input) =>
-        own("second_factor.enrolled", (f, u) => f.confirm(u, input.payload))(input)
+      .handle("confirm", ({ path, payload }) =>
+        own(path.user_id, (f, u) => Effect.map(f.confirm(u, payload), (v) => ok("second_factor.enrolled", v)))
       )
-      .handle(
-        "sendCode",
-        own("second_factor.code.sent", (f, u) => f.sendFactorCode(u))
+      .handle("sendCode", ({ path }) =>
+        own(path.user_id, (f, u) => Effect.map(f.sendFactorCode(u), (v) => ok("second_factor.code.sent", v)))
       )
-      .handle("remove", (input) => own("second_factor.removed", (f, u) => f.remove(u, input.payload))(input))
+      .handle("remove", ({ path, payload }) =>
+        own(path.user_id, (f, u) => Effect.map(f.remove(u, payload), (v) => ok("second_factor.removed", v)))
+      )
   })
 )
