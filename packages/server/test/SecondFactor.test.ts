@@ -15,7 +15,21 @@ import type { AddressInfo } from "node:net"
 import * as OTPAuth from "otpauth"
 import { SMTPServer } from "smtp-server"
 import { Admin } from "../src/index.js"
-import { configOf, type Env, get, postJson, provider, serverLayer, tempDb } from "./support.js"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import {
+  cli,
+  cliJson,
+  configOf,
+  type Env,
+  failureOf,
+  get,
+  postJson,
+  provider,
+  serverLayer,
+  tempDb,
+  tempDir
+} from "./support.js"
 
 const pgUp = await Effect.runPromise(pgAvailable)
 if (!pgUp) {
@@ -316,5 +330,75 @@ describe.each(stores)("the second factor in production on %s", (_, database, ski
         )
       }),
     120_000
+  )
+})
+
+describe("cobro users second-factor", () => {
+  it.scopedLive(
+    "enroll-totp writes the QR code and prints the URI; confirm with the app's code; a wrong code and a replaced factor without its code refused",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const env: Env = { COBRO_DATABASE_URL: path.join(dir, "cobro.db") }
+        yield* cliJson(
+          [
+            "users",
+            "create",
+            "--user-id",
+            "clishop",
+            "--name",
+            "Tienda",
+            "--email",
+            "cli@example.com",
+            "--cuit",
+            cuit
+          ],
+          env
+        )
+        const svg = path.join(dir, "qr.svg")
+        const started = yield* cliJson(
+          ["users", "second-factor", "enroll-totp", "--user-id", "clishop", "--svg", svg],
+          env
+        )
+        expect(fs.readFileSync(svg, "utf8")).toMatch(/^<svg[\s\S]*<\/svg>\s*$/)
+        const totp = OTPAuth.URI.parse(String(started["otpauth_uri"])) as OTPAuth.TOTP
+        expect(totp.secret.base32).toBe(started["secret"])
+        const current = totpCode(totp)
+        const wrong = yield* cli(
+          [
+            "users",
+            "second-factor",
+            "confirm",
+            "--user-id",
+            "clishop",
+            "--code",
+            current === "000000" ? "000001" : "000000"
+          ],
+          env
+        )
+        expect(failureOf(wrong)).toContain("second_factor.code.invalid")
+        expect(
+          failureOf(
+            yield* cli(["users", "second-factor", "confirm", "--user-id", "clishop", "--code", "12"], env)
+          )
+        ).toContain("must be the 6 digits of the code")
+        const confirmed = yield* cliJson(
+          ["users", "second-factor", "confirm", "--user-id", "clishop", "--code", current],
+          env
+        )
+        expect(confirmed).toEqual({ enrolled: { kind: "totp", enrolled_timestamp: expect.any(String) } })
+        const shown = yield* cli(["users", "second-factor", "show", "--user-id", "clishop"], env)
+        expect(shown.stdout).toMatch(/enrolled: totp/)
+        expect(
+          failureOf(yield* cli(["users", "second-factor", "enroll-email", "--user-id", "clishop"], env))
+        ).toContain("second_factor.code.required")
+        // Removed with the app's next code (the current one confirmed the enrolment).
+        const removed = yield* cliJson(
+          ["users", "second-factor", "remove", "--user-id", "clishop", "--code", totpCode(totp, 1)],
+          env
+        )
+        expect(removed).toEqual({})
+      }),
+    60_000
   )
 })
