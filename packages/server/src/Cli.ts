@@ -40,6 +40,7 @@ import * as ServerConfig from "./ServerConfig.js"
 import * as Storage from "./Storage.js"
 import { CommandFailed, describe, isDomainError, loadFor } from "./internal/cli/shared.js"
 import { partners, users } from "./internal/cli/merchants.js"
+import { secondFactor } from "./internal/cli/secondFactor.js"
 import { payouts } from "./internal/cli/money.js"
 import { transfers } from "./internal/cli/transfers.js"
 import { accounts, ledger, payments, sandbox, webhooks } from "./internal/cli/operations.js"
@@ -81,6 +82,7 @@ export const command = Command.make("cobro").pipe(
     serve,
     migrate,
     users,
+    secondFactor,
     partners,
     payments,
     payouts,

@@ -333,7 +333,7 @@ describe.each(stores)("the second factor in production on %s", (_, database, ski
   )
 })
 
-describe("cobro users second-factor", () => {
+describe("cobro second-factor", () => {
   it.scopedLive(
     "enroll-totp writes the QR code and prints the URI; confirm with the app's code; a wrong code and a replaced factor without its code refused",
     () =>
@@ -357,7 +357,7 @@ describe("cobro users second-factor", () => {
         )
         const svg = path.join(dir, "qr.svg")
         const started = yield* cliJson(
-          ["users", "second-factor", "enroll-totp", "--user-id", "clishop", "--svg", svg],
+          ["second-factor", "enroll-totp", "--user-id", "clishop", "--svg", svg],
           env
         )
         expect(fs.readFileSync(svg, "utf8")).toMatch(/^<svg[\s\S]*<\/svg>\s*$/)
@@ -366,7 +366,6 @@ describe("cobro users second-factor", () => {
         const current = totpCode(totp)
         const wrong = yield* cli(
           [
-            "users",
             "second-factor",
             "confirm",
             "--user-id",
@@ -378,23 +377,21 @@ describe("cobro users second-factor", () => {
         )
         expect(failureOf(wrong)).toContain("second_factor.code.invalid")
         expect(
-          failureOf(
-            yield* cli(["users", "second-factor", "confirm", "--user-id", "clishop", "--code", "12"], env)
-          )
+          failureOf(yield* cli(["second-factor", "confirm", "--user-id", "clishop", "--code", "12"], env))
         ).toContain("must be the 6 digits of the code")
         const confirmed = yield* cliJson(
-          ["users", "second-factor", "confirm", "--user-id", "clishop", "--code", current],
+          ["second-factor", "confirm", "--user-id", "clishop", "--code", current],
           env
         )
         expect(confirmed).toEqual({ enrolled: { kind: "totp", enrolled_timestamp: expect.any(String) } })
-        const shown = yield* cli(["users", "second-factor", "show", "--user-id", "clishop"], env)
+        const shown = yield* cli(["second-factor", "show", "--user-id", "clishop"], env)
         expect(shown.stdout).toMatch(/enrolled: totp/)
         expect(
-          failureOf(yield* cli(["users", "second-factor", "enroll-email", "--user-id", "clishop"], env))
+          failureOf(yield* cli(["second-factor", "enroll-email", "--user-id", "clishop"], env))
         ).toContain("second_factor.code.required")
         // Removed with the app's next code (the current one confirmed the enrolment).
         const removed = yield* cliJson(
-          ["users", "second-factor", "remove", "--user-id", "clishop", "--code", totpCode(totp, 1)],
+          ["second-factor", "remove", "--user-id", "clishop", "--code", totpCode(totp, 1)],
           env
         )
         expect(removed).toEqual({})

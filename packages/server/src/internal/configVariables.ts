@@ -1,5 +1,6 @@
 /** The server's environment variables: their names, and each one's default and meaning. */
 import { DEFAULT_DATABASE_URL } from "./database.js"
+import * as SmtpMailer from "../SmtpMailer.js"
 import * as OtelConfig from "./otelConfig.js"
 
 /** The variables, for messages and docs. */
@@ -19,6 +20,7 @@ export const variables = {
   shutdownDelay: "COBRO_SHUTDOWN_DELAY",
   metricsToken: "COBRO_METRICS_TOKEN",
   tokenLifetime: "COBRO_TOKEN_LIFETIME",
+  ...SmtpMailer.variables,
   ...OtelConfig.variables
 } as const
 
@@ -44,5 +46,6 @@ export const variableHelp: {
   shutdownDelay: ["0", "how long the port stays open after /readyz turns 503 on shutdown"],
   metricsToken: ["none: /metrics is open", "the bearer token GET /metrics requires"],
   tokenLifetime: ["1 hour", "lifetime of a user token (POST /users/{id}/tokens), at least 1 second"],
+  ...SmtpMailer.variableHelp,
   ...OtelConfig.variableHelp
 }

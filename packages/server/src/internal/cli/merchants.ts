@@ -5,7 +5,6 @@ import { BigDecimal, Config, Console, DateTime, Effect, Option, Schema } from "e
 import * as Admin from "../../Admin.js"
 import * as ServerConfig from "../../ServerConfig.js"
 import { usersBalance } from "./money.js"
-import { secondFactor } from "./secondFactor.js"
 import {
   CommandFailed,
   table,
@@ -155,7 +154,7 @@ const usersShow = Command.make(
 
 export const users = Command.make("users").pipe(
   Command.withDescription("merchants"),
-  Command.withSubcommands([usersCreate, usersList, usersShow, usersSetPassword, usersBalance, secondFactor])
+  Command.withSubcommands([usersCreate, usersList, usersShow, usersSetPassword, usersBalance])
 )
 
 /**

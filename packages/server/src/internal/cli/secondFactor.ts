@@ -1,5 +1,5 @@
 /**
- * `cobro users second-factor …`: a merchant's second factor from the operator's terminal (the
+ * `cobro second-factor …`: a merchant's second factor from the operator's terminal (the
  * same `SecondFactors` service as the API's /users/{user_id}/second-factor routes). Enrolling TOTP
  * prints the `otpauth://` URI and writes the QR code as SVG (`--svg FILE`, or printed); a code of
  * the new factor confirms it.
@@ -66,7 +66,7 @@ const enrollTotp = Command.make(
         yield* Console.log(
           [
             "Scan the QR code (or type the secret) in an authenticator app, then confirm with its code:",
-            `  cobro users second-factor confirm --user-id ${o.userId} --code NNNNNN`,
+            `  cobro second-factor confirm --user-id ${o.userId} --code NNNNNN`,
             `uri:     ${started.otpauth_uri}`,
             `secret:  ${started.secret}`,
             `expires: ${DateTime.formatIso(started.exp_timestamp)}`,
