@@ -34,6 +34,7 @@ import * as SandboxBank from "./bank/SandboxBank.js"
 import * as ScheduleRepository from "./schedules/ScheduleRepository.js"
 import { Schedules } from "./schedules/Schedules.js"
 import * as SecondFactor from "./auth/SecondFactor.js"
+import * as SecondFactorRepository from "./auth/SecondFactorRepository.js"
 import * as SplitRepository from "./splits/SplitRepository.js"
 import { Splits } from "./splits/Splits.js"
 import * as Transactor from "./Transactor.js"
@@ -83,6 +84,7 @@ export const layerMemoryStorage = Layer.mergeAll(
   MemoryCvuTable.layerDirectory,
   IdempotencyRepository.layerMemory,
   TestClockRepository.layerMemory,
+  SecondFactorRepository.layerMemory,
   Transactor.layerMemory
 ).pipe(Layer.provide(MemoryCvuTable.layer.pipe(Layer.provideMerge(MemoryDb.layer))))
 

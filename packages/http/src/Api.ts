@@ -13,6 +13,7 @@ import { Money } from "./internal/api/money.js"
 import { Payments, PublicPayments } from "./internal/api/payments.js"
 import { Sandbox } from "./internal/api/sandbox.js"
 import { Schedules } from "./internal/api/schedules.js"
+import { SecondFactor } from "./internal/api/secondFactor.js"
 import { Splits } from "./internal/api/splits.js"
 import { WebhookDeliveryRoutes } from "./internal/api/webhooks.js"
 
@@ -22,6 +23,7 @@ export * from "./internal/api/money.js"
 export * from "./internal/api/payments.js"
 export * from "./internal/api/sandbox.js"
 export * from "./internal/api/schedules.js"
+export * from "./internal/api/secondFactor.js"
 export * from "./internal/api/shared.js"
 export * from "./internal/api/splits.js"
 export * from "./internal/api/webhooks.js"
@@ -36,6 +38,7 @@ export class CobroApi extends HttpApi.make("cobro")
   .add(UserAccounts)
   .add(Schedules)
   .add(Splits)
+  .add(SecondFactor)
   .add(Money)
   .add(Sandbox)
   .add(WebhookDeliveryRoutes)

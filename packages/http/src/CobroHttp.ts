@@ -36,6 +36,7 @@ import {
   SandboxAccounts,
   SandboxClocks,
   Schedules,
+  SecondFactors,
   Splits,
   TestClocks,
   WebhookDeliveries
@@ -90,10 +91,11 @@ export const engineServices = [
   PaymentRepository.PaymentRepository,
   Onboarding.Onboarding,
   Crypto.Crypto,
-  // Read with `Effect.serviceOption`: the faucet, the sandbox bank's accounts, the test clocks, the
-  // payer's page's account holder lookup, the rate limits' store.
+  // Read with `Effect.serviceOption`: the faucet, the sandbox bank's accounts, the merchants' second
+  // factors, the test clocks, the payer's page's account holder lookup, the rate limits' store.
   Faucet.Faucet,
   SandboxAccounts.SandboxAccounts,
+  SecondFactors.SecondFactors,
   TestClocks.TestClocks,
   BankProvider.BankProvider,
   RateLimitStore.RateLimitStore,

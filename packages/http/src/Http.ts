@@ -25,6 +25,7 @@ import { MoneyLive } from "./internal/handlers/money.js"
 import { PaymentsLive, PublicPaymentsLive } from "./internal/handlers/payments.js"
 import { SandboxLive } from "./internal/handlers/sandbox.js"
 import { SchedulesLive } from "./internal/handlers/schedules.js"
+import { SecondFactorLive } from "./internal/handlers/secondFactor.js"
 import { SplitsLive } from "./internal/handlers/splits.js"
 import { PartnerTokensLive, UserTokensLive } from "./internal/handlers/tokens.js"
 import { WebhookDeliveriesLive } from "./internal/handlers/webhooks.js"
@@ -40,6 +41,7 @@ export const handlers = Layer.mergeAll(
   AccountsLive,
   SchedulesLive,
   SplitsLive,
+  SecondFactorLive,
   MoneyLive,
   WebhookDeliveriesLive
 )

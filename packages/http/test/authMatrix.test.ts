@@ -25,10 +25,13 @@ import {
   Schedule,
   Schedules,
   SecondFactor,
+  SecondFactors,
   Split,
-  Splits
+  Splits,
+  UserRepository
 } from "@cobro/core"
 import { DateTime, Duration, Effect, Option, Schema, TestClock } from "effect"
+import * as TestSecondFactors from "./secondFactors.js"
 import { merchant, raw, serverLayer, tokenFor } from "./support.js"
 import {
   apiRoutes,
@@ -191,6 +194,18 @@ const makeWorld = Effect.gen(function* () {
   })
   yield* (yield* Outbox.Outbox).append(event)
 
+  // A's second factor: e-mail codes enrolled, another enrolment in progress (its code
+  // `enrol_code`), and a code of the enrolled factor (`factor_code`) that changes it.
+  const factors = yield* SecondFactors.SecondFactors
+  const email = (yield* (yield* UserRepository.UserRepository).findById(A)).pipe(Option.getOrThrow).email
+  yield* factors.enrolEmail(A, {})
+  yield* factors.confirm(A, { code: yield* TestSecondFactors.lastCode(email) })
+  yield* factors.sendFactorCode(A)
+  yield* factors.enrolEmail(A, { current_code: yield* TestSecondFactors.lastCode(email) })
+  const enrol_code = yield* TestSecondFactors.lastCode(email)
+  yield* factors.sendFactorCode(A)
+  const factor_code = yield* TestSecondFactors.lastCode(email)
+
   // A bank account A registered at the sandbox bank.
   const sandboxAccount = yield* (yield* SandboxAccounts.SandboxAccounts).register(
     A,
@@ -215,7 +230,9 @@ const makeWorld = Effect.gen(function* () {
     pending_request_id: pending.request_id,
     pending_code: yield* codeFor(pending.request_id),
     schedule_id: schedule.schedule_id,
-    own_address: own
+    own_address: own,
+    enrol_code,
+    factor_code
   }
 })
 
@@ -472,6 +489,42 @@ const PROTECTED: Readonly<Record<string, Protected>> = {
     owner: "user",
     success: "envelope",
     foreign: notFound("verification_request.not.found")
+  },
+  "GET /users/:user_id/second-factor": {
+    call: (w) => ({ path: `/users/${w.A}/second-factor` }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("user.not.found")
+  },
+  "POST /users/:user_id/second-factor/totp": {
+    call: (w) => ({ path: `/users/${w.A}/second-factor/totp`, body: { current_code: w.factor_code } }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("user.not.found")
+  },
+  "POST /users/:user_id/second-factor/email": {
+    call: (w) => ({ path: `/users/${w.A}/second-factor/email`, body: { current_code: w.factor_code } }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("user.not.found")
+  },
+  "POST /users/:user_id/second-factor/confirm": {
+    call: (w) => ({ path: `/users/${w.A}/second-factor/confirm`, body: { code: w.enrol_code } }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("user.not.found")
+  },
+  "POST /users/:user_id/second-factor/code": {
+    call: (w) => ({ path: `/users/${w.A}/second-factor/code` }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("user.not.found")
+  },
+  "POST /users/:user_id/second-factor/remove": {
+    call: (w) => ({ path: `/users/${w.A}/second-factor/remove`, body: { code: w.factor_code } }),
+    owner: "user",
+    success: "envelope",
+    foreign: notFound("user.not.found")
   },
   "GET /split/accounts": {
     call: () => ({ path: "/split/accounts" }),

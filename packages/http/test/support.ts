@@ -20,6 +20,7 @@ import {
 } from "@cobro/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Api, type Client, CobroHttp, type HttpConfig } from "../src/index.js"
+import * as TestSecondFactors from "./secondFactors.js"
 
 // Exported helpers carry explicit types: declarations are emitted for tests too, and the
 // inferred types would name core's internal modules.
@@ -28,7 +29,10 @@ type TestServerLayer = typeof NodeHttpServer.layerTest
 
 /** The engine's services, the test server and an `HttpClient` pointed at it. */
 export type ServerLayer = Layer.Layer<
-  Layer.Layer.Success<EngineLayer> | SandboxAccounts.SandboxAccounts | Layer.Layer.Success<TestServerLayer>,
+  | Layer.Layer.Success<EngineLayer>
+  | SandboxAccounts.SandboxAccounts
+  | Layer.Layer.Success<typeof TestSecondFactors.layer>
+  | Layer.Layer.Success<TestServerLayer>,
   Layer.Layer.Error<EngineLayer> | Layer.Layer.Error<TestServerLayer>
 >
 
@@ -45,6 +49,8 @@ export const serverLayer = (
     Layer.provide(CobroHttp.layer(settings)),
     // The sandbox bank's accounts testers register (the server stores them; here, in memory).
     Layer.provideMerge(SandboxAccounts.layerMemory),
+    // The merchants' second factors (their routes; payout accounts keep the sandbox's codes).
+    Layer.provideMerge(TestSecondFactors.layer),
     Layer.provideMerge(SandboxClocks.testClocks),
     Layer.provideMerge(Engine.layerSandbox(storage, engine)),
     Layer.provideMerge(storage),

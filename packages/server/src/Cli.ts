@@ -41,6 +41,7 @@ import * as ServerConfig from "./ServerConfig.js"
 import * as Storage from "./Storage.js"
 import { CommandFailed, describe, isDomainError, loadFor } from "./internal/cli/shared.js"
 import { partners, users } from "./internal/cli/merchants.js"
+import { secondFactor } from "./internal/cli/secondFactor.js"
 import { payouts } from "./internal/cli/money.js"
 import { transfers } from "./internal/cli/transfers.js"
 import { accounts, ledger, payments, sandbox, webhooks } from "./internal/cli/operations.js"
@@ -84,6 +85,7 @@ export const command = Command.make("cobro").pipe(
     migrate,
     database,
     users,
+    secondFactor,
     partners,
     payments,
     payouts,

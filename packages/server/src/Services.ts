@@ -22,6 +22,7 @@ import {
   SandboxBank,
   type SandboxClocks,
   SecondFactor,
+  SecondFactors,
   type TestClocks,
   type Transactor,
   type UserRepository
@@ -30,9 +31,11 @@ import type { CobroHttp } from "@cobro/http"
 import { NodeTransport, Webhooks, type WebhooksConfig } from "@cobro/webhooks"
 import type { ConfigError } from "effect"
 import { Context, Effect, Layer } from "effect"
+import * as Authenticator from "./Authenticator.js"
 import * as NodeCrypto from "./NodeCrypto.js"
 import * as SandboxClock from "./SandboxClock.js"
 import type { ServerConfig } from "./ServerConfig.js"
+import * as SmtpMailer from "./SmtpMailer.js"
 import * as Storage from "./Storage.js"
 
 /** The engine's services the server uses in both modes. */
@@ -44,6 +47,7 @@ export type Services =
   | Reconciliation.Reconciliation
   | Webhooks.Webhooks
   | WebhooksConfig.WebhooksConfig
+  | SecondFactors.SecondFactors
 
 export type LayerError = Storage.StorageError | ConfigError.ConfigError
 
@@ -60,24 +64,31 @@ export const engineSettings = (config: ServerConfig): Partial<EngineConfig.Engin
 /**
  * The sandbox's second factor, stateless: the code of a request is `SecondFactor.sandboxCode` of
  * its id, so it checks on any instance and after a restart (core's `layerSandbox` remembers the
- * codes it delivered in memory, which suits one process only). In sandbox mode the delivery is a
- * log line with the code; `cobro sandbox codes` lists the open ones.
+ * codes it delivered in memory, which suits one process only). The delivery is a log line with
+ * the code; `cobro sandbox codes` lists the open ones. Anyone can compute such a code: never
+ * production's (`secondFactor`).
  */
-export const sandboxSecondFactor = (mode: ServerConfig["mode"]): Layer.Layer<SecondFactor.SecondFactor> =>
-  Layer.succeed(
-    SecondFactor.SecondFactor,
-    SecondFactor.SecondFactor.of({
-      deliver: ({ request_id, user_id }) =>
-        Effect.logInfo("2FA code delivered (sandbox second factor)").pipe(
-          Effect.annotateLogs({
-            request_id,
-            user_id,
-            ...(mode === "sandbox" ? { code: SecondFactor.sandboxCode(request_id) } : {})
-          })
-        ),
-      check: (request_id, code) => Effect.succeed(code === SecondFactor.sandboxCode(request_id))
-    })
-  )
+export const sandboxSecondFactor: Layer.Layer<SecondFactor.SecondFactor> = Layer.succeed(
+  SecondFactor.SecondFactor,
+  SecondFactor.SecondFactor.of({
+    deliver: ({ request_id, user_id }) =>
+      Effect.logInfo("2FA code delivered (sandbox second factor)").pipe(
+        Effect.annotateLogs({ request_id, user_id, code: SecondFactor.sandboxCode(request_id) })
+      ),
+    check: ({ code, request_id }) => Effect.succeed(code === SecondFactor.sandboxCode(request_id))
+  })
+)
+
+/**
+ * The merchants' second factors (`SecondFactors`: TOTP or e-mail codes, enrolled through the API
+ * and the CLI) in both modes, and the `SecondFactor` that verifies payout accounts: in production
+ * the merchant's enrolled factor (none enrolled: 409 `second_factor.not_enrolled`), in the
+ * sandbox its visible codes.
+ */
+const secondFactor = (config: ServerConfig) =>
+  config.mode === "sandbox"
+    ? Layer.merge(SecondFactors.SecondFactors.Default, sandboxSecondFactor)
+    : SecondFactors.layerPort.pipe(Layer.provideMerge(SecondFactors.SecondFactors.Default))
 
 /**
  * The bank of `config.bank` as `BankProvider`, with the sandbox's controls, and the key of its
@@ -106,7 +117,8 @@ const ports = (config: ServerConfig) =>
     NodeCrypto.layer(config.secretKey),
     EngineConfig.layer(engineSettings(config)),
     bank(config),
-    sandboxSecondFactor(config.mode)
+    Authenticator.layer,
+    SmtpMailer.layer(config.mode, config.publicUrl)
   )
 
 /**
@@ -122,6 +134,7 @@ const webhooks = (config: ServerConfig) =>
 export const layerProduction = (config: ServerConfig): Layer.Layer<Services, LayerError> =>
   Layer.merge(webhooks(config), reconciliation(config)).pipe(
     Layer.provideMerge(Engine.services),
+    Layer.provideMerge(secondFactor(config)),
     Layer.provideMerge(ports(config)),
     Layer.provideMerge(Storage.layer(config.database, config))
   )
@@ -154,6 +167,7 @@ export const layerSandbox = (
   SandboxClock.testClocks.pipe(
     Layer.provideMerge(Layer.mergeAll(webhooks(config), reconciliation(config), sandboxAccounts(config))),
     Layer.provideMerge(Engine.sandboxServices),
+    Layer.provideMerge(secondFactor(config)),
     Layer.provideMerge(ports(config)),
     Layer.provideMerge(SandboxClock.layer),
     Layer.provideMerge(Storage.layer(config.database, config))

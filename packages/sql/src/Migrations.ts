@@ -22,6 +22,7 @@ import m0015 from "./migrations/0015_refunds.js"
 import m0017 from "./migrations/0017_sandbox_bank_accounts.js"
 import { Spans } from "@cobro/core"
 import m0018 from "./migrations/0018_test_clocks.js"
+import m0019 from "./migrations/0019_second_factor.js"
 import m0020 from "./migrations/0020_database_mode.js"
 import m0021 from "./migrations/0021_rate_limits.js"
 
@@ -43,6 +44,7 @@ export const loader = Migrator.fromRecord({
   "0015_refunds": m0015,
   "0017_sandbox_bank_accounts": m0017,
   "0018_test_clocks": m0018,
+  "0019_second_factor": m0019,
   "0020_database_mode": m0020,
   "0021_rate_limits": m0021
 })

@@ -17,6 +17,7 @@ import type {
   PaymentRepository,
   RefundRepository,
   ScheduleRepository,
+  SecondFactorRepository,
   SplitRepository,
   TestClockRepository,
   Transactor,
@@ -37,6 +38,7 @@ import * as SqlPartnerRepository from "./SqlPartnerRepository.js"
 import * as SqlPaymentRepository from "./SqlPaymentRepository.js"
 import * as SqlRefundRepository from "./SqlRefundRepository.js"
 import * as SqlScheduleRepository from "./SqlScheduleRepository.js"
+import * as SqlSecondFactorRepository from "./SqlSecondFactorRepository.js"
 import * as SqlSplitRepository from "./SqlSplitRepository.js"
 import * as SqlTestClockRepository from "./SqlTestClockRepository.js"
 import * as SqlTransactor from "./SqlTransactor.js"
@@ -62,6 +64,7 @@ export type Storage =
   | IdempotencyRepository.IdempotencyRepository
   | WebhookDeliveryRepository.WebhookDeliveryRepository
   | TestClockRepository.TestClockRepository
+  | SecondFactorRepository.SecondFactorRepository
 
 /** The repositories alone (the database must already be migrated). */
 export const repositories: Layer.Layer<Storage, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -81,7 +84,8 @@ export const repositories: Layer.Layer<Storage, never, SqlClient.SqlClient> = La
   SqlRefundRepository.layer,
   SqlIdempotencyRepository.layer,
   SqlWebhookDeliveryRepository.layer,
-  SqlTestClockRepository.layer
+  SqlTestClockRepository.layer,
+  SqlSecondFactorRepository.layer
 )
 
 /** Migrates the database, then provides every repository. */

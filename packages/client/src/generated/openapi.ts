@@ -528,6 +528,126 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/users/{user_id}/second-factor": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Read the second factor
+     * @description The enrolled factor (`totp` or `email`) and an enrolment in progress, each when there is one. In production a payout account is verified only with the enrolled factor's code.
+     */
+    get: operations["secondFactor.state"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/users/{user_id}/second-factor/totp": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Start a TOTP enrolment
+     * @description Answers the authenticator app's secret, its `otpauth://` URI and that URI as an SVG QR code (shown this once); a code of the app confirms the enrolment (`/confirm`) within 10 minutes. With a factor enrolled, `current_code` (a code of it) is required: the new factor replaces it once confirmed.
+     */
+    post: operations["secondFactor.enrolTotp"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/users/{user_id}/second-factor/email": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Start an e-mail enrolment
+     * @description Sends a 6-digit code to the account's e-mail; the code confirms the enrolment (`/confirm`) within 10 minutes. With a factor enrolled, `current_code` (a code of it) is required.
+     */
+    post: operations["secondFactor.enrolEmail"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/users/{user_id}/second-factor/confirm": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Confirm the enrolment
+     * @description A code of the factor being enrolled (the app's current code, or the e-mailed one) makes it the enrolled factor, replacing any earlier one. Five wrong codes end the enrolment.
+     */
+    post: operations["secondFactor.confirm"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/users/{user_id}/second-factor/code": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * E-mail a code of the enrolled factor
+     * @description For an enrolled e-mail factor: sends a code that removes or replaces it (`/remove`, or `current_code` of a new enrolment). A TOTP factor's code is the app's (409).
+     */
+    post: operations["secondFactor.sendCode"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/users/{user_id}/second-factor/remove": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Remove the second factor
+     * @description A right code of the enrolled factor removes it. In production, payout accounts cannot be verified again until a factor is enrolled.
+     */
+    post: operations["secondFactor.remove"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/users/{user_id}/balance": {
     parameters: {
       query?: never
@@ -1646,6 +1766,8 @@ export interface components {
        */
       code: string
     }
+    /** @description a string that will be trimmed */
+    Trim: string
     MerchantBalance: {
       /**
        * maxLength(256)
@@ -6691,6 +6813,922 @@ export interface operations {
               activation_timestamp?: components["schemas"]["DateTimeUtc"]
               disabled_timestamp?: components["schemas"]["DateTimeUtc"]
               last_modified_timestamp: components["schemas"]["DateTimeUtc"]
+            }
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "secondFactor.state": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description a string at most 256 character(s) long */
+        user_id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: {
+              enrolled?: {
+                /** @enum {string} */
+                kind: "totp" | "email"
+                enrolled_timestamp: components["schemas"]["DateTimeUtc"]
+              }
+              pending?: {
+                /** @enum {string} */
+                kind: "totp" | "email"
+                exp_timestamp: components["schemas"]["DateTimeUtc"]
+              }
+            }
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "secondFactor.enrolTotp": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description a string at most 256 character(s) long */
+        user_id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": {
+          /** @description a string matching the pattern ^[0-9]{6}$ */
+          current_code?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: {
+              /** @enum {string} */
+              kind: "totp"
+              secret: string
+              otpauth_uri: string
+              qr_svg: string
+              exp_timestamp: components["schemas"]["DateTimeUtc"]
+            }
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "secondFactor.enrolEmail": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description a string at most 256 character(s) long */
+        user_id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": {
+          /** @description a string matching the pattern ^[0-9]{6}$ */
+          current_code?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: {
+              /** @enum {string} */
+              kind: "email"
+              email: components["schemas"]["Trim"]
+              exp_timestamp: components["schemas"]["DateTimeUtc"]
+            }
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "secondFactor.confirm": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description a string at most 256 character(s) long */
+        user_id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "code": "123456"
+         *     }
+         */
+        "application/json": {
+          /** @description a string matching the pattern ^[0-9]{6}$ */
+          code: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: {
+              enrolled?: {
+                /** @enum {string} */
+                kind: "totp" | "email"
+                enrolled_timestamp: components["schemas"]["DateTimeUtc"]
+              }
+              pending?: {
+                /** @enum {string} */
+                kind: "totp" | "email"
+                exp_timestamp: components["schemas"]["DateTimeUtc"]
+              }
+            }
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "secondFactor.sendCode": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description a string at most 256 character(s) long */
+        user_id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: {
+              email: components["schemas"]["Trim"]
+              exp_timestamp: components["schemas"]["DateTimeUtc"]
+            }
+          }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "secondFactor.remove": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description a string at most 256 character(s) long */
+        user_id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "code": "123456"
+         *     }
+         */
+        "application/json": {
+          /** @description a string matching the pattern ^[0-9]{6}$ */
+          code: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            message: string
+            /** @enum {boolean} */
+            error: false
+            /** @enum {number} */
+            code: 200
+            data: {
+              enrolled?: {
+                /** @enum {string} */
+                kind: "totp" | "email"
+                enrolled_timestamp: components["schemas"]["DateTimeUtc"]
+              }
+              pending?: {
+                /** @enum {string} */
+                kind: "totp" | "email"
+                exp_timestamp: components["schemas"]["DateTimeUtc"]
+              }
             }
           }
         }

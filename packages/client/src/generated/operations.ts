@@ -223,6 +223,48 @@ export const operations: ReadonlyArray<Operation> = [
   },
   {
     method: "GET",
+    path: "/users/{user_id}/second-factor",
+    operationId: "secondFactor.state",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "POST",
+    path: "/users/{user_id}/second-factor/totp",
+    operationId: "secondFactor.enrolTotp",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "POST",
+    path: "/users/{user_id}/second-factor/email",
+    operationId: "secondFactor.enrolEmail",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "POST",
+    path: "/users/{user_id}/second-factor/confirm",
+    operationId: "secondFactor.confirm",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "POST",
+    path: "/users/{user_id}/second-factor/code",
+    operationId: "secondFactor.sendCode",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "POST",
+    path: "/users/{user_id}/second-factor/remove",
+    operationId: "secondFactor.remove",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "GET",
     path: "/users/{user_id}/balance",
     operationId: "money.balance",
     bearer: true,

@@ -6,12 +6,23 @@
  *
  * The sandbox implementation derives a deterministic 6-digit code from the request id and lets
  * the sandbox show it (`SandboxSecondFactor.codeFor`), so tests and demos can complete the flow.
+ * Production's is the merchant's enrolled factor (`SecondFactors.port`: TOTP or e-mail codes).
  */
 import { Context, Effect, HashMap, Layer, Option, Ref, Schema } from "effect"
 import type { UserId, VerificationRequestId } from "../Ids.js"
 
 /** The provider could not deliver or check a code. */
 export class SecondFactorError extends Schema.TaggedError<SecondFactorError>()("SecondFactorError", {
+  message: Schema.String
+}) {}
+
+/**
+ * The merchant's second factor refuses to deliver or check a code now, `key` saying why: none is
+ * enrolled (`second_factor.not_enrolled`), or it is locked after too many wrong codes
+ * (`second_factor.locked`). A conflict with the merchant's state, not a provider failure.
+ */
+export class SecondFactorRefused extends Schema.TaggedError<SecondFactorRefused>()("SecondFactorRefused", {
+  key: Schema.String,
   message: Schema.String
 }) {}
 
@@ -22,12 +33,16 @@ export class SecondFactor extends Context.Tag("@cobro/core/SecondFactor")<
     readonly deliver: (input: {
       readonly request_id: VerificationRequestId
       readonly user_id: UserId
-    }) => Effect.Effect<void, SecondFactorError>
-    /** Whether `code` is the code delivered for `request_id`. Expiry and attempts are the caller's. */
-    readonly check: (
-      request_id: VerificationRequestId,
-      code: string
-    ) => Effect.Effect<boolean, SecondFactorError>
+    }) => Effect.Effect<void, SecondFactorError | SecondFactorRefused>
+    /**
+     * Whether `code` is the code of `request_id` (a request of `user_id`). The request's expiry
+     * and attempts are the caller's; a provider may count its own (a merchant's TOTP factor).
+     */
+    readonly check: (input: {
+      readonly request_id: VerificationRequestId
+      readonly user_id: UserId
+      readonly code: string
+    }) => Effect.Effect<boolean, SecondFactorError | SecondFactorRefused>
   }
 >() {}
 
@@ -75,7 +90,7 @@ export const makeSandbox = Effect.gen(function* () {
         const delivered: DeliveredCode = { request_id, user_id, code: sandboxCode(request_id) }
         return { byRequest: HashMap.set(s.byRequest, request_id, delivered), log: [...s.log, delivered] }
       }),
-    check: (request_id, code) =>
+    check: ({ code, request_id }) =>
       Effect.map(Ref.get(ref), (s) =>
         Option.exists(HashMap.get(s.byRequest, request_id), (d) => d.code === code)
       )

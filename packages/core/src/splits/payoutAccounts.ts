@@ -10,7 +10,7 @@ import { Conflict, InvalidInput, NotFound, ProviderFailure } from "../Errors.js"
 import { PayoutAccountId, type UserId, VerificationRequestId } from "../Ids.js"
 import type { Principal } from "../auth/Principal.js"
 import { RealTime } from "../RealTime.js"
-import { SecondFactor } from "../auth/SecondFactor.js"
+import { SecondFactor, type SecondFactorError, type SecondFactorRefused } from "../auth/SecondFactor.js"
 import * as Split from "./Split.js"
 import { SplitRepository } from "./SplitRepository.js"
 import { Transactor } from "../Transactor.js"
@@ -18,6 +18,12 @@ import { UserRepository } from "../accounts/UserRepository.js"
 import { newId } from "../internal/ids.js"
 import { activeUser, bankFailure, ownedAccount, partnerOf } from "./splitShared.js"
 import * as Spans from "../Spans.js"
+
+/** A refusal of the merchant's factor is a conflict with its state (409); any other failure, the provider's. */
+const secondFactorFailure = (e: SecondFactorError | SecondFactorRefused): Conflict | ProviderFailure =>
+  e._tag === "SecondFactorRefused"
+    ? new Conflict({ key: e.key, message: e.message })
+    : new ProviderFailure({ key: "second_factor.unavailable", message: e.message })
 
 export const make = Effect.gen(function* () {
   const repo = yield* SplitRepository
@@ -142,13 +148,7 @@ export const make = Effect.gen(function* () {
         yield* repo.insertAccounts(accounts)
         yield* repo.insertRequest(request)
         // Inside the unit of work: a code that could not be delivered leaves no request behind.
-        yield* secondFactor
-          .deliver({ request_id, user_id: owner })
-          .pipe(
-            Effect.mapError(
-              (e) => new ProviderFailure({ key: "second_factor.unavailable", message: e.message })
-            )
-          )
+        yield* secondFactor.deliver({ request_id, user_id: owner }).pipe(Effect.mapError(secondFactorFailure))
         return Split.VerificationRequestView.of(request, accounts)
       })
     )
@@ -197,10 +197,8 @@ export const make = Effect.gen(function* () {
     const refused = unusable(before, yield* realTime.now)
     if (Option.isSome(refused)) return yield* refused.value
     const right = yield* secondFactor
-      .check(input.request_id, input.code)
-      .pipe(
-        Effect.mapError((e) => new ProviderFailure({ key: "second_factor.unavailable", message: e.message }))
-      )
+      .check({ request_id: input.request_id, user_id: owner, code: input.code })
+      .pipe(Effect.mapError(secondFactorFailure))
     const outcome = yield* transactor.withTransaction(
       Effect.gen(function* () {
         const request = yield* findRequest(owner, input.request_id, true)

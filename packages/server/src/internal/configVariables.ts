@@ -1,5 +1,6 @@
 /** The server's environment variables: their names, and each one's default and meaning. */
 import { DEFAULT_DATABASE_URL } from "./database.js"
+import * as SmtpMailer from "../SmtpMailer.js"
 import * as OtelConfig from "./otelConfig.js"
 
 /** The variables, for messages and docs. */
@@ -28,6 +29,7 @@ export const variables = {
   metricsAddress: "COBRO_METRICS_ADDR",
   tokenLifetime: "COBRO_TOKEN_LIFETIME",
   idempotencyLease: "COBRO_IDEMPOTENCY_LEASE",
+  ...SmtpMailer.variables,
   ...OtelConfig.variables
 } as const
 
@@ -77,5 +79,6 @@ export const variableHelp: {
     "5 seconds",
     "how soon an Idempotency-Key held by a process that died is free again, at least 1 second"
   ],
+  ...SmtpMailer.variableHelp,
   ...OtelConfig.variableHelp
 }

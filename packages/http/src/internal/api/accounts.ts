@@ -28,7 +28,7 @@ export class UserTokens extends HttpApiGroup.make("userTokens")
   .annotate(OpenApi.Title, "Authentication")
   .annotate(
     OpenApi.Description,
-    "Bearer tokens: a merchant's (`USR-`) from its `client_id` and `client_secret`, a partner's (`PAR-`) from an onboarding code. Public routes."
+    "Bearer tokens: a merchant's (`USR-`) from its `client_id` and `client_secret`, a partner's (`PAR-`) from an onboarding code (public routes); and the merchant's second factor, TOTP or e-mail codes (with its user token)."
   ) {}
 
 export class PartnerTokens extends HttpApiGroup.make("partnerTokens")

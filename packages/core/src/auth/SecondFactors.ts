@@ -1,0 +1,501 @@
+/**
+ * Merchants' second factors in production: TOTP (RFC 6238, an authenticator app) or codes sent
+ * by e-mail. A merchant enrols one (start, then confirm with a code of the new factor), sees which
+ * is enrolled, and removes or replaces it with a code of the enrolled one. `verify` checks a code
+ * of the enrolled factor for anything that asks for one (payout accounts through `port`, a
+ * dashboard's sign-in).
+ *
+ * - TOTP: the secret is stored sealed (`Crypto.encrypt`, the user id as context); a code is
+ *   accepted within one step (30 s) either side of real time, and each time step once: a code of
+ *   the last accepted step or of an earlier one is refused (replay).
+ * - E-mail: a code is 6 random digits from the CSPRNG (`Crypto.randomBytes`), stored only as an
+ *   HMAC under a random key that is itself stored sealed (a copy of the database without the
+ *   server key cannot test candidates), single use, valid 10 minutes, 5 attempts.
+ * - Wrong codes: 5 in a row lock the enrolled factor for 15 minutes (each verification request
+ *   also counts its own attempts), 5 end an enrolment in progress.
+ *
+ * Every time here is real time (`RealTime`): codes are typed by people, and a sandbox test clock
+ * never moves them.
+ */
+import { DateTime, Duration, Effect, Either, Encoding, Layer, Option, Schema } from "effect"
+import { Email } from "../accounts/Accounts.js"
+import { UserRepository } from "../accounts/UserRepository.js"
+import { Conflict, InvalidInput, NotFound, ProviderFailure } from "../Errors.js"
+import type { UserId } from "../Ids.js"
+import { RealTime } from "../RealTime.js"
+import { Transactor } from "../Transactor.js"
+import { Timestamp } from "../Wire.js"
+import * as Spans from "../Spans.js"
+import { Authenticator } from "./Authenticator.js"
+import { Crypto } from "./Crypto.js"
+import { Mailer } from "./Mailer.js"
+import { SecondFactor, SecondFactorError, SecondFactorRefused } from "./SecondFactor.js"
+import {
+  FactorKind,
+  OneTimeCode,
+  SecondFactorRepository,
+  type FactorStatus,
+  StoredFactor
+} from "./SecondFactorRepository.js"
+
+/** Wrong codes in a row that lock an enrolled factor, or end an enrolment or an e-mailed code. */
+export const maxWrongCodes = 5
+/** How long an enrolled factor stays locked after `maxWrongCodes` wrong codes in a row. */
+export const lockDuration = Duration.minutes(15)
+/** How long an enrolment waits for its confirmation code. */
+export const enrolmentLifetime = Duration.minutes(10)
+/** How long an e-mailed code is valid. */
+export const codeLifetime = Duration.minutes(10)
+/** Steps either side of now whose TOTP code is accepted (clock drift, a code typed late). */
+export const totpWindow = 1
+/** The issuer an authenticator app shows beside the account. */
+export const issuer = "cobro"
+
+/** A code as typed: six digits. */
+export const Code = Schema.String.pipe(
+  Schema.pattern(/^[0-9]{6}$/, { message: () => "must be the 6 digits of the code" })
+)
+
+/** Starting an enrolment: with a factor already enrolled, a current code of it (replacing it). */
+export const EnrolRequest = Schema.Struct({ current_code: Schema.optional(Code) })
+export type EnrolRequest = typeof EnrolRequest.Type
+
+/** Confirming an enrolment, or removing the enrolled factor: a code. */
+export const CodeRequest = Schema.Struct({ code: Code })
+export type CodeRequest = typeof CodeRequest.Type
+
+/** What a merchant has: its enrolled factor and an enrolment in progress, each when there is one. */
+export const FactorState = Schema.Struct({
+  enrolled: Schema.optional(Schema.Struct({ kind: FactorKind, enrolled_timestamp: Timestamp })),
+  pending: Schema.optional(Schema.Struct({ kind: FactorKind, exp_timestamp: Timestamp }))
+})
+export type FactorState = typeof FactorState.Type
+
+/** A TOTP enrolment started: what the authenticator app needs, shown this once. */
+export const TotpEnrolment = Schema.Struct({
+  kind: Schema.Literal("totp"),
+  /** The secret in base32, for apps that take it typed. */
+  secret: Schema.String,
+  otpauth_uri: Schema.String,
+  /** The QR code of `otpauth_uri`, an SVG document. */
+  qr_svg: Schema.String,
+  exp_timestamp: Timestamp
+})
+export type TotpEnrolment = typeof TotpEnrolment.Type
+
+/** An e-mail enrolment started: where the code went. */
+export const EmailEnrolment = Schema.Struct({
+  kind: Schema.Literal("email"),
+  email: Email,
+  exp_timestamp: Timestamp
+})
+export type EmailEnrolment = typeof EmailEnrolment.Type
+
+/** A code sent to the merchant's e-mail for its enrolled factor (to remove or replace it). */
+export const CodeSent = Schema.Struct({ email: Email, exp_timestamp: Timestamp })
+export type CodeSent = typeof CodeSent.Type
+
+/** What checking a code against an e-mailed code or a TOTP factor found. */
+type Outcome = "right" | "wrong" | "expired" | "spent"
+
+const enrolmentSubject = (user: UserId) => `enrol:${user}`
+const factorSubject = (user: UserId) => `factor:${user}`
+const sealContext = (user: UserId) => `second-factor:${user}`
+const codeContext = (subject: string) => `second-factor-code:${subject}`
+
+const notEnrolled = () =>
+  new SecondFactorRefused({
+    key: "second_factor.not_enrolled",
+    message:
+      "no second factor is enrolled: enrol TOTP or e-mail codes (POST /users/{user_id}/second-factor/totp or /email) first"
+  })
+
+const refusedAsConflict = (e: SecondFactorRefused) => new Conflict({ key: e.key, message: e.message })
+
+const wrongCode = (field: string) =>
+  InvalidInput.of(field, "wrong or already used code", "second_factor.code.invalid")
+
+export class SecondFactors extends Effect.Service<SecondFactors>()("@cobro/core/SecondFactors", {
+  effect: Effect.gen(function* () {
+    const repo = yield* SecondFactorRepository
+    const users = yield* UserRepository
+    const authenticator = yield* Authenticator
+    const mailer = yield* Mailer
+    const crypto = yield* Crypto
+    const transactor = yield* Transactor
+    const realTime = yield* RealTime
+
+    const userOf = (user: UserId) =>
+      Effect.flatMap(users.findById(user), (found) =>
+        Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(NotFound.of("user", user))
+      )
+
+    // --- codes by e-mail ------------------------------------------------------------------------
+
+    /** 6 uniformly random digits from the CSPRNG (rejection sampling over 32-bit draws). */
+    const randomCode: Effect.Effect<string> = Effect.flatMap(crypto.randomBytes(4), (b) => {
+      const n = ((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) >>> 0
+      return n >= 4_294_000_000 ? randomCode : Effect.succeed((n % 1_000_000).toString().padStart(6, "0"))
+    })
+
+    /** `sealed key $ HMAC(key, code)`: the key random per code, sealed under the server key. */
+    const hashCode = (subject: string, code: string) =>
+      Effect.gen(function* () {
+        const key = Encoding.encodeHex(yield* crypto.randomBytes(32))
+        const mac = yield* crypto.hmacSha256(key, code)
+        return `${yield* crypto.encrypt(key, codeContext(subject))}$${Encoding.encodeHex(mac)}`
+      })
+
+    const codeMatches = (stored: OneTimeCode, code: string) =>
+      Effect.gen(function* () {
+        const cut = stored.code_hash.lastIndexOf("$")
+        const key = yield* crypto.decrypt(stored.code_hash.slice(0, cut), codeContext(stored.subject))
+        const mac = Encoding.encodeHex(yield* crypto.hmacSha256(key, code))
+        const encoder = new TextEncoder()
+        return crypto.timingSafeEqual(encoder.encode(mac), encoder.encode(stored.code_hash.slice(cut + 1)))
+      })
+
+    /** Makes a new code for `subject` (replacing any earlier one), mails it to `to`; its expiry. */
+    const sendCode = (subject: string, user: UserId, to: string, purpose: string) =>
+      Effect.gen(function* () {
+        const code = yield* randomCode
+        const now = yield* realTime.now
+        const exp_timestamp = DateTime.addDuration(now, codeLifetime)
+        yield* repo.putCode(
+          new OneTimeCode({
+            subject,
+            user_id: user,
+            code_hash: yield* hashCode(subject, code),
+            attempts: 0,
+            creation_timestamp: now,
+            exp_timestamp,
+            used_timestamp: null
+          })
+        )
+        yield* mailer
+          .send({
+            to,
+            subject: `${issuer}: your verification code ${code}`,
+            text: [
+              `Your ${issuer} verification code is ${code}`,
+              "",
+              `It ${purpose}. It is valid for ${Duration.format(codeLifetime)} and can be used once.`,
+              "If you did not ask for it, someone may hold your API credentials: rotate them."
+            ].join("\n")
+          })
+          .pipe(
+            Effect.mapError(
+              (e) => new ProviderFailure({ key: "second_factor.unavailable", message: e.message })
+            )
+          )
+        return exp_timestamp
+      })
+
+    /** Checks `code` against the code of `subject` (the user's), spending it when right. */
+    const checkCode = (subject: string, user: UserId, code: string) =>
+      transactor.withTransaction(
+        Effect.gen(function* () {
+          const found = yield* repo.findCode(subject, true)
+          if (Option.isNone(found) || found.value.user_id !== user) return "wrong" as Outcome
+          const stored = found.value
+          const now = yield* realTime.now
+          if (stored.used_timestamp !== null || stored.attempts >= maxWrongCodes) return "spent" as Outcome
+          if (!DateTime.lessThan(now, stored.exp_timestamp)) return "expired" as Outcome
+          if (yield* codeMatches(stored, code)) {
+            yield* repo.putCode(new OneTimeCode({ ...stored, used_timestamp: now }))
+            return "right" as Outcome
+          }
+          yield* repo.putCode(new OneTimeCode({ ...stored, attempts: stored.attempts + 1 }))
+          return "wrong" as Outcome
+        })
+      )
+
+    // --- TOTP -----------------------------------------------------------------------------------
+
+    /**
+     * `factor` (TOTP) after `code` at real time `now`: right (its step is newer than the last
+     * accepted one, which it becomes) or wrong (another failure in a row).
+     */
+    const checkTotp = (factor: StoredFactor, code: string, now: DateTime.Utc) =>
+      Effect.map(crypto.decrypt(factor.secret_sealed ?? "", sealContext(factor.user_id)), (secret) => {
+        const step = authenticator.stepOf({
+          secret,
+          code,
+          at: DateTime.toEpochMillis(now),
+          window: totpWindow
+        })
+        return Option.isSome(step) && (factor.last_step === null || step.value > factor.last_step)
+          ? Either.right(
+              new StoredFactor({ ...factor, last_step: step.value, failures: 0, locked_until: null })
+            )
+          : Either.left(new StoredFactor({ ...factor, failures: factor.failures + 1 }))
+      })
+
+    // --- the enrolled factor --------------------------------------------------------------------
+
+    /**
+     * Whether `code` is a right code of the user's enrolled factor now: its authenticator's
+     * current code (each time step once), or the code last e-mailed for it. Wrong codes count;
+     * `maxWrongCodes` in a row lock the factor for `lockDuration`.
+     */
+    const verify = Spans.fn("SecondFactors.verify")(function* (
+      user: UserId,
+      code: string,
+      emailSubject: string = factorSubject(user)
+    ) {
+      return yield* transactor.withTransaction(
+        Effect.gen(function* () {
+          const found = yield* repo.findFactor(user, "ACTIVE", true)
+          if (Option.isNone(found)) return yield* notEnrolled()
+          const factor = found.value
+          const now = yield* realTime.now
+          if (factor.locked_until !== null && DateTime.lessThan(now, factor.locked_until)) {
+            return yield* new SecondFactorRefused({
+              key: "second_factor.locked",
+              message: `too many wrong codes: the second factor takes codes again at ${DateTime.formatIso(factor.locked_until)}`
+            })
+          }
+          const checked =
+            factor.kind === "totp"
+              ? yield* checkTotp(factor, code, now)
+              : (yield* checkCode(emailSubject, user, code)) === "right"
+                ? Either.right(new StoredFactor({ ...factor, failures: 0, locked_until: null }))
+                : Either.left(new StoredFactor({ ...factor, failures: factor.failures + 1 }))
+          const next = Either.match(checked, {
+            onRight: (f) => f,
+            onLeft: (f) =>
+              f.failures >= maxWrongCodes
+                ? new StoredFactor({
+                    ...f,
+                    failures: 0,
+                    locked_until: DateTime.addDuration(now, lockDuration)
+                  })
+                : f
+          })
+          yield* repo.putFactor(next)
+          return Either.isRight(checked)
+        })
+      )
+    })
+
+    const findFactor = (user: UserId, status: FactorStatus) => repo.findFactor(user, status, false)
+
+    /** What the user has enrolled and is enrolling (an expired enrolment is none). */
+    const state = Spans.fn("SecondFactors.state")(function* (user: UserId) {
+      yield* userOf(user)
+      const now = yield* realTime.now
+      const enrolled = yield* findFactor(user, "ACTIVE")
+      const pending = Option.filter(
+        yield* findFactor(user, "PENDING"),
+        (p) => p.exp_timestamp !== null && DateTime.lessThan(now, p.exp_timestamp)
+      )
+      return {
+        ...Option.match(enrolled, {
+          onNone: () => ({}),
+          onSome: (f) => ({
+            enrolled: { kind: f.kind, enrolled_timestamp: f.confirmed_timestamp ?? f.creation_timestamp }
+          })
+        }),
+        ...Option.match(pending, {
+          onNone: () => ({}),
+          onSome: (f) => ({ pending: { kind: f.kind, exp_timestamp: f.exp_timestamp ?? now } })
+        })
+      } satisfies FactorState as FactorState
+    })
+
+    /** With a factor enrolled, a new one replaces it only with a right code of it. */
+    const mayChange = (user: UserId, current_code: string | undefined) =>
+      Effect.gen(function* () {
+        if (Option.isNone(yield* findFactor(user, "ACTIVE"))) return
+        if (current_code === undefined) {
+          return yield* InvalidInput.of(
+            "current_code",
+            "a second factor is enrolled: send a current code of it to replace it",
+            "second_factor.code.required"
+          )
+        }
+        const right = yield* verify(user, current_code).pipe(Effect.mapError(refusedAsConflict))
+        if (!right) return yield* wrongCode("current_code")
+      })
+
+    const pendingFactor = (user: UserId, kind: FactorKind, secret_sealed: string | null, now: DateTime.Utc) =>
+      new StoredFactor({
+        user_id: user,
+        status: "PENDING",
+        kind,
+        secret_sealed,
+        last_step: null,
+        failures: 0,
+        locked_until: null,
+        creation_timestamp: now,
+        exp_timestamp: DateTime.addDuration(now, enrolmentLifetime),
+        confirmed_timestamp: null
+      })
+
+    /** Starts a TOTP enrolment (replacing one in progress): the secret, its URI and QR code. */
+    const enrolTotp = Spans.fn("SecondFactors.enrolTotp")(function* (user: UserId, request: EnrolRequest) {
+      const merchant = yield* userOf(user)
+      yield* mayChange(user, request.current_code)
+      const secret = yield* authenticator.newSecret
+      const pending = pendingFactor(
+        user,
+        "totp",
+        yield* crypto.encrypt(secret, sealContext(user)),
+        yield* realTime.now
+      )
+      yield* repo.putFactor(pending)
+      const otpauth_uri = authenticator.uri({ secret, issuer, account: merchant.email })
+      return {
+        kind: "totp",
+        secret,
+        otpauth_uri,
+        qr_svg: yield* authenticator.qrSvg(otpauth_uri),
+        exp_timestamp: pending.exp_timestamp!
+      } satisfies TotpEnrolment as TotpEnrolment
+    })
+
+    /** Starts an e-mail enrolment (replacing one in progress): a code to the account's e-mail. */
+    const enrolEmail = Spans.fn("SecondFactors.enrolEmail")(function* (user: UserId, request: EnrolRequest) {
+      const merchant = yield* userOf(user)
+      yield* mayChange(user, request.current_code)
+      const pending = pendingFactor(user, "email", null, yield* realTime.now)
+      yield* repo.putFactor(pending)
+      const exp_timestamp = yield* sendCode(
+        enrolmentSubject(user),
+        user,
+        merchant.email,
+        "confirms e-mail codes as the second factor of your account"
+      )
+      return {
+        kind: "email",
+        email: merchant.email,
+        exp_timestamp
+      } satisfies EmailEnrolment as EmailEnrolment
+    })
+
+    /** Confirms the enrolment in progress with a code of the new factor: it becomes the enrolled one. */
+    const confirm = Spans.fn("SecondFactors.confirm")(function* (user: UserId, request: CodeRequest) {
+      yield* userOf(user)
+      const outcome = yield* transactor.withTransaction(
+        Effect.gen(function* () {
+          const found = yield* repo.findFactor(user, "PENDING", true)
+          const now = yield* realTime.now
+          if (Option.isNone(found)) return "none" as const
+          const pending = found.value
+          if (pending.exp_timestamp === null || !DateTime.lessThan(now, pending.exp_timestamp)) {
+            yield* repo.removeFactor(user, "PENDING")
+            return "expired" as const
+          }
+          const checked =
+            pending.kind === "totp"
+              ? yield* checkTotp(pending, request.code, now)
+              : Either.fromNullable(
+                  (yield* checkCode(enrolmentSubject(user), user, request.code)) === "right" ? pending : null,
+                  () => new StoredFactor({ ...pending, failures: pending.failures + 1 })
+                )
+          if (Either.isLeft(checked)) {
+            if (checked.left.failures >= maxWrongCodes) {
+              yield* repo.removeFactor(user, "PENDING")
+              return "ended" as const
+            }
+            yield* repo.putFactor(checked.left)
+            return "wrong" as const
+          }
+          yield* repo.removeFactor(user, "PENDING")
+          yield* repo.putFactor(
+            new StoredFactor({
+              ...checked.right,
+              status: "ACTIVE",
+              failures: 0,
+              exp_timestamp: null,
+              confirmed_timestamp: now
+            })
+          )
+          return "confirmed" as const
+        })
+      )
+      switch (outcome) {
+        case "none":
+          return yield* new Conflict({
+            key: "second_factor.enrolment.none",
+            message:
+              "no enrolment in progress: start one (POST /users/{user_id}/second-factor/totp or /email)"
+          })
+        case "expired":
+          return yield* InvalidInput.of(
+            "code",
+            "the enrolment has expired: start it again",
+            "second_factor.enrolment.expired"
+          )
+        case "ended":
+          return yield* new Conflict({
+            key: "second_factor.enrolment.ended",
+            message: "too many wrong codes: the enrolment has ended; start it again"
+          })
+        case "wrong":
+          return yield* wrongCode("code")
+        case "confirmed":
+          return yield* state(user)
+      }
+    })
+
+    /** Sends a code for the enrolled e-mail factor (to remove or replace it); its expiry. */
+    const sendFactorCode = Spans.fn("SecondFactors.sendFactorCode")(function* (user: UserId) {
+      const merchant = yield* userOf(user)
+      const found = yield* findFactor(user, "ACTIVE")
+      if (Option.isNone(found)) return yield* refusedAsConflict(notEnrolled())
+      if (found.value.kind !== "email") {
+        return yield* new Conflict({
+          key: "second_factor.code.not_sent",
+          message: "the enrolled second factor is TOTP: read the current code from the authenticator app"
+        })
+      }
+      const exp_timestamp = yield* sendCode(
+        factorSubject(user),
+        user,
+        merchant.email,
+        "authorizes a change of your account's second factor"
+      )
+      return { email: merchant.email, exp_timestamp } satisfies CodeSent as CodeSent
+    })
+
+    /** Removes the enrolled factor, with a right code of it. */
+    const remove = Spans.fn("SecondFactors.remove")(function* (user: UserId, request: CodeRequest) {
+      yield* userOf(user)
+      const right = yield* verify(user, request.code).pipe(Effect.mapError(refusedAsConflict))
+      if (!right) return yield* wrongCode("code")
+      yield* repo.removeFactor(user, "ACTIVE")
+      return yield* state(user)
+    })
+
+    /**
+     * The `SecondFactor` port on the merchants' enrolled factors (production): no factor, no code
+     * (`second_factor.not_enrolled`); TOTP delivers nothing (the app shows the code) and checks the
+     * current code; e-mail sends a code for the request and checks that code.
+     */
+    const port = SecondFactor.of({
+      deliver: ({ request_id, user_id }) =>
+        Effect.gen(function* () {
+          const found = yield* findFactor(user_id, "ACTIVE")
+          if (Option.isNone(found)) return yield* notEnrolled()
+          if (found.value.kind === "totp") return
+          const merchant = yield* Effect.orDie(userOf(user_id))
+          yield* sendCode(
+            request_id,
+            user_id,
+            merchant.email,
+            `verifies the payout accounts of request ${request_id}`
+          ).pipe(Effect.mapError((e) => new SecondFactorError({ message: e.message })))
+        }),
+      check: ({ code, request_id, user_id }) => verify(user_id, code, request_id)
+    })
+
+    return { state, enrolTotp, enrolEmail, confirm, sendFactorCode, remove, verify, port } as const
+  })
+}) {}
+
+/** `SecondFactor` on the merchants' enrolled factors (`SecondFactors.port`): production's. */
+export const layerPort: Layer.Layer<SecondFactor, never, SecondFactors> = Layer.effect(
+  SecondFactor,
+  Effect.map(SecondFactors, (s) => s.port)
+)
