@@ -8,7 +8,7 @@ export interface Faults {
   malformedAnswers: number
   /** Lifetime of the tokens issued from now on. */
   tokenLifetimeSeconds: number
-  /** New transfers stay `PENDING` until `settle`. */
+  /** New transfers stay `IN_PROGRESS` until `settle`. */
   holdTransfers: boolean
   /** CVUs whose alias BIND refuses to change. */
   readonly refuseAliasChange: Set<string>
@@ -20,6 +20,8 @@ export interface Faults {
   duplicateNotifications: number
   /** Notifications are sent this long after the transfer is booked. */
   notificationDelayMillis: number
+  /** Final statuses of transfers out are posted to the webhook (BIND's outgoing event); off by default. */
+  notifyOutgoing: boolean
 }
 
 /** No fault. */
@@ -33,5 +35,6 @@ export const makeFaults = (): Faults => ({
   slowAnswersMillis: 0,
   dropNotifications: 0,
   duplicateNotifications: 0,
-  notificationDelayMillis: 0
+  notificationDelayMillis: 0,
+  notifyOutgoing: false
 })

@@ -42,6 +42,7 @@ const wire = (report: Extract<Reconciliation.Report, { _tag: "Reconciled" }>) =>
     ...(f.target_id === undefined ? {} : { target_id: f.target_id })
   })),
   failed: report.failed,
+  quarantined: report.quarantined,
   advanced: report.advanced
 })
 
@@ -67,7 +68,7 @@ const reconcile = Command.make("reconcile", { since, json }, (o) =>
         const w = wire(report)
         yield* Console.log(
           [
-            `statement of ${w.account} from ${w.from} to ${w.to}: ${w.listed} transfer(s) in, ${w.known} already received, ${w.found.length} found now, ${w.failed.length} failed`,
+            `statement of ${w.account} from ${w.from} to ${w.to}: ${w.listed} transfer(s) in, ${w.known} already received, ${w.found.length} found now, ${w.failed.length} failed, ${w.quarantined.length} quarantined`,
             table(
               ["BANK_TRANSACTION_ID", "CVU", "AMOUNT", "OUTCOME", "TARGET"],
               w.found.map((f) => [
@@ -80,6 +81,9 @@ const reconcile = Command.make("reconcile", { since, json }, (o) =>
               "no transfer was missing"
             ),
             ...w.failed.map((f) => `failed: ${f.bank_transaction_id}: ${f.error}`),
+            ...w.quarantined.map(
+              (q) => `quarantined: ${q.bank_transaction_id || "(no id)"}: ${q.reason}\n  ${q.body}`
+            ),
             ...(w.advanced ? [] : ["the cursor did not move (a failure, or --since past it)"])
           ].join("\n")
         )
