@@ -539,6 +539,64 @@ describe("a notification is a claim, the bank the truth (production mode on BIND
   )
 })
 
+describe("each documented alias refusal reaches the API as its own error key", () => {
+  it.scopedLive(
+    "in use at BIND → customer.alias.taken (409); a format BIND refuses → customer.alias.invalid (400); changed within 24 hours → a new CVU",
+    () =>
+      Effect.gen(function* () {
+        const sim = yield* BindSimulator.scoped()
+        const env = bindEnv(sim, yield* tempDb)
+        const config = yield* configOf(env)
+        yield* Effect.gen(function* () {
+          const user = yield* Admin.createUser({
+            user_id: "aliases",
+            name: "Tienda aliases",
+            email: "aliases@example.com",
+            cuit,
+            alias_prefix: "tda",
+            status: "ACTIVE"
+          })
+          const token = (
+            (yield* postJson("/users/aliases/tokens", {
+              client_id: user.client_id,
+              client_secret: user.client_secret
+            })).body["data"] as { token: string }
+          ).token
+          const create = (customer_id: string, alias: string) =>
+            postJson("/customers/", { user_id: "aliases", alias, customer_id, name: "Cliente" }, token)
+          const open = () => [...sim.cvus.values()].filter((c) => c.open)
+          // Another holder's alias at BIND ("El alias ya se encuentra en uso").
+          sim.addHolder({ ...payer, alias: "tdaocupado" })
+          const taken = yield* create("c1", "ocupado")
+          expect([taken.status, taken.body["message"]]).toEqual([409, "customer.alias.taken"])
+          // A format BIND refuses ("El formato del alias es incorrecto").
+          sim.faults.refuseAliasFormat.add("tdararo")
+          const invalid = yield* create("c2", "raro")
+          expect([invalid.status, invalid.body["message"]]).toEqual([400, "customer.alias.invalid"])
+          expect(open()).toHaveLength(0)
+          const made = yield* create("c3", "bueno")
+          expect(made.status).toBe(200)
+          const first = (made.body["data"] as { bank_info: { cvu: string; alias: string } }).bank_info
+          expect(first.alias).toBe("tdabueno")
+          // A second alias within 24 hours ("…más de una vez en 24 horas"): a new CVU with it.
+          const changed = yield* request(
+            HttpClientRequest.patch("/customers/c3/alias").pipe(
+              HttpClientRequest.bodyUnsafeJson({ alias: "nuevo", create_new_cvu: false }),
+              HttpClientRequest.bearerToken(token)
+            )
+          )
+          expect(changed.status).toBe(200)
+          const now = (changed.body["data"] as { bank_info: { cvu: string; alias: string } }).bank_info
+          expect(now.alias).toBe("tdanuevo")
+          expect(now.cvu).not.toBe(first.cvu)
+          expect(sim.cvus.get(first.cvu)?.open).toBe(false)
+          expect(sim.cvus.get(now.cvu)?.alias).toBe("tdanuevo")
+        }).pipe(Effect.provide(serverLayer(config)), Effect.withConfigProvider(provider(env)))
+      }),
+    { timeout: 60_000 }
+  )
+})
+
 describe("production mode and the bank", () => {
   it.scopedLive("production on the sandbox bank does not start, naming COBRO_BANK", () =>
     Effect.gen(function* () {

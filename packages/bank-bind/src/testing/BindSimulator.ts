@@ -168,7 +168,7 @@ export const start = (options: Options): Promise<Simulator> => {
     const label = body["label"]
     if (entry === undefined || !entry.open || text(body["cuit"]) !== entity.cuit)
       return json(res, 422, { mensaje: "No existe el CVU" })
-    if (typeof label !== "string" || !BankAccount.isValidAlias(label))
+    if (typeof label !== "string" || !BankAccount.isValidAlias(label) || faults.refuseAliasFormat.has(label))
       return json(res, 422, { mensaje: "El formato del alias es incorrecto" })
     const owner = aliasOwner(label)
     if (owner !== undefined && owner !== entry.cvu)

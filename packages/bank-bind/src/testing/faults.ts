@@ -12,6 +12,8 @@ export interface Faults {
   holdTransfers: boolean
   /** CVUs whose alias BIND refuses to change. */
   readonly refuseAliasChange: Set<string>
+  /** Aliases whose format BIND refuses (its rules may be stricter than cobro's). */
+  readonly refuseAliasFormat: Set<string>
   /** Every authenticated answer waits this long first. */
   slowAnswersMillis: number
   /** The next N transfers in are booked, and their notification is never sent. */
@@ -32,6 +34,7 @@ export const makeFaults = (): Faults => ({
   tokenLifetimeSeconds: 3900,
   holdTransfers: false,
   refuseAliasChange: new Set(),
+  refuseAliasFormat: new Set(),
   slowAnswersMillis: 0,
   dropNotifications: 0,
   duplicateNotifications: 0,
