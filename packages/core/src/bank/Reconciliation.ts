@@ -194,10 +194,7 @@ export const make = (settings: Settings) =>
         const listed = statement.transfers
         const ingested = yield* ingest(listed)
         const { found, failed, known } = ingested
-        const quarantined: ReadonlyArray<Quarantined> = [
-          ...statement.unreadable.map((u) => ({ ...u })),
-          ...ingested.quarantined
-        ]
+        const quarantined: ReadonlyArray<Quarantined> = [...statement.unreadable, ...ingested.quarantined]
         const advanced = continuous && failed.length === 0
         yield* release(advanced ? Option.some(now) : Option.none())
         yield* Metric.incrementBy(reconciled, found.length)
