@@ -1,16 +1,21 @@
 /**
- * The route BIND posts "Aviso de transferencia entrante" to (the reference server mounts it at
- * `path` when `COBRO_BANK=bind`). In order: the source address against the allow-list (403), the
- * shared secret (401), the body (400), then `Transfers.ingest`; 200 only once the credit (or the
- * bounce of a transfer to a CVU that is not ours) is committed, so BIND retries anything else, and
- * a retry, a duplicate or a notification older than one already taken credits once (the transfer
- * log's key, `data.id`). Nothing refused is dropped silently: each refusal is a log line with the
- * raw body (cut to `maxLoggedBody`) and a count of `cobro_bank_notifications` by outcome.
+ * The route BIND posts its events to (the reference server mounts it at `path` when
+ * `COBRO_BANK=bind`). In order: the source address against the allow-list (403), BIND's client
+ * certificate when one is required (403), the optional shared secret (401), the body (400, naming
+ * the field), then — a notification being a claim, the bank the truth — the transfer is looked up
+ * in BIND's own list by its id (`BindBank.confirmIncoming`) and only BIND's record is ingested
+ * (`Transfers.ingest`). A transfer BIND does not list, or lists with another amount or CVU,
+ * credits nothing (422, logged). 200 only once the credit (or the bounce of a transfer to a CVU
+ * that is not ours) is committed, so BIND retries anything else; a redelivery, a duplicate or a
+ * late notification credits once (the transfer log's key, `data.id`). Nothing refused is dropped
+ * silently: each refusal is a log line with the raw body (cut to `maxLoggedBody`) and a count of
+ * `cobro_bank_notifications` by outcome. Answers never carry a schema's internals.
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { type BankProvider, Metrics, Spans, Transfers } from "@cobro/core"
 import { Cause, Effect, Either, Metric, MetricKey, Option } from "effect"
+import { BindBank } from "./BindBank.js"
 import type { IngressSettings } from "./BindConfig.js"
 import * as AllowList from "./internal/allowList.js"
 import { authenticate, parse } from "./BindWebhook.js"
@@ -22,10 +27,18 @@ export const path = "/bank/bind/notifications"
 export const maxLoggedBody = 8192
 
 export type Outcome =
-  "credited" | "duplicate" | "returned" | "forbidden" | "unauthenticated" | "malformed" | "failed"
+  | "credited"
+  | "duplicate"
+  | "returned"
+  | "unconfirmed"
+  | "ignored"
+  | "forbidden"
+  | "unauthenticated"
+  | "malformed"
+  | "failed"
 
 const notifications = MetricKey.counter("cobro_bank_notifications", {
-  description: "Incoming-transfer notifications from the bank, by what became of them",
+  description: "Notifications from the bank, by what became of them",
   incremental: true
 })
 
@@ -36,6 +49,8 @@ const byOutcome: Record<Outcome, Metric.Metric.Counter<number>> = {
   credited: of("credited"),
   duplicate: of("duplicate"),
   returned: of("returned"),
+  unconfirmed: of("unconfirmed"),
+  ignored: of("ignored"),
   forbidden: of("forbidden"),
   unauthenticated: of("unauthenticated"),
   malformed: of("malformed"),
@@ -44,36 +59,67 @@ const byOutcome: Record<Outcome, Metric.Metric.Counter<number>> = {
 
 const counted = (outcome: Outcome) => Metric.increment(byOutcome[outcome])
 
-const answer = (status: number, outcome: Outcome, message: string) =>
-  Effect.as(counted(outcome), HttpServerResponse.unsafeJson({ outcome, message }, { status }))
+const answer = (status: number, outcome: Outcome, message: string, field?: string) =>
+  Effect.as(
+    counted(outcome),
+    HttpServerResponse.unsafeJson({ outcome, message, ...(field === undefined ? {} : { field }) }, { status })
+  )
 
 const logged = (body: string) => ({
   body: body.length > maxLoggedBody ? `${body.slice(0, maxLoggedBody)}…` : body
 })
 
-/**
- * The handler. `clientAddress` names the request's source (the reference server passes its own,
- * which honours `COBRO_TRUST_PROXY`).
- */
+/** How the route tells where a request comes from and whether it came with BIND's certificate. */
+export interface Peer {
+  /** The request's source address (the reference server honours `COBRO_TRUST_PROXY`). */
+  readonly address: (request: HttpServerRequest.HttpServerRequest) => string
+  /** Whether TLS verified the client's certificate (cobro terminating TLS); false when unknown. */
+  readonly certified?: (request: HttpServerRequest.HttpServerRequest) => boolean
+}
+
+const defaultPeer: Peer = {
+  address: (request) => Option.getOrElse(request.remoteAddress, () => "unknown")
+}
+
+/** Whether the client certificate check configured (if any) passes. */
+const certificateOk = (
+  settings: IngressSettings,
+  peer: Peer,
+  request: HttpServerRequest.HttpServerRequest
+): boolean =>
+  Option.match(settings.clientCertificate, {
+    onNone: () => true,
+    onSome: (check) =>
+      check._tag === "Tls"
+        ? (peer.certified?.(request) ?? false)
+        : request.headers[check.header] === check.value
+  })
+
+/** The handler. */
 export const handler = (
   settings: IngressSettings,
-  clientAddress: (request: HttpServerRequest.HttpServerRequest) => string = (request) =>
-    Option.getOrElse(request.remoteAddress, () => "unknown")
+  peer: Peer = defaultPeer
 ): Effect.Effect<
   HttpServerResponse.HttpServerResponse,
   never,
-  HttpServerRequest.HttpServerRequest | Transfers.Transfers
+  HttpServerRequest.HttpServerRequest | Transfers.Transfers | BindBank
 > => {
   const allowList = AllowList.make(settings.allow)
   return Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const source = clientAddress(request)
+    const source = peer.address(request)
     const body = yield* Effect.orElseSucceed(request.text, () => "")
     if (!allowList.allows(source)) {
       yield* Effect.logWarning(
         "bank notification from an address not in COBRO_BIND_WEBHOOK_ALLOW refused"
       ).pipe(Effect.annotateLogs({ source, ...logged(body) }))
       return yield* answer(403, "forbidden", "source address not allowed")
+    }
+    if (!certificateOk(settings, peer, request)) {
+      yield* Effect.logWarning("bank notification without a verified client certificate refused").pipe(
+        Effect.annotateLogs({ source, ...logged(body) })
+      )
+      return yield* answer(403, "forbidden", "a verified client certificate is required")
     }
     const auth = authenticate(settings, request.headers)
     if (Either.isLeft(auth)) {
@@ -82,14 +128,32 @@ export const handler = (
       )
       return yield* answer(401, "unauthenticated", auth.left.message)
     }
-    const transfer = parse(body)
-    if (Either.isLeft(transfer)) {
-      yield* Effect.logError(`malformed bank notification: ${transfer.left.message}`).pipe(
-        Effect.annotateLogs({ source, ...logged(body) })
+    const notice = parse(body)
+    if (Either.isLeft(notice)) {
+      const refused = notice.left
+      yield* Effect.logError(`malformed bank notification: ${refused.message}`).pipe(
+        Effect.annotateLogs({
+          source,
+          ...(refused.detail === undefined ? {} : { detail: refused.detail }),
+          ...logged(body)
+        })
       )
-      return yield* answer(400, "malformed", transfer.left.message)
+      return yield* answer(400, "malformed", refused.message, refused.field)
     }
-    return yield* ingest(transfer.right, body)
+    const n = notice.right
+    switch (n._tag) {
+      case "Ignored":
+        yield* Effect.logInfo(`bank event ${n.type} is not one cobro acts on; acknowledged`)
+        return yield* answer(200, "ignored", `event ${n.type} acknowledged`)
+      case "Outgoing":
+        // The transfer's status is BIND's query's to tell (the in-flight job asks it by origin_id).
+        yield* Effect.logInfo("BIND reports an outgoing transfer's final status").pipe(
+          Effect.annotateLogs({ bank_transaction_id: n.id, status: n.status })
+        )
+        return yield* answer(200, "ignored", "outgoing transfer status acknowledged")
+      case "Incoming":
+        return yield* confirmed(n.transfer, n.redeliveries, body)
+    }
   }).pipe(
     Effect.catchAllCause((cause) =>
       Effect.zipRight(
@@ -101,7 +165,30 @@ export const handler = (
   )
 }
 
-/** Ingests a notification; 200 once committed, 503 (BIND retries) when it could not be. */
+/** Confirms the claim with BIND's list, then ingests BIND's record. */
+const confirmed = (claim: BankProvider.IncomingTransfer, redeliveries: number, body: string) =>
+  Effect.gen(function* () {
+    const bind = yield* BindBank
+    const ids = { bank_transaction_id: claim.bank_transaction_id, cvu: claim.cvu, redeliveries }
+    const confirmation = yield* Effect.either(bind.confirmIncoming(claim))
+    if (Either.isLeft(confirmation)) {
+      yield* Effect.logWarning(
+        `bank notification not confirmed: BIND could not be asked (${confirmation.left.message}); BIND retries it`
+      ).pipe(Effect.annotateLogs(ids))
+      return yield* answer(503, "failed", "the transfer could not be confirmed with the bank; retry")
+    }
+    const c = confirmation.right
+    if (c._tag !== "Confirmed") {
+      const reason = c._tag === "Unknown" ? "BIND lists no transfer in with this id" : c.reason
+      yield* Effect.logError(`bank notification not confirmed by BIND, nothing credited: ${reason}`).pipe(
+        Effect.annotateLogs({ ...ids, ...logged(body) })
+      )
+      return yield* answer(422, "unconfirmed", `not confirmed by the bank: ${reason}`)
+    }
+    return yield* ingest(c.transfer, body)
+  })
+
+/** Ingests BIND's record; 200 once committed, 400 when it cannot be booked, 503 (BIND retries) else. */
 const ingest = (transfer: BankProvider.IncomingTransfer, body: string) =>
   Effect.flatMap(Transfers.Transfers, (transfers) => transfers.ingest(transfer)).pipe(
     Effect.flatMap((outcome) => {
@@ -127,12 +214,12 @@ const ingest = (transfer: BankProvider.IncomingTransfer, body: string) =>
     }),
     Effect.catchAll((error) =>
       Effect.zipRight(
-        Effect.logError(`bank notification not recorded: ${error.message}; BIND retries it`).pipe(
+        Effect.logError(`bank notification not recorded: ${error.message}`).pipe(
           Effect.annotateLogs({ bank_transaction_id: transfer.bank_transaction_id, ...logged(body) })
         ),
-        error._tag === "InvalidInput"
-          ? answer(400, "malformed", error.message)
-          : answer(503, "failed", "the notification could not be recorded; retry")
+        error._tag === "ProviderFailure"
+          ? answer(503, "failed", "the notification could not be recorded; retry")
+          : answer(400, "malformed", `the transfer cannot be booked: ${error.message}`)
       )
     )
   )

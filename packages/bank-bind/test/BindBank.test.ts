@@ -1,14 +1,18 @@
 /**
- * The adapter against the simulator over real HTTP: every operation of the port, the token's
- * renewal before expiry and after a 401, a transfer applied whose answer never arrived (the retry
- * with the same origin_id sends once), late failures seen through the status query, alias
- * refusals, an unknown holder and answers that are not JSON (`unavailable`, never a defect).
+ * The adapter against the simulator over real HTTP: every operation of the port as BIND documents
+ * it, the token's renewal before expiry and after a 401, a transfer applied whose answer never
+ * arrived (the retry with the same origin_id sends once), every documented status of a transfer
+ * out, each documented alias refusal as its own reason, the statement's paging and its entries
+ * that cannot be booked, confirming a notified transfer, "Conciliar transferencia", the balance,
+ * an unknown holder and answers that are not JSON (`unavailable`, never a defect).
  */
 import { describe, expect, it } from "@effect/vitest"
+import { readFileSync } from "node:fs"
 import { FetchHttpClient } from "@effect/platform"
 import { BankAccount, BankProvider, Ids, Money } from "@cobro/core"
 import { DateTime, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { BindBank, OriginId } from "../src/index.js"
+import * as Api from "../src/internal/api.js"
 import type { BindSettings } from "../src/BindConfig.js"
 import { BindSimulator } from "../src/testing.js"
 
@@ -17,7 +21,11 @@ const settingsFor = (sim: BindSimulator.Simulator, overrides: Partial<BindSettin
   tokenUrl: sim.tokenUrl,
   clientId: sim.clientId,
   clientSecret: Redacted.make(sim.clientSecret),
-  scope: "",
+  scope: sim.scope,
+  cuit: sim.entity.cuit,
+  name: Option.some(sim.entity.name),
+  confirmWindow: Duration.days(7),
+  mtls: Option.none(),
   timeout: Duration.millis(500),
   refreshBefore: Duration.minutes(5),
   retries: 3,
@@ -49,6 +57,8 @@ const withBank = <A, E>(
     })
   )
 
+const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8")
+
 const ars = (minor: bigint) => Money.make(minor, "ARS")
 const alias = (s: string) => BankAccount.Alias.make(s)
 const seller = {
@@ -59,26 +69,33 @@ const seller = {
 }
 
 describe("BindBank over the simulator", () => {
-  it.live("opens a CVU with the bank's alias or the one asked for, changes and releases it", () =>
-    withBank((bank, _, sim) =>
-      Effect.gen(function* () {
-        const plain = yield* bank.openAccount({})
-        expect(BankAccount.isValidCvu(plain.cvu)).toBe(true)
-        expect(plain.alias).toBe(sim.cvus.get(plain.cvu)?.alias)
-        const named = yield* bank.openAccount({ alias: alias("tienda.cobro") })
-        expect(sim.cvus.get(named.cvu)?.alias).toBe("tienda.cobro")
-        const changed = yield* bank.changeAlias(named.cvu, alias("tienda.nueva"))
-        expect(changed.alias).toBe("tienda.nueva")
-        expect(sim.cvus.get(named.cvu)?.alias).toBe("tienda.nueva")
-        yield* bank.releaseAccount(named.cvu)
-        yield* bank.releaseAccount(named.cvu) // twice is not an error
-        expect(sim.cvus.get(named.cvu)?.open).toBe(false)
-      })
-    )
+  it.live(
+    "opens a CVU (with the alias asked for, else one of its digits), changes it after 24 hours and releases it",
+    () =>
+      withBank((bank, _, sim) =>
+        Effect.gen(function* () {
+          const plain = yield* bank.openAccount({})
+          expect(BankAccount.isValidCvu(plain.cvu)).toBe(true)
+          expect(plain.alias).toBe(`cobro.${plain.cvu.slice(8, 21)}`)
+          expect(sim.cvus.get(plain.cvu)).toMatchObject({ alias: plain.alias, name: sim.entity.name })
+          const named = yield* bank.openAccount({ alias: alias("tienda.cobro") })
+          expect(sim.cvus.get(named.cvu)?.alias).toBe("tienda.cobro")
+          // BIND allows one alias assignment every 24 hours.
+          const soon = yield* Effect.flip(bank.changeAlias(named.cvu, alias("tienda.nueva")))
+          expect(soon.reason).toBe("alias_change_refused")
+          sim.passTime(86_400_000)
+          const changed = yield* bank.changeAlias(named.cvu, alias("tienda.nueva"))
+          expect(changed.alias).toBe("tienda.nueva")
+          expect(sim.cvus.get(named.cvu)?.alias).toBe("tienda.nueva")
+          yield* bank.releaseAccount(named.cvu)
+          yield* bank.releaseAccount(named.cvu) // twice is not an error
+          expect(sim.cvus.get(named.cvu)?.open).toBe(false)
+        })
+      )
   )
 
   it.live(
-    "a taken alias is alias_taken and leaves no CVU open; a refused change is alias_change_refused",
+    "each documented alias refusal is its own reason: in use, bad format, changed too recently; no CVU stays open",
     () =>
       withBank((bank, _, sim) =>
         Effect.gen(function* () {
@@ -86,6 +103,11 @@ describe("BindBank over the simulator", () => {
           const taken = yield* Effect.flip(bank.openAccount({ alias: alias("ocupado.ya") }))
           expect(taken.reason).toBe("alias_taken")
           expect([...sim.cvus.values()].filter((c) => c.open)).toHaveLength(1)
+          // A format BIND refuses (core's schema would refuse it first; cast past it).
+          const bad = yield* Effect.flip(bank.openAccount({ alias: "Con Espacios" as BankAccount.Alias }))
+          expect(bad.reason).toBe("alias_invalid")
+          expect([...sim.cvus.values()].filter((c) => c.open)).toHaveLength(1)
+          sim.passTime(86_400_000)
           const other = yield* bank.openAccount({})
           expect((yield* Effect.flip(bank.changeAlias(other.cvu, alias("ocupado.ya")))).reason).toBe(
             "alias_taken"
@@ -99,7 +121,7 @@ describe("BindBank over the simulator", () => {
   )
 
   it.live(
-    "a CVU is opened in the collecting entity's name: the merchant given as holder is not sent, lookups answer the entity",
+    "a CVU is opened in the entity's CUIT with the merchant's name: lookups answer that name and the entity's CUIT",
     () =>
       withBank((bank, _, sim) =>
         Effect.gen(function* () {
@@ -107,10 +129,10 @@ describe("BindBank over the simulator", () => {
             alias: alias("tienda.holder"),
             holder: { cuit: BankAccount.Cuit.make(seller.cuit), name: seller.name }
           })
-          const entity = { cuit: "30716595540", name: "Cobro Simulado SA" }
-          expect(yield* bank.lookupHolder(opened.cvu)).toMatchObject({ account: opened.cvu, ...entity })
-          expect(yield* bank.lookupHolder("tienda.holder")).toMatchObject({ account: opened.cvu, ...entity })
-          expect(sim.cvus.get(opened.cvu)?.open).toBe(true)
+          expect(sim.cvus.get(opened.cvu)?.name).toBe(seller.name)
+          const shown = { account: opened.cvu, cuit: sim.entity.cuit, name: seller.name }
+          expect(yield* bank.lookupHolder(opened.cvu)).toMatchObject(shown)
+          expect(yield* bank.lookupHolder("tienda.holder")).toMatchObject(shown)
           yield* bank.releaseAccount(opened.cvu)
           expect((yield* Effect.flip(bank.lookupHolder(opened.cvu))).reason).toBe("holder_not_found")
         })
@@ -144,7 +166,8 @@ describe("BindBank over the simulator", () => {
         expect(entry?.amount).toBe(1500.5)
         expect(yield* bind.transferStatus("po_0001")).toEqual({
           _tag: "Sent",
-          bank_transaction_id: sent.bank_transaction_id
+          bank_transaction_id: sent.bank_transaction_id,
+          status: "COMPLETED"
         })
         expect(yield* bind.transferStatus("po_never")).toEqual({ _tag: "Unknown" })
         // Another amount under the same reference is never taken for ours.
@@ -332,14 +355,20 @@ describe("BindBank over the simulator", () => {
         (yield* Effect.promise(() => import("../src/BindConfig.js"))).config,
         ConfigProvider.fromMap(
           new Map([
-            ["COBRO_BIND_BASE_URL", "https://gw-staging-qrbind.epays.services"],
-            ["COBRO_BIND_TOKEN_URL", "https://login.example/token"],
+            ["COBRO_BIND_ENVIRONMENT", "production"],
             ["COBRO_BIND_CLIENT_ID", "id"],
-            ["COBRO_BIND_CLIENT_SECRET", "s3cret"]
+            ["COBRO_BIND_CLIENT_SECRET", "s3cret"],
+            ["COBRO_BIND_CUIT", "30716595540"]
           ])
         )
       )
       expect(String(settings.clientSecret)).not.toContain("s3cret")
+      // BIND's documented production gateway, token endpoint and scope.
+      expect(settings).toMatchObject({
+        baseUrl: "https://api.bindpagos.com.ar",
+        tokenUrl: "https://login.microsoftonline.com/3ee81fb8-f2e8-4475-aef2-c5902f9fb0c3/oauth2/v2.0/token",
+        scope: "api://bindpagos.com.ar/.default"
+      })
       expect(Duration.toMillis(settings.timeout)).toBe(10_000)
       expect(settings.retries).toBe(3)
     })
@@ -352,7 +381,7 @@ describe("BindBank over the simulator", () => {
           const cvu = BankAccount.makeCvu("0000322", "0000000000001")
           const before = yield* DateTime.now
           yield* Effect.sleep("5 millis")
-          // 150 transfers in (two pages of 100), none notified (no webhook set).
+          // 150 transfers in (three pages of 50), none notified (no webhook set).
           for (let n = 1; n <= 150; n++) {
             const sent = yield* Effect.promise(() =>
               sim.receive({
@@ -365,18 +394,19 @@ describe("BindBank over the simulator", () => {
           }
           yield* Effect.sleep("5 millis")
           const after = yield* DateTime.now
-          const listed = yield* bank.incomingTransfers({ from: before, to: after })
+          const listed = (yield* bank.incomingTransfers({ from: before, to: after })).transfers
           expect(listed).toHaveLength(150)
           expect(listed.map((t) => Number(t.amount.minor / 100n))).toEqual(
             Array.from({ length: 150 }, (_, i) => i + 1)
           )
           expect(listed[0]).toMatchObject({ cvu, sender_cuit: seller.cuit, sender_account: seller.cbu })
-          // Half-open: nothing before `from` or from `to` on.
+          // Nothing outside the window (the list's dates have minutes).
+          const later = DateTime.addDuration(after, Duration.minutes(2))
           expect(
-            yield* bank.incomingTransfers({
-              from: after,
-              to: DateTime.addDuration(after, Duration.seconds(1))
-            })
+            (yield* bank.incomingTransfers({
+              from: later,
+              to: DateTime.addDuration(later, Duration.minutes(1))
+            })).transfers
           ).toEqual([])
           // A statement answered too slowly is `unavailable` (the caller retries the window later).
           sim.faults.slowAnswersMillis = 700
@@ -385,5 +415,136 @@ describe("BindBank over the simulator", () => {
         }),
       { retries: 0 }
     )
+  )
+
+  it.live("every documented status of a transfer out settles as decided", () =>
+    withBank((bank, _, sim) =>
+      Effect.gen(function* () {
+        sim.faults.holdTransfers = true
+        const expected: Record<string, string> = {
+          PENDING: "Pending",
+          IN_PROGRESS: "Pending",
+          UNKNOWN: "Pending", // BIND resolves it during the day: still in flight
+          UNKNOWN_FOREVER: "Pending", // manual handling at BIND: in flight until COMPLETED or FAILED
+          COMPLETED: "Completed",
+          FAILED: "Failed"
+        }
+        for (const status of Api.transferStatuses) {
+          const reference = `po_${status}`
+          const sent = yield* bank.sendTransfer({ to: seller.cbu, amount: ars(1_000n), reference })
+          expect(sent.status).toBe("pending")
+          sim.settle(OriginId.forReference(reference), status)
+          const seen = yield* bank.transferStatus(reference)
+          expect([status, seen._tag]).toEqual([status, expected[status]])
+        }
+        // UNKNOWN_FOREVER turned COMPLETED by BIND's manual handling settles it.
+        sim.settle(OriginId.forReference("po_UNKNOWN_FOREVER"), "COMPLETED")
+        expect((yield* bank.transferStatus("po_UNKNOWN_FOREVER"))._tag).toBe("Completed")
+        // An origin_id longer than BIND's 15 characters is refused (422), never sent.
+        expect(OriginId.forReference("x".repeat(200)).length).toBeLessThanOrEqual(Api.ORIGIN_ID_MAX)
+      })
+    )
+  )
+
+  it.live("confirms a notified transfer with BIND's list: known, unknown, or not as claimed", () =>
+    withBank((bank, bind, sim) =>
+      Effect.gen(function* () {
+        const { cvu } = yield* bank.openAccount({})
+        const sent = yield* Effect.promise(() =>
+          sim.receive({
+            cvu,
+            amount: 1500.5,
+            sender: { cuit: seller.cuit, name: seller.name, cbu: seller.cbu }
+          })
+        )
+        const claim = new BankProvider.IncomingTransfer({
+          bank_transaction_id: Ids.BankTransactionId.make(sent.id),
+          cvu,
+          amount: ars(150_050n),
+          sender_cuit: BankAccount.Cuit.make(seller.cuit),
+          sender_name: "whoever the body says",
+          sender_account: seller.cbu
+        })
+        const confirmed = yield* bind.confirmIncoming(claim)
+        expect(confirmed._tag).toBe("Confirmed")
+        expect(confirmed._tag === "Confirmed" && confirmed.transfer.sender_name).toBe(seller.name)
+        const unknown = new BankProvider.IncomingTransfer({
+          ...claim,
+          bank_transaction_id: Ids.BankTransactionId.make("MADEUP")
+        })
+        expect((yield* bind.confirmIncoming(unknown))._tag).toBe("Unknown")
+        const more = yield* bind.confirmIncoming(
+          new BankProvider.IncomingTransfer({ ...claim, amount: ars(5_000_000n) })
+        )
+        expect(more._tag === "Mismatch" && more.reason).toContain("amount")
+        const other = BankAccount.makeCvu("0000322", "0000000000777")
+        const elsewhere = yield* bind.confirmIncoming(
+          new BankProvider.IncomingTransfer({ ...claim, cvu: other })
+        )
+        expect(elsewhere._tag === "Mismatch" && elsewhere.reason).toContain("CVU")
+      })
+    )
+  )
+
+  it.live("Conciliar transferencia: a transfer whose event never went out is notified; the balance", () =>
+    withBank((bank, bind, sim) =>
+      Effect.gen(function* () {
+        const { cvu } = yield* bank.openAccount({})
+        const sender = { cuit: seller.cuit, name: seller.name, cbu: seller.cbu }
+        sim.faults.dropNotifications = 1
+        const lost = yield* Effect.promise(() => sim.receive({ cvu, amount: 100, sender }))
+        const told = yield* Effect.promise(() => sim.receive({ cvu, amount: 50, sender }))
+        const answer = yield* bind.conciliate([lost.id, told.id, "NOSUCHID"])
+        expect(answer).toEqual({ conciliadas: [lost.id], noConciliadas: [told.id], conError: ["NOSUCHID"] })
+        expect(sim.incoming.every((e) => e.notified)).toBe(true)
+        yield* bank.sendTransfer({ to: seller.cbu, amount: ars(2_000n), reference: "po_out" })
+        expect(Money.format(yield* bind.balance)).toBe("130.00")
+      })
+    )
+  )
+
+  it.live(
+    "statement entries that cannot be booked are unreadable, named; the rest of the window is read",
+    () =>
+      withBank((bank, _, sim) =>
+        Effect.gen(function* () {
+          const { cvu } = yield* bank.openAccount({})
+          const before = yield* DateTime.now
+          const sender = { cuit: seller.cuit, name: seller.name, cbu: seller.cbu }
+          yield* Effect.promise(() => sim.receive({ cvu, amount: 10, sender }))
+          // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the page's example, read as loose JSON
+          const doc = JSON.parse(fixture("transfer.cvu.received.json")) as { data: Record<string, any> }
+          const huge = {
+            ...doc.data,
+            id: "HUGE1",
+            status: "TRANSFERENCIAS_RECIBIDAS",
+            details: { origin_credit: { cvu } },
+            charge: { summary: "VAR", value: { currency: "ARS", amount: 1e17 } }
+          }
+          sim.bookRaw(huge)
+          // A sender CBU with a bad check digit: BIND's word for who paid; the money is still ours to book.
+          const badCbu = {
+            ...huge,
+            id: "BADCBU1",
+            charge: { value: { currency: "ARS", amount: 20 } },
+            counterparty: {
+              ...doc.data["counterparty"],
+              account_routing: { scheme: "CBU", address: "0170099222000001234560" }
+            }
+          }
+          sim.bookRaw(badCbu)
+          yield* Effect.promise(() => sim.receive({ cvu, amount: 30, sender }))
+          const after = DateTime.addDuration(yield* DateTime.now, Duration.seconds(1))
+          const statement = yield* bank.incomingTransfers({ from: before, to: after })
+          expect(statement.transfers.map((t) => Money.format(t.amount))).toEqual(["10.00", "20.00", "30.00"])
+          expect(statement.unreadable).toEqual([
+            expect.objectContaining({
+              bank_transaction_id: "HUGE1",
+              reason: expect.stringContaining("entry.charge.value.amount")
+            })
+          ])
+          expect(JSON.parse(statement.unreadable[0]!.body)).toMatchObject({ id: "HUGE1" })
+        })
+      )
   )
 })

@@ -323,10 +323,13 @@ describe("SandboxBank transfers", () => {
       const bank = yield* BankProvider
       const sandbox = yield* SandboxBank.SandboxBank
       const { cvu } = yield* bank.openAccount({})
-      const statement = bank.incomingTransfers({
-        from: DateTime.unsafeMake(0),
-        to: DateTime.unsafeMake("2100-01-01T00:00:00Z")
-      })
+      const statement = Effect.map(
+        bank.incomingTransfers({
+          from: DateTime.unsafeMake(0),
+          to: DateTime.unsafeMake("2100-01-01T00:00:00Z")
+        }),
+        (s) => s.transfers
+      )
       const drawn = yield* sandbox.drawIncoming({ cvu, amount: ars(100n) })
       const other = yield* sandbox.drawIncoming({ cvu, amount: ars(100n) })
       expect(drawn.bank_transaction_id).not.toBe(other.bank_transaction_id)

@@ -11,6 +11,7 @@
 import { Idempotency, Jobs, Reconciliation } from "@cobro/core"
 import { Webhooks, WebhooksConfig } from "@cobro/webhooks"
 import { DateTime, Duration, Effect, Fiber, Layer, Schedule } from "effect"
+import { conciliateFound } from "./internal/bindGaps.js"
 
 /** How long a run in progress may take to finish once the server is stopping. */
 export const shutdownGrace = Duration.seconds(10)
@@ -120,7 +121,8 @@ export const idempotencyPurge: Layer.Layer<never, never, Idempotency.Idempotency
 /**
  * The bank's statement reconciled every `interval` (`Reconciliation.run`): one instance at a time
  * reads a window (a lease in storage); a run that finds transfers no notification brought logs
- * them (the reconciliation itself warns, with their ids).
+ * them (the reconciliation itself warns, with their ids) and, on BIND, asks BIND to conciliate
+ * them (`internal/bindGaps.ts`).
  */
 export const reconciliation = (
   interval: Duration.DurationInput
@@ -132,9 +134,13 @@ export const reconciliation = (
         "Reconciliation.run",
         interval,
         Effect.tap(reconciliation.run(), (report) =>
-          report._tag === "Reconciled" && (report.found.length > 0 || report.failed.length > 0)
-            ? Effect.logInfo(
-                `reconciliation ${DateTime.formatIso(report.from)}..${DateTime.formatIso(report.to)}: listed=${report.listed} known=${report.known} found=${report.found.length} failed=${report.failed.length}`
+          report._tag === "Reconciled" &&
+          (report.found.length > 0 || report.failed.length > 0 || report.quarantined.length > 0)
+            ? Effect.zipRight(
+                Effect.logInfo(
+                  `reconciliation ${DateTime.formatIso(report.from)}..${DateTime.formatIso(report.to)}: listed=${report.listed} known=${report.known} found=${report.found.length} failed=${report.failed.length} quarantined=${report.quarantined.length}`
+                ),
+                conciliateFound(report)
               )
             : Effect.void
         )

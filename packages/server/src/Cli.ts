@@ -25,6 +25,7 @@
  *   cobro sandbox bank-account --user-id U [--cbu C] [--alias A] [--holder-name N] [--cuit X] [--json]
  *   cobro sandbox bank-accounts --user-id U [--json]
  *   cobro bank reconcile [--since T] [--json]
+ *   cobro bank balance [--json]
  *   cobro bank simulator [--port N]
  *   cobro listen --forward-to URL [--api-url URL] [--user-id U] [--client-id C] [--client-secret S]
  *                [--signing-secret S] [--interval SECONDS] [--all]

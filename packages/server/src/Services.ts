@@ -10,6 +10,7 @@
  * anything but a real bank and the faucet exists only in sandbox mode.
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { BindBank, BindConfig } from "@cobro/bank-bind"
 import {
   BankProvider,
@@ -29,8 +30,9 @@ import {
 } from "@cobro/core"
 import type { CobroHttp } from "@cobro/http"
 import { NodeTransport, Webhooks, type WebhooksConfig } from "@cobro/webhooks"
-import type { ConfigError } from "effect"
-import { Context, Effect, Layer } from "effect"
+import { ConfigError } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
+import { readFileSync } from "node:fs"
 import * as Authenticator from "./Authenticator.js"
 import * as NodeCrypto from "./NodeCrypto.js"
 import * as SandboxClock from "./SandboxClock.js"
@@ -98,8 +100,43 @@ const bank = (config: ServerConfig) => {
   // The sandbox bank also knows the accounts testers registered (stored: see `SandboxAccounts`).
   if (config.bank === "sandbox") return SandboxAccounts.bankLayer
   const controls = Layer.map(SandboxBank.layer, Context.omit(BankProvider.BankProvider))
-  return Layer.merge(controls, BindBank.layerConfig.pipe(Layer.provide(FetchHttpClient.layer)))
+  return Layer.merge(
+    controls,
+    Layer.unwrapEffect(
+      Effect.flatMap(BindConfig.config, (settings) =>
+        Effect.map(bindHttpClient(settings.mtls), (client) =>
+          BindBank.layer(settings).pipe(Layer.provide(client))
+        )
+      )
+    )
+  )
 }
+
+/**
+ * The HTTP client of the calls to BIND: fetch, or node's with the client certificate BIND signed
+ * when the calls go over mTLS (`COBRO_BIND_TLS_CERT`, `…_KEY`, `…_CA`; read once at start).
+ */
+const bindHttpClient = (mtls: Option.Option<BindConfig.MtlsFiles>) =>
+  Option.match(mtls, {
+    onNone: () => Effect.succeed(FetchHttpClient.layer),
+    onSome: (files) =>
+      Effect.try({
+        try: () => ({
+          cert: readFileSync(files.cert),
+          key: readFileSync(files.key),
+          ...Option.match(files.ca, { onNone: () => ({}), onSome: (ca) => ({ ca: readFileSync(ca) }) })
+        }),
+        catch: (e) =>
+          ConfigError.InvalidData(
+            ["COBRO_BIND_TLS_CERT"],
+            `the mTLS certificate, key or CA cannot be read: ${e instanceof Error ? e.message : String(e)}`
+          )
+      }).pipe(
+        Effect.map((options) =>
+          NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer(options)))
+        )
+      )
+  })
 
 /** The reconciliation of the bank's statement, one cursor per collecting account. */
 const reconciliation = (config: ServerConfig) =>

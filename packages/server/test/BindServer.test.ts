@@ -12,6 +12,7 @@ import { HttpClientRequest, HttpServer } from "@effect/platform"
 import { BindSimulator } from "@cobro/bank-bind/testing"
 import { Auth, BankAccount, SecondFactor } from "@cobro/core"
 import { Effect, Schedule, Schema, Duration } from "effect"
+import { readFileSync } from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Admin } from "../src/index.js"
@@ -42,6 +43,7 @@ const bindEnv = (sim: BindSimulator.Simulator, database: string, extra: Env = {}
   COBRO_BIND_TOKEN_URL: sim.tokenUrl,
   COBRO_BIND_CLIENT_ID: sim.clientId,
   COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
+  COBRO_BIND_CUIT: sim.entity.cuit,
   COBRO_BIND_RETRY_BASE: "10 millis",
   COBRO_BIND_WEBHOOK_SECRET: SECRET,
   COBRO_RECONCILE_INTERVAL: "1 hour",
@@ -154,11 +156,12 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
           const payment = yield* createPayment(user.user_id, "order-1", hook.url)
           const cvu = yield* cvuOf(payment.id)
           expect(sim.cvus.get(cvu)?.open).toBe(true)
-          // BIND's CVUs are the collecting entity's: the payer's page names the holder BIND
-          // reports for the CVU (the entity), never the merchant's profile as a guess.
+          // BIND's CVUs are the collecting entity's (its CUIT), opened with the merchant's name as
+          // the holder name payers' banks show: the payer's page names what BIND reports.
+          expect(sim.cvus.get(cvu)?.name).toBe("Tienda bindshop")
           const page = yield* get(`/pay/${payment.id}`)
           expect(page.status).toBe(200)
-          expect(String(page.body)).toContain("Cobro Simulado SA")
+          expect(String(page.body)).toContain("Tienda bindshop")
           expect(String(page.body)).toContain("30-71659554-0")
 
           // Sent twice (BIND's retry): credited once.
@@ -259,6 +262,7 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
 
           sim.faults.dropNotifications = 1
           const lost = yield* Effect.promise(() => sim.receive({ cvu, amount: 1500, sender: payer }))
+          const stranger0 = BankAccount.makeCvu("0000322", "9999999999998")
           expect(lost.status).toBe("dropped")
           expect(yield* statusOf(payment.id)).toBe("PENDING")
 
@@ -287,7 +291,64 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
             )
           ).toBe(200)
           const again = yield* cli(["bank", "reconcile", "--json"], env)
-          expect(JSON.parse(again.stdout)).toMatchObject({ listed: 1, known: 1, found: [] })
+          expect(JSON.parse(again.stdout)).toMatchObject({ listed: 1, known: 1, found: [], quarantined: [] })
+
+          // One bad entry never blocks the rest: 1e17 ARS (over the maximum) is quarantined, a
+          // sender CBU with a bad check digit does not stop the window, the next transfer is credited.
+          const second = yield* createPayment(user.user_id, "order-after")
+          const secondCvu = yield* cvuOf(second.id)
+          const entry = (id: string, cvuIn: string, amount: number, senderCbu: string) => ({
+            id,
+            type: "TRANSFER",
+            from: { bank_id: "322", account_id: "20-1-700001-10-5" },
+            counterparty: {
+              id: payer.cuit,
+              name: payer.name,
+              id_type: "CUIT_CUIL",
+              bank_routing: { scheme: "UNAVAILABLE", address: "", code: "" },
+              account_routing: { scheme: "CBU", address: senderCbu }
+            },
+            details: {
+              type: "TRANSFERENCIAS_RECIBIDAS",
+              origin_id: id,
+              origin_debit: null,
+              origin_credit: { cvu: cvuIn, cuit: sim.entity.cuit }
+            },
+            status: "TRANSFERENCIAS_RECIBIDAS",
+            charge: { summary: "VAR", value: { currency: "ARS", amount } }
+          })
+          sim.bookRaw(entry("HUGE0000000000000000001", cvu, 1e17, payer.cbu))
+          sim.bookRaw(entry("BADCBU00000000000000001", stranger0, 10, "0170099222000001234560"))
+          sim.faults.dropNotifications = 1
+          const after = yield* Effect.promise(() =>
+            sim.receive({ cvu: secondCvu, amount: 1500, sender: payer })
+          )
+          const window = yield* cli(["bank", "reconcile", "--json"], env)
+          expect(failureOf(window)).toBe("(succeeded)")
+          const quarantine = JSON.parse(window.stdout) as {
+            advanced: boolean
+            found: Array<{ bank_transaction_id: string }>
+            quarantined: Array<{ bank_transaction_id: string; reason: string; body: string }>
+          }
+          expect(quarantine.advanced).toBe(true)
+          expect(quarantine.quarantined).toContainEqual(
+            expect.objectContaining({
+              bank_transaction_id: "HUGE0000000000000000001",
+              reason: expect.stringContaining("amount")
+            })
+          )
+          expect(
+            JSON.parse(quarantine.quarantined.find((q) => q.bank_transaction_id.startsWith("HUGE"))!.body)
+          ).toMatchObject({ charge: { value: { amount: 1e17 } } })
+          const ids = [...quarantine.found, ...quarantine.quarantined].map((f) => f.bank_transaction_id)
+          expect(ids).toContain(after.id)
+          expect(ids).toContain("BADCBU00000000000000001")
+          expect(yield* statusOf(second.id)).toBe("SUCCESS")
+          const text2 = yield* cli(
+            ["bank", "reconcile", "--since", new Date(Date.now() - 60_000).toISOString()],
+            env
+          )
+          expect(text2.stdout).toContain("quarantined: HUGE0000000000000000001")
           const text = yield* cli(["bank", "reconcile"], env)
           expect(text.stdout).toContain("no transfer was missing")
           const ledger = yield* cli(["ledger", "verify", "--json"], env)
@@ -345,7 +406,11 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
           }).then((r) => r.json() as Promise<{ status: number }>)
         )
         expect(answer.status).toBe(403)
-        expect(sim.incoming.map((e) => e.data.to.cvu)).toEqual([cvu])
+        expect(
+          sim.incoming.map(
+            (e) => (e.data as { details: { origin_credit: { cvu: string } } }).details.origin_credit.cvu
+          )
+        ).toEqual([cvu])
         expect(yield* statusOf(payment.id)).toBe("PENDING")
         // Each refused notification (the simulator retries) is counted by its outcome.
         const series = metricSeries(
@@ -358,6 +423,177 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
         expect(series.get('cobro_bank_notifications_total{outcome="forbidden"}')).toBe(refused)
       }).pipe(Effect.provide(serverLayer(config)), Effect.withConfigProvider(provider(env)))
     })
+  )
+})
+
+describe("a notification is a claim, the bank the truth (production mode on BIND)", () => {
+  it.scopedLive(
+    "the documented notification credits after BIND confirms it; a redelivery credits once; an unknown transfer or another amount credits nothing; over the maximum is a 400",
+    () =>
+      Effect.gen(function* () {
+        const sim = yield* BindSimulator.scoped()
+        // BIND authenticates with mTLS (here: a verifying proxy's header); no shared secret.
+        const env = bindEnv(sim, yield* tempDb, {
+          COBRO_MODE: "production",
+          COBRO_SECRET_KEY: "ab".repeat(32),
+          COBRO_BIND_WEBHOOK_CLIENT_CERT: "header:x-ssl-client-verify=SUCCESS"
+        })
+        delete (env as Record<string, string>)["COBRO_BIND_WEBHOOK_SECRET"]
+        const config = yield* configOf(env)
+        yield* Effect.gen(function* () {
+          const { user, token } = yield* merchant("claims")
+          const payment = (external_id: string) =>
+            Effect.map(
+              postJson(
+                "/payments/",
+                {
+                  user_id: user.user_id,
+                  external_id,
+                  price: { amount: 77070, currency: "ARS" },
+                  payment_options: ["transfer"]
+                },
+                token
+              ),
+              (r) => r.body["data"] as { id: string }
+            )
+          const { id } = yield* payment("doc-1")
+          const cvu = yield* cvuOf(id)
+          // The page's real example, as BIND posts it; only the credited CVU is ours.
+          const documented = JSON.parse(
+            readFileSync(
+              new URL("../../bank-bind/test/fixtures/transfer.cvu.received.json", import.meta.url),
+              "utf8"
+            )
+          ) as {
+            data: {
+              id: string
+              details: { origin_credit: { cvu: string } }
+              charge: { value: { amount: number } }
+            }
+            redeliveries: number
+          }
+          documented.data.details.origin_credit.cvu = cvu
+          const post = (
+            body: unknown,
+            headers: Record<string, string> = { "x-ssl-client-verify": "SUCCESS" }
+          ) =>
+            request(
+              HttpClientRequest.post(notificationsPath).pipe(
+                HttpClientRequest.bodyText(JSON.stringify(body), "application/json"),
+                HttpClientRequest.setHeaders(headers)
+              )
+            )
+          // Without the proxy's word that BIND's certificate was verified: 403.
+          expect((yield* post(documented, {})).status).toBe(403)
+          // A transfer BIND does not know: nothing credited, logged, 422 (BIND would retry).
+          const madeUp = yield* post(documented)
+          expect(madeUp.status).toBe(422)
+          expect(madeUp.body).toMatchObject({ outcome: "unconfirmed" })
+          expect(yield* statusOf(id)).toBe("PENDING")
+          // The money reaches BIND (booked, not notified): now the same body is confirmed and credited.
+          yield* Effect.promise(() =>
+            sim.receive({
+              cvu,
+              amount: 77070,
+              id: documented.data.id,
+              sender: { cuit: "27265540703", name: "Maria Nicolasa Acuna", cbu: "0000003100069103363490" }
+            })
+          )
+          const credited = yield* post(documented)
+          expect([credited.status, credited.body["outcome"]]).toEqual([200, "credited"])
+          expect(yield* statusOf(id)).toBe("SUCCESS")
+          // BIND's redelivery of the same transfer: credited once.
+          const redelivered = yield* post({ ...documented, redeliveries: 1 })
+          expect([redelivered.status, redelivered.body["outcome"]]).toEqual([200, "duplicate"])
+          // The same id with another amount or another CVU is not BIND's record: nothing credited.
+          const second = yield* payment("doc-2").pipe(Effect.flatMap((p) => cvuOf(p.id)))
+          const otherCvu = {
+            ...documented,
+            data: { ...documented.data, details: { origin_credit: { cvu: second } } }
+          }
+          expect((yield* post(otherCvu)).status).toBe(422)
+          const more = {
+            ...documented,
+            data: {
+              ...documented.data,
+              id: "OTHERAMOUNT1",
+              charge: { summary: "VAR", value: { currency: "ARS", amount: 50000 } }
+            }
+          }
+          expect((yield* post(more)).status).toBe(422)
+          // Over the API's maximum: a 400 naming the field, never a 500.
+          const huge = {
+            ...documented,
+            data: { ...documented.data, charge: { summary: "VAR", value: { currency: "ARS", amount: 1e17 } } }
+          }
+          const refused = yield* post(huge)
+          expect(refused.status).toBe(400)
+          expect(refused.body).toMatchObject({ outcome: "malformed", field: "data.charge.value.amount" })
+          const ledger = yield* cli(["ledger", "verify", "--json"], env)
+          expect(JSON.parse(ledger.stdout)).toMatchObject({ ok: true })
+          const balance = yield* get("/users/claims/balance", token)
+          expect(balance.status).toBeLessThan(500)
+        }).pipe(Effect.provide(serverLayer(config)), Effect.withConfigProvider(provider(env)))
+      }),
+    { timeout: 60_000 }
+  )
+})
+
+describe("each documented alias refusal reaches the API as its own error key", () => {
+  it.scopedLive(
+    "in use at BIND → customer.alias.taken (409); a format BIND refuses → customer.alias.invalid (400); changed within 24 hours → a new CVU",
+    () =>
+      Effect.gen(function* () {
+        const sim = yield* BindSimulator.scoped()
+        const env = bindEnv(sim, yield* tempDb)
+        const config = yield* configOf(env)
+        yield* Effect.gen(function* () {
+          const user = yield* Admin.createUser({
+            user_id: "aliases",
+            name: "Tienda aliases",
+            email: "aliases@example.com",
+            cuit,
+            alias_prefix: "tda",
+            status: "ACTIVE"
+          })
+          const token = (
+            (yield* postJson("/users/aliases/tokens", {
+              client_id: user.client_id,
+              client_secret: user.client_secret
+            })).body["data"] as { token: string }
+          ).token
+          const create = (customer_id: string, alias: string) =>
+            postJson("/customers/", { user_id: "aliases", alias, customer_id, name: "Cliente" }, token)
+          const open = () => [...sim.cvus.values()].filter((c) => c.open)
+          // Another holder's alias at BIND ("El alias ya se encuentra en uso").
+          sim.addHolder({ ...payer, alias: "tdaocupado" })
+          const taken = yield* create("c1", "ocupado")
+          expect([taken.status, taken.body["message"]]).toEqual([409, "customer.alias.taken"])
+          // A format BIND refuses ("El formato del alias es incorrecto").
+          sim.faults.refuseAliasFormat.add("tdararo")
+          const invalid = yield* create("c2", "raro")
+          expect([invalid.status, invalid.body["message"]]).toEqual([400, "customer.alias.invalid"])
+          expect(open()).toHaveLength(0)
+          const made = yield* create("c3", "bueno")
+          expect(made.status).toBe(200)
+          const first = (made.body["data"] as { bank_info: { cvu: string; alias: string } }).bank_info
+          expect(first.alias).toBe("tdabueno")
+          // A second alias within 24 hours ("…más de una vez en 24 horas"): a new CVU with it.
+          const changed = yield* request(
+            HttpClientRequest.patch("/customers/c3/alias").pipe(
+              HttpClientRequest.bodyUnsafeJson({ alias: "nuevo", create_new_cvu: false }),
+              HttpClientRequest.bearerToken(token)
+            )
+          )
+          expect(changed.status).toBe(200)
+          const now = (changed.body["data"] as { bank_info: { cvu: string; alias: string } }).bank_info
+          expect(now.alias).toBe("tdanuevo")
+          expect(now.cvu).not.toBe(first.cvu)
+          expect(sim.cvus.get(first.cvu)?.open).toBe(false)
+          expect(sim.cvus.get(now.cvu)?.alias).toBe("tdanuevo")
+        }).pipe(Effect.provide(serverLayer(config)), Effect.withConfigProvider(provider(env)))
+      }),
+    { timeout: 60_000 }
   )
 })
 
@@ -391,7 +627,8 @@ describe("production mode and the bank", () => {
         PORT: "0"
       }
       const result = yield* cli(["serve"], env)
-      expect(failureOf(result)).toContain("COBRO_BIND_BASE_URL")
+      expect(failureOf(result)).toContain("COBRO_BIND_CLIENT_ID is required")
+      expect(failureOf(result)).toContain("COBRO_BIND_CUIT is required")
     })
   )
 })

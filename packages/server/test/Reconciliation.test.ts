@@ -99,7 +99,8 @@ const twoInstances = (database: string) =>
       COBRO_BIND_BASE_URL: sim.url,
       COBRO_BIND_TOKEN_URL: sim.tokenUrl,
       COBRO_BIND_CLIENT_ID: sim.clientId,
-      COBRO_BIND_CLIENT_SECRET: sim.clientSecret
+      COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
+      COBRO_BIND_CUIT: sim.entity.cuit
     }
     const a = yield* instance(env)
     const b = yield* instance(env)

@@ -237,6 +237,7 @@ const killMidFlightAndRestart = async (database: string, reader: Reader) => {
     COBRO_BIND_TOKEN_URL: sim.tokenUrl,
     COBRO_BIND_CLIENT_ID: sim.clientId,
     COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
+    COBRO_BIND_CUIT: sim.entity.cuit,
     // A lost answer is a timeout soon, and a transfer is not retried within the send.
     COBRO_BIND_TIMEOUT: "500 millis",
     COBRO_BIND_RETRIES: "0",

@@ -29,6 +29,8 @@ export interface Call {
   readonly path: string
   readonly body?: unknown
   readonly urlParams?: Readonly<Record<string, string>>
+  /** Request headers besides the bearer token (the statement takes its parameters there). */
+  readonly headers?: Readonly<Record<string, string>>
   /** Retried on `unavailable` only when true. */
   readonly idempotent: boolean
   /** What the call is, for messages ("transfer", "alias assignment"). */
@@ -133,6 +135,7 @@ export const make = (settings: BindSettings) =>
         HttpClientRequest.acceptJson
       )
       if (call.urlParams !== undefined) request = HttpClientRequest.setUrlParams(request, call.urlParams)
+      if (call.headers !== undefined) request = HttpClientRequest.setHeaders(request, call.headers)
       if (call.body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, call.body)
       return exchange(request, call.what)
     }

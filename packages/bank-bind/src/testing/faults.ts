@@ -8,10 +8,12 @@ export interface Faults {
   malformedAnswers: number
   /** Lifetime of the tokens issued from now on. */
   tokenLifetimeSeconds: number
-  /** New transfers stay `PENDING` until `settle`. */
+  /** New transfers stay `IN_PROGRESS` until `settle`. */
   holdTransfers: boolean
   /** CVUs whose alias BIND refuses to change. */
   readonly refuseAliasChange: Set<string>
+  /** Aliases whose format BIND refuses (its rules may be stricter than cobro's). */
+  readonly refuseAliasFormat: Set<string>
   /** Every authenticated answer waits this long first. */
   slowAnswersMillis: number
   /** The next N transfers in are booked, and their notification is never sent. */
@@ -20,6 +22,8 @@ export interface Faults {
   duplicateNotifications: number
   /** Notifications are sent this long after the transfer is booked. */
   notificationDelayMillis: number
+  /** Final statuses of transfers out are posted to the webhook (BIND's outgoing event); off by default. */
+  notifyOutgoing: boolean
 }
 
 /** No fault. */
@@ -30,8 +34,10 @@ export const makeFaults = (): Faults => ({
   tokenLifetimeSeconds: 3900,
   holdTransfers: false,
   refuseAliasChange: new Set(),
+  refuseAliasFormat: new Set(),
   slowAnswersMillis: 0,
   dropNotifications: 0,
   duplicateNotifications: 0,
-  notificationDelayMillis: 0
+  notificationDelayMillis: 0,
+  notifyOutgoing: false
 })

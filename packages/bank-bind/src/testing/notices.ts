@@ -1,11 +1,14 @@
 /**
- * The simulator's side of "Aviso de transferencia entrante": the body of a transfer in, and its
- * delivery to the receiver BIND is configured with (retried until it answers 200).
+ * The simulator's side of BIND's events, in the shapes of BIND's pages: the incoming-transfer
+ * event in a CVU (`transfer.cvu.received`, its "Ejemplo JSON real"), the entry of "Consultar
+ * transferencias", the outgoing-transfer event and the answer of "Realizar Transferencia", and
+ * their delivery (redelivered until the receiver answers 200).
  */
 import type * as http from "node:http"
 import * as Api from "../internal/api.js"
+import type { TransferEntry } from "./model.js"
 
-/** A transfer in the simulator notifies. */
+/** A transfer in the simulator books and notifies. */
 export interface Notice {
   /** Our CVU credited. */
   readonly cvu: string
@@ -16,34 +19,117 @@ export interface Notice {
   readonly id?: string
 }
 
-/** Where the simulator posts "Aviso de transferencia entrante" (the URL configured with BIND). */
+/** Where the simulator posts its events (the URL configured with BIND). */
 export interface WebhookTarget {
   readonly url: string
-  /** The shared-secret header and its value (see `BindConfig.webhookSecret`). */
+  /** The optional shared-secret header and its value (see `BindConfig.webhookSecret`). */
   readonly header?: string
   readonly secret?: string
 }
 
-/** A transfer in, as booked in the statement. */
+/** The collecting account's id at the bank (the pages' examples look like this one). */
+export const ACCOUNT_ID = "20-1-700001-10-5"
+
+/** A transfer in, as booked. `data` is the event's `data`, or an entry booked raw. */
 export interface IncomingEntry {
   /** Epoch millis of the booking. */
   readonly booked: number
-  readonly data: ReturnType<typeof noticeData>
+  readonly data: Record<string, unknown>
+  /** Whether its event reached BIND's books as sent (a dropped one is "not conciliated"). */
+  notified: boolean
+  /** Booked raw (`bookRaw`): listed as given, never notified. */
+  readonly raw: boolean
 }
 
-export const noticeData = (id: string, notice: Notice) => ({
+const iso = (millis: number) => new Date(millis).toISOString()
+
+/** The event's `data` of a transfer in (the shape of the page's real example). */
+export const incomingData = (id: string, notice: Notice, entityCuit: string) => ({
   id,
-  type: "TRANSFER" as const,
-  from: { bank_id: Api.BANK_ID, account_id: "owner" },
+  type: "TRANSFER",
+  from: { bank_id: Api.BANK_ID, account_id: ACCOUNT_ID },
   counterparty: {
     id: notice.sender.cuit,
     name: notice.sender.name,
     id_type: "CUIT_CUIL",
-    bank_routing: { scheme: "UNAVAILABLE", address: "", code: "" },
-    account_routing: { scheme: "CBU" as const, address: notice.sender.cbu }
+    bank_routing: { scheme: "UNAVAILABLE", address: "" },
+    account_routing: {
+      scheme: notice.sender.cbu.startsWith("000") ? "CVU" : "CBU",
+      address: notice.sender.cbu
+    }
   },
-  value: { currency: "ARS" as const, amount: notice.amount },
-  to: { cvu: notice.cvu }
+  details: { origin_debit: null, origin_credit: { cvu: notice.cvu, cuit: entityCuit } },
+  transaction_ids: [id],
+  status: "COMPLETED",
+  start_date: null,
+  end_date: null,
+  challenge: null,
+  charge: { summary: "VAR", value: { currency: "ARS", amount: notice.amount } }
+})
+
+/** The event "Aviso de transferencia entrante en CVU" of a booked transfer. */
+export const incomingEvent = (entry: IncomingEntry, created: number, redeliveries: number) => ({
+  id: `CASHOUT-${String(entry.data["id"])}`,
+  object: "ApiTransaction",
+  created: iso(created),
+  data: entry.data,
+  type: Api.CVU_RECEIVED,
+  redeliveries
+})
+
+/** An entry of "Consultar transferencias" (its page's response fields). */
+export const statementEntry = (entry: IncomingEntry) => {
+  if (entry.raw) return entry.data
+  const d = entry.data as ReturnType<typeof incomingData>
+  return {
+    id: d.id,
+    type: "TRANSFER",
+    from: d.from,
+    counterparty: { ...d.counterparty, bank_routing: { ...d.counterparty.bank_routing, code: "" } },
+    details: {
+      type: Api.RECEIVED,
+      origin_id: d.id,
+      origin_debit: d.details.origin_debit,
+      origin_credit: d.details.origin_credit,
+      transaction_ids: d.transaction_ids
+    },
+    status: Api.RECEIVED,
+    start_date: iso(entry.booked),
+    end_date: iso(entry.booked),
+    charge: d.charge,
+    business_date: iso(entry.booked)
+  }
+}
+
+/** The answer of "Realizar Transferencia" and "Consultar transferencia", and the outgoing event's `data`. */
+export const transferAnswer = (
+  t: TransferEntry,
+  holder: { readonly cuit: string; readonly name: string } | undefined
+) => ({
+  id: t.id,
+  type: "TRANSFER",
+  from: { bank_id: Api.BANK_ID, account_id: ACCOUNT_ID },
+  counterparty: {
+    id: holder?.cuit ?? "",
+    name: holder?.name ?? "",
+    id_type: holder === undefined ? "UNAVAILABLE" : "CUIT_CUIL",
+    bank_routing: { scheme: "UNAVAILABLE", address: "", code: "" },
+    account_routing:
+      t.to.cbu !== undefined
+        ? { scheme: t.to.cbu.startsWith("000") ? "CVU" : "CBU", address: t.to.cbu }
+        : { scheme: "LABEL", address: t.to.alias ?? "" }
+  },
+  details: {
+    origin_id: t.origin_id,
+    origin_debit: { cvu: "", cuit: "" },
+    origin_credit: { cvu: "", cuit: "" }
+  },
+  transaction_ids: t.status === "COMPLETED" ? [t.id, `${t.id.replace(/\W/g, "")}C`] : [t.id],
+  status: t.status,
+  start_date: iso(t.started),
+  end_date: t.ended === null ? null : iso(t.ended),
+  challenge: "",
+  charge: { summary: `${t.concept} ${t.description}`, value: { currency: "ARS", amount: t.amount } }
 })
 
 export const sleep = (millis: number) => new Promise((done) => setTimeout(done, millis))
@@ -60,12 +146,19 @@ export const post = async (
   return response.status
 }
 
-/** Posts until the receiver answers 200 (BIND retries a notification), at most `attempts`. */
-export const deliver = async (target: WebhookTarget, body: unknown, attempts: number) => {
+/**
+ * Posts until the receiver answers 200, at most `attempts` (BIND's ten redeliveries over two
+ * hours, compressed), with `redeliveries` counting up as BIND's does.
+ */
+export const deliver = async (
+  target: WebhookTarget,
+  body: (redeliveries: number) => unknown,
+  attempts: number
+) => {
   let status = 0
   for (let attempt = 0; attempt < attempts; attempt++) {
     if (attempt > 0) await sleep(100 * attempt)
-    status = await post(target.url, body, target).catch(() => 0)
+    status = await post(target.url, body(attempt), target).catch(() => 0)
     if (status === 200) break
   }
   return status

@@ -35,10 +35,15 @@ export class IncomingTransfer extends Class<IncomingTransfer>("IncomingTransfer"
   sender_account: Schema.String
 }) {}
 
-/** The bank refused or failed an operation; `retryable` tells whether trying later can help. */
+/**
+ * The bank refused or failed an operation. `alias_taken`: the alias is another holder's;
+ * `alias_invalid`: the bank refuses its format; `alias_change_refused`: the bank refuses to change
+ * this CVU's alias now (too recent a change); `unavailable`: trying later can help.
+ */
 export class BankError extends Schema.TaggedError<BankError>()("BankError", {
   reason: Schema.Literal(
     "alias_taken",
+    "alias_invalid",
     "alias_change_refused",
     "holder_not_found",
     "rejected",
@@ -76,6 +81,22 @@ export type TransferStatus =
     }
   /** The bank holds no transfer with that reference: it never arrived, resending it is safe. */
   | { readonly _tag: "NotFound" }
+
+/** A transfer of the statement that cannot be booked as the bank describes it (a field unreadable). */
+export interface UnreadableTransfer {
+  /** The bank's id of the transfer, or "" when not even that can be read. */
+  readonly bank_transaction_id: string
+  /** Which field, and why. */
+  readonly reason: string
+  /** The entry as the bank sent it (JSON). */
+  readonly body: string
+}
+
+/** What the statement of a window holds: the transfers in, and the entries that cannot be read. */
+export interface Statement {
+  readonly transfers: ReadonlyArray<IncomingTransfer>
+  readonly unreadable: ReadonlyArray<UnreadableTransfer>
+}
 
 /** A window of the collecting account's statement: from `from` (included) to `to` (excluded). */
 export interface IncomingWindow {
@@ -115,9 +136,8 @@ export class BankProvider extends Context.Tag("@cobro/core/BankProvider")<
     /**
      * The transfers received into our collecting account (any of our CVUs) that the bank booked
      * in `[from, to)`: the statement reconciliation reads to find notifications that never came.
+     * An entry that cannot be read is `unreadable` (quarantined), never dropped nor guessed at.
      */
-    readonly incomingTransfers: (
-      window: IncomingWindow
-    ) => Effect.Effect<ReadonlyArray<IncomingTransfer>, BankError>
+    readonly incomingTransfers: (window: IncomingWindow) => Effect.Effect<Statement, BankError>
   }
 >() {}

@@ -5,12 +5,19 @@
  * (credited once: the transfer log's key). Each run reads from where the last one ended, minus
  * `overlap` (a bank books some transfers late, with an earlier date), to now; the cursor lives in
  * storage (`ReconciliationCursor`) under a lease, so that of several instances one reads a window
- * at a time, and it only moves once every transfer of the window was ingested.
+ * at a time, and it only moves once every transfer of the window was ingested or quarantined.
+ *
+ * One bad entry never blocks the rest: an entry the bank's statement describes in a way that
+ * cannot be read (`Statement.unreadable`), or that ingest refuses for good (`InvalidInput`: an
+ * amount over the maximum, a sender it cannot take; `Conflict`: the ledger refusing it), is
+ * quarantined — logged with its body, counted in `cobro_bank_quarantined`, listed in the report —
+ * and the rest of the window is credited and the cursor moves on. Only a failure that trying
+ * again can mend (the bank failing a return: `ProviderFailure`) keeps the cursor where it was.
  */
 import { Context, DateTime, Duration, Effect, Either, Layer, Metric, Option } from "effect"
 import { randomDigits } from "../internal/ids.js"
 import type { Money } from "../Money.js"
-import { type IngestOutcome, Transfers } from "../transfers/Transfers.js"
+import { type IngestError, type IngestOutcome, Transfers } from "../transfers/Transfers.js"
 import { BankProvider, type BankError, type IncomingTransfer } from "./BankProvider.js"
 import { ReconciliationCursor } from "./ReconciliationCursor.js"
 import * as Spans from "../Spans.js"
@@ -44,6 +51,14 @@ export interface Found {
   readonly target_id?: string
 }
 
+/** A statement entry set aside: it cannot be booked as the bank describes it. */
+export interface Quarantined {
+  readonly bank_transaction_id: string
+  readonly reason: string
+  /** The entry as the bank described it (JSON). */
+  readonly body: string
+}
+
 export type Report =
   | {
       readonly _tag: "Reconciled"
@@ -58,6 +73,8 @@ export type Report =
       readonly found: ReadonlyArray<Found>
       /** Transfers that could not be ingested (retried next run: the cursor stayed). */
       readonly failed: ReadonlyArray<{ readonly bank_transaction_id: string; readonly error: string }>
+      /** Entries that cannot be booked: set aside for an operator, the window went on without them. */
+      readonly quarantined: ReadonlyArray<Quarantined>
       /** Whether the cursor moved to `to`. */
       readonly advanced: boolean
     }
@@ -66,6 +83,10 @@ export type Report =
 
 const reconciled = Metric.counter("cobro_bank_reconciled", {
   description: "Transfers reconciliation found in the bank's statement that no notification had brought",
+  incremental: true
+})
+const quarantinedEntries = Metric.counter("cobro_bank_quarantined", {
+  description: "Statement entries reconciliation set aside because they cannot be booked",
   incremental: true
 })
 const reconcileFailures = Metric.counter("cobro_bank_reconcile_failures", {
@@ -87,6 +108,17 @@ export class Reconciliation extends Context.Tag("@cobro/core/Reconciliation")<
   }
 >() {}
 
+/** A transfer as the report shows its body. */
+const encodeTransfer = (t: IncomingTransfer) => ({
+  bank_transaction_id: t.bank_transaction_id,
+  cvu: t.cvu,
+  amount: t.amount.minor.toString(),
+  currency: t.amount.currency,
+  sender_cuit: t.sender_cuit,
+  sender_name: t.sender_name,
+  sender_account: t.sender_account
+})
+
 const describe = (error: unknown): string =>
   typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
 
@@ -101,11 +133,19 @@ export const make = (settings: Settings) =>
       Effect.map(transfers.ingestAll(listed), (outcomes) => {
         const found: Array<Found> = []
         const failed: Array<{ bank_transaction_id: string; error: string }> = []
+        const quarantined: Array<Quarantined> = []
         let known = 0
-        outcomes.forEach((outcome: Either.Either<IngestOutcome, unknown>, i) => {
+        outcomes.forEach((outcome: Either.Either<IngestOutcome, IngestError>, i) => {
           const transfer = listed[i]!
           if (Either.isLeft(outcome)) {
-            failed.push({ bank_transaction_id: transfer.bank_transaction_id, error: describe(outcome.left) })
+            const entry = { bank_transaction_id: transfer.bank_transaction_id, error: describe(outcome.left) }
+            if (outcome.left._tag === "ProviderFailure") failed.push(entry)
+            else
+              quarantined.push({
+                bank_transaction_id: entry.bank_transaction_id,
+                reason: entry.error,
+                body: JSON.stringify(encodeTransfer(transfer))
+              })
             return
           }
           const o = outcome.right
@@ -119,7 +159,7 @@ export const make = (settings: Settings) =>
               ...(o._tag === "Credited" ? { target_id: o.target_id } : {})
             })
         })
-        return { found, failed, known }
+        return { found, failed, quarantined, known }
       })
 
     const run = Spans.fn("Reconciliation.run")(function* (
@@ -150,12 +190,25 @@ export const make = (settings: Settings) =>
         Option.isNone(cursor) ||
         DateTime.lessThanOrEqualTo(options.since, cursor.value)
       return yield* Effect.gen(function* () {
-        const listed = yield* bank.incomingTransfers({ from, to: now })
-        const { found, failed, known } = yield* ingest(listed)
+        const statement = yield* bank.incomingTransfers({ from, to: now })
+        const listed = statement.transfers
+        const ingested = yield* ingest(listed)
+        const { found, failed, known } = ingested
+        const quarantined: ReadonlyArray<Quarantined> = [...statement.unreadable, ...ingested.quarantined]
         const advanced = continuous && failed.length === 0
         yield* release(advanced ? Option.some(now) : Option.none())
         yield* Metric.incrementBy(reconciled, found.length)
         yield* Metric.incrementBy(reconcileFailures, failed.length)
+        yield* Metric.incrementBy(quarantinedEntries, quarantined.length)
+        for (const q of quarantined)
+          yield* Effect.logError("reconciliation quarantined a statement entry that cannot be booked").pipe(
+            Effect.annotateLogs({
+              account,
+              bank_transaction_id: q.bank_transaction_id,
+              reason: q.reason,
+              body: q.body
+            })
+          )
         if (found.length > 0)
           yield* Effect.logWarning(
             `reconciliation found ${found.length} transfer(s) no notification had brought`
@@ -169,10 +222,11 @@ export const make = (settings: Settings) =>
           account,
           from,
           to: now,
-          listed: listed.length,
+          listed: listed.length + statement.unreadable.length,
           known,
           found,
           failed,
+          quarantined,
           advanced
         } satisfies Report
       }).pipe(Effect.onError(() => release(Option.none())))

@@ -311,7 +311,7 @@ export const make = Effect.gen(function* () {
     }),
 
     incomingTransfers: ({ from, to }) =>
-      Effect.sync(() => Statement.window(received, from, to)).pipe(
+      Effect.sync(() => ({ transfers: Statement.window(received, from, to), unreadable: [] })).pipe(
         Spans.span("SandboxBank.incomingTransfers")
       )
   }

@@ -36,10 +36,12 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
 
     const bankFailure =
       (what: string) =>
-      (e: BankError): Effect.Effect<never, Conflict | ProviderFailure> =>
+      (e: BankError): Effect.Effect<never, Conflict | InvalidInput | ProviderFailure> =>
         e.reason === "alias_taken"
           ? Effect.fail(new Conflict({ key: "customer.alias.taken", message: e.message }))
-          : Effect.fail(new ProviderFailure({ key: "bank.unavailable", message: `${what}: ${e.message}` }))
+          : e.reason === "alias_invalid"
+            ? Effect.fail(InvalidInput.of("alias", e.message, "customer.alias.invalid"))
+            : Effect.fail(new ProviderFailure({ key: "bank.unavailable", message: `${what}: ${e.message}` }))
 
     /** A customer's CVU collects for the merchant: opened in the merchant's name, as payments' are. */
     const openAccount = (user: User, alias: Alias) =>
@@ -180,10 +182,11 @@ export class Customers extends Effect.Service<Customers>()("@cobro/core/Customer
             : yield* bank
                 .changeAlias(current.bank_info.cvu, alias)
                 .pipe(
-                  Effect.catchAll((e): Effect.Effect<BankAccountRef, Conflict | ProviderFailure> =>
-                    e.reason === "alias_change_refused"
-                      ? openAccount(user, alias)
-                      : bankFailure("the bank could not change the alias")(e)
+                  Effect.catchAll(
+                    (e): Effect.Effect<BankAccountRef, Conflict | InvalidInput | ProviderFailure> =>
+                      e.reason === "alias_change_refused"
+                        ? openAccount(user, alias)
+                        : bankFailure("the bank could not change the alias")(e)
                   )
                 )
           return yield* rebind(current, request.alias, account)

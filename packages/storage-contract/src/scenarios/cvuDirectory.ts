@@ -144,7 +144,8 @@ export const cvuDirectoryScenarios: ReadonlyArray<Scenario> = [
         from: DateTime.unsafeMake(0),
         to: DateTime.unsafeMake("2100-01-01T00:00:00Z")
       })
-      expect(booked.map((t) => t.cvu).sort()).toEqual(
+      expect(booked.unreadable).toEqual([])
+      expect(booked.transfers.map((t) => t.cvu).sort()).toEqual(
         [mine[0]!.cvu, mine[1]!.cvu, mine[2]!.cvu, mine[0]!.cvu].sort()
       )
     })

@@ -1,6 +1,7 @@
 /**
  * `cobro bank reconcile [--since T]`: reads the bank's statement now and ingests what no
- * notification brought, printing it; `cobro bank simulator [--port N]`: BIND's API simulated on
+ * notification brought (asking BIND to conciliate it), printing it with what was quarantined;
+ * `cobro bank balance`: the collecting account's balance at BIND; `cobro bank simulator [--port N]`: BIND's API simulated on
  * this machine (`@cobro/bank-bind/testing`), with the settings that point a server at it.
  */
 import { Command, Options } from "@effect/cli"
@@ -8,6 +9,8 @@ import { BindIngress } from "@cobro/bank-bind"
 import { BindSimulator } from "@cobro/bank-bind/testing"
 import { Money, Reconciliation } from "@cobro/core"
 import { Console, DateTime, Effect, Option } from "effect"
+import { BindBank } from "@cobro/bank-bind"
+import { conciliateFound } from "../bindGaps.js"
 import { CommandFailed, json, printJson, table, withServices } from "./shared.js"
 
 const since = Options.text("since").pipe(
@@ -42,6 +45,7 @@ const wire = (report: Extract<Reconciliation.Report, { _tag: "Reconciled" }>) =>
     ...(f.target_id === undefined ? {} : { target_id: f.target_id })
   })),
   failed: report.failed,
+  quarantined: report.quarantined,
   advanced: report.advanced
 })
 
@@ -62,12 +66,18 @@ const reconcile = Command.make("reconcile", { since, json }, (o) =>
           message: `another instance is reconciling ${report.account} now; try again in a moment`
         })
       }
-      if (o.json) yield* printJson(wire(report))
+      const conciliation = yield* conciliateFound(report)
+      const conciliated = Option.match(conciliation, {
+        onNone: () => ({}),
+        onSome: (c) =>
+          c._tag === "Answered" ? { conciliation: c.answer } : { conciliation: { error: c.error } }
+      })
+      if (o.json) yield* printJson({ ...wire(report), ...conciliated })
       else {
         const w = wire(report)
         yield* Console.log(
           [
-            `statement of ${w.account} from ${w.from} to ${w.to}: ${w.listed} transfer(s) in, ${w.known} already received, ${w.found.length} found now, ${w.failed.length} failed`,
+            `statement of ${w.account} from ${w.from} to ${w.to}: ${w.listed} transfer(s) in, ${w.known} already received, ${w.found.length} found now, ${w.failed.length} failed, ${w.quarantined.length} quarantined`,
             table(
               ["BANK_TRANSACTION_ID", "CVU", "AMOUNT", "OUTCOME", "TARGET"],
               w.found.map((f) => [
@@ -80,7 +90,18 @@ const reconcile = Command.make("reconcile", { since, json }, (o) =>
               "no transfer was missing"
             ),
             ...w.failed.map((f) => `failed: ${f.bank_transaction_id}: ${f.error}`),
-            ...(w.advanced ? [] : ["the cursor did not move (a failure, or --since past it)"])
+            ...w.quarantined.map(
+              (q) => `quarantined: ${q.bank_transaction_id || "(no id)"}: ${q.reason}\n  ${q.body}`
+            ),
+            ...(w.advanced ? [] : ["the cursor did not move (a failure, or --since past it)"]),
+            ...Option.match(conciliation, {
+              onNone: () => [],
+              onSome: (c) => [
+                c._tag === "Answered"
+                  ? `BIND conciliated ${c.answer.conciliadas.length}, already had ${c.answer.noConciliadas.length}, could not ${c.answer.conError.length} (${c.answer.conError.join(", ") || "none"})`
+                  : `asking BIND to conciliate failed: ${c.error}`
+              ]
+            })
           ].join("\n")
         )
       }
@@ -132,6 +153,7 @@ const simulator = Command.make("simulator", { port, notify, secret }, (o) =>
         `  COBRO_BIND_TOKEN_URL=${sim.tokenUrl} \\`,
         `  COBRO_BIND_CLIENT_ID=${sim.clientId} \\`,
         `  COBRO_BIND_CLIENT_SECRET=${sim.clientSecret} \\`,
+        `  COBRO_BIND_CUIT=${sim.entity.cuit} \\`,
         `  COBRO_BIND_WEBHOOK_SECRET=${o.secret} npx cobro serve`,
         Option.isSome(o.notify)
           ? `Transfers in are notified to ${o.notify.value}. Pay a CVU:`
@@ -144,7 +166,27 @@ const simulator = Command.make("simulator", { port, notify, secret }, (o) =>
   }).pipe(Effect.scoped)
 ).pipe(Command.withDescription("run a simulator of BIND PSP's API on this machine, for development"))
 
+const balance = Command.make("balance", { json }, (o) =>
+  withServices(() =>
+    Effect.gen(function* () {
+      const bind = yield* Effect.serviceOption(BindBank.BindBank)
+      if (Option.isNone(bind))
+        return yield* new CommandFailed({ message: "the bank's balance is BIND's: set COBRO_BANK=bind" })
+      const amount = yield* bind.value.balance.pipe(
+        Effect.mapError(
+          (e) => new CommandFailed({ message: `BIND's balance could not be read: ${e.message}` })
+        )
+      )
+      if (o.json) yield* printJson({ amount: Money.format(amount), currency: amount.currency })
+      else
+        yield* Console.log(`collecting account balance at BIND: ${Money.format(amount)} ${amount.currency}`)
+    })
+  )
+).pipe(Command.withDescription("the balance of the collecting account at BIND (Consultar saldo)"))
+
 export const bank = Command.make("bank").pipe(
-  Command.withDescription("the bank behind the engine: reconciliation, and a simulator for development"),
-  Command.withSubcommands([reconcile, simulator])
+  Command.withDescription(
+    "the bank behind the engine: reconciliation, the collecting account's balance, and a simulator for development"
+  ),
+  Command.withSubcommands([reconcile, balance, simulator])
 )
