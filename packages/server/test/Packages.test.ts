@@ -252,6 +252,9 @@ describe("install lines", () => {
     )
     expect(unpinned).toEqual([])
     expect(effectRanges.get("effect")).toBe("^3.22")
+    // Each published package's README installs it first thing (the packed test runs these lines).
+    for (const { dir, pkg } of publishable)
+      expect(installLines(path.join(dir, "README.md"))[0] ?? [], pkg.name).toContain(pkg.name)
   })
 })
 
@@ -259,12 +262,12 @@ describe.skipIf(!registryUp)("the packed packages in a fresh project", () => {
   let work = ""
   let project = ""
   let effect4 = ""
-  const tarball = (name: string) => packed.find((p) => p.name === name)!.tarball
   const packed: Array<{
     readonly name: string
     readonly files: ReadonlyArray<string>
     readonly tarball: string
   }> = []
+  const tarball = (name: string) => packed.find((p) => p.name === name)!.tarball
   /** Facts about the project with the libraries only, before the server is installed. */
   const librariesOnly = { platformNode: true, cluster: true }
 
@@ -324,10 +327,9 @@ describe.skipIf(!registryUp)("the packed packages in a fresh project", () => {
     // the next step), and the types a TypeScript host adds (`@types/node`; `@types/pg` for
     // `@effect/sql-pg`'s declarations under `skipLibCheck: false`).
     project = newProject("host")
-    const [first, rest] = [
-      readmeLines(libraries).map(([line]) => line!),
-      readmeLines(libraries).flatMap((l) => l.slice(1))
-    ]
+    const libraryLines = readmeLines(libraries)
+    const first = libraryLines.map(([line]) => line!)
+    const rest = libraryLines.flatMap((lines) => lines.slice(1))
     await run(
       npm,
       [
