@@ -1,16 +1,21 @@
 /**
- * The packages as a consumer gets them. Every publishable package of the workspace is built with
- * its tsup config and packed (`npm pack`), the tarballs are installed with `npm install` into a
- * fresh project under the system's temporary folder (outside the workspace, so nothing resolves
- * to the sources), and a small host there is type-checked against the packed declarations and
- * run: a merchant and a payment on the in-memory sandbox engine, the same payment read back
- * through `@cobro/http`'s fetch handler and through `@cobro/client` over that handler, and a
- * webhook signature checked with `@cobro/webhooks`.
+ * The packages as a consumer gets them. Every publishable package of the workspace is built as
+ * `npm run build` builds it (tsup for the JavaScript, `tsconfig.build.json` for one declaration
+ * file per source file) and packed (`npm pack`); the tarballs are installed into a fresh project
+ * under the system's temporary folder (outside the workspace, so nothing resolves to the sources)
+ * with the packages' READMEs' own install lines, `@cobro/*` names replaced by the tarballs. A host
+ * there is type-checked with `strict` and `skipLibCheck: false` against the packed declarations
+ * (writing `Principal.Principal` itself, as docs/embedding.md tells hosts to) and run: a merchant
+ * and a payment on the in-memory sandbox engine, the same payment read back through `@cobro/http`'s
+ * fetch handler and through `@cobro/client` over that handler, and a webhook signature checked
+ * with `@cobro/webhooks`. A second project installs `@cobro/core` with the registry's latest
+ * `effect` (4.x) and gets the one sentence that says what to install.
  *
- * Nothing in the work tree is written: each package is built into a staging copy under the
- * temporary folder. `effect`, `@types/node` and the packages' dependencies come from the npm
- * registry (from npm's cache when it has them). Without a registry the test is skipped with a
- * warning, except under CI (`CI` set), where it fails.
+ * Nothing in the work tree is written but `tsc -b`'s incremental output (the declarations the
+ * build's references read): each package is built into a staging copy under the temporary folder.
+ * `effect`, `@types/*` and the packages' dependencies come from the npm registry (from npm's cache
+ * when it has them). Without a registry those tests are skipped with a warning, except under CI
+ * (`CI` set), where it fails.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
@@ -100,19 +105,32 @@ const inPairs = async <A>(tasks: ReadonlyArray<() => Promise<A>>): Promise<Array
 }
 
 const host = `
+import type { BindBank } from "@cobro/bank-bind"
 import { Cobro, CobroError } from "@cobro/client"
-import { Accounts, Engine, Faucet, Money, PaymentRequest, Payments } from "@cobro/core"
+import { Accounts, type Auth, Engine, Faucet, Money, PaymentRequest, Payments, Principal } from "@cobro/core"
 import { CobroHttp } from "@cobro/http"
 import type { NodeHttp } from "@cobro/http/node"
+import type { Server, ServerConfig } from "@cobro/server"
 import { Migrations } from "@cobro/sql"
 import type { PgStorage } from "@cobro/sql-pg"
 import type { SqliteStorage } from "@cobro/sql-sqlite"
 import { Receiver, Signature } from "@cobro/webhooks"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 
-// The node:http listener and the storage layers are type-checked only (no server, no database).
+// The type docs/embedding.md tells hosts to write: what Auth.authenticate answers, the
+// partner-aware services take. A declaration that kept only the value fails here (TS2749).
+export const describePrincipal = (principal: Principal.Principal): string => principal._tag
+export type Authenticated = Effect.Effect.Success<ReturnType<Auth.Auth["authenticate"]>>
+export const asPrincipal = (authenticated: Authenticated): Principal.Principal => authenticated
+export const userPrincipal = Principal.Principal.User
+
+// The node:http listener, the storage layers, the server and BIND are type-checked only (no
+// server, no database, no bank).
 export type Listener = Awaited<ReturnType<typeof NodeHttp.toNodeListener>>["listener"]
 export type Stores = ReturnType<typeof SqliteStorage.layer> | ReturnType<typeof PgStorage.layer>
+export type Serve = typeof Server.run
+export type Configured = typeof ServerConfig.load
+export type Bind = typeof BindBank.layerConfig
 export const migrations: unknown = Migrations
 
 const engine = ManagedRuntime.make(Engine.layerMemory())
@@ -154,15 +172,19 @@ const missing = await client.getPublicPayment("VAR-host_1-nope").catch((e: unkno
 await dispose()
 await engine.dispose()
 
-// A declaration that did not resolve would make these \`any\` (skipLibCheck hides its error).
+// A declaration that did not resolve would make these \`any\`.
 type IsAny<T> = 0 extends 1 & T ? true : false
 export const typed: [
   IsAny<typeof paid.received>,
   IsAny<typeof handler>,
   IsAny<Listener>,
   IsAny<Stores>,
-  IsAny<typeof publicView.data.payment_status>
-] = [false, false, false, false, false]
+  IsAny<typeof publicView.data.payment_status>,
+  IsAny<Principal.Principal>,
+  IsAny<Serve>,
+  IsAny<Configured>,
+  IsAny<Bind>
+] = [false, false, false, false, false, false, false, false, false]
 
 const body = new TextEncoder().encode(JSON.stringify({ id: paid.id }))
 const signature = Signature.serviceSignature("secret", body)
@@ -179,14 +201,73 @@ console.log(
 )
 `
 
+/** The arguments of each `npm install …` line of a shell block of a Markdown file (before `&&` or `#`). */
+const installLines = (file: string): Array<Array<string>> =>
+  [...fs.readFileSync(file, "utf8").matchAll(/```sh\n([\s\S]*?)```/g)]
+    .flatMap(([, block]) => block!.split("\n"))
+    .map((line) => line.split(/&&|#/)[0]!.trim().split(/\s+/))
+    .filter((words) => words[0] === "npm" && words[1] === "install")
+    .map((words) => words.slice(2))
+
+/** `^3.22.4` as an install line names it: `^3.22`. */
+const shortRange = (range: string) => range.replace(/^(\^\d+\.\d+)\.\d+$/, "$1")
+
+/** The range of `effect` and of each `@effect/*` package our packages take, as install lines name them. */
+const effectRanges = new Map(
+  publishable.flatMap(({ pkg }) =>
+    Object.entries({ ...pkg.dependencies, ...pkg.peerDependencies })
+      .filter(([name]) => name === "effect" || name.startsWith("@effect/"))
+      .map(([name, range]) => [name, shortRange(range)] as const)
+  )
+)
+
+/** Every Markdown file a user reads install lines in. */
+const documents = [
+  "README.md",
+  ...fs
+    .readdirSync(path.join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => path.join("docs", f)),
+  ...["packages", "examples"].flatMap((folder) =>
+    fs
+      .readdirSync(path.join(root, folder))
+      .map((dir) => path.join(folder, dir, "README.md"))
+      .filter((file) => fs.existsSync(path.join(root, file)))
+  )
+]
+
+describe("install lines", () => {
+  it("name the Effect 3 range of every effect and @effect/* package they install: the registry's latest is Effect 4", () => {
+    const unpinned = documents.flatMap((file) =>
+      installLines(path.join(root, file)).flatMap((args) =>
+        args
+          .filter((arg) => arg === "effect" || arg.startsWith("effect@") || arg.startsWith("@effect/"))
+          .filter((arg) => {
+            const at = arg.lastIndexOf("@")
+            const [name, range] = at > 0 ? [arg.slice(0, at), arg.slice(at + 1)] : [arg, undefined]
+            return range === undefined || effectRanges.get(name) !== range
+          })
+          .map((arg) => `${file}: ${arg}`)
+      )
+    )
+    expect(unpinned).toEqual([])
+    expect(effectRanges.get("effect")).toBe("^3.22")
+    // Each published package's README installs it first thing (the packed test runs these lines).
+    for (const { dir, pkg } of publishable)
+      expect(installLines(path.join(dir, "README.md"))[0] ?? [], pkg.name).toContain(pkg.name)
+  })
+})
+
 describe.skipIf(!registryUp)("the packed packages in a fresh project", () => {
   let work = ""
   let project = ""
+  let effect4 = ""
   const packed: Array<{
     readonly name: string
     readonly files: ReadonlyArray<string>
     readonly tarball: string
   }> = []
+  const tarball = (name: string) => packed.find((p) => p.name === name)!.tarball
   /** Facts about the project with the libraries only, before the server is installed. */
   const librariesOnly = { platformNode: true, cluster: true }
 
@@ -195,12 +276,20 @@ describe.skipIf(!registryUp)("the packed packages in a fresh project", () => {
     const tarballs = path.join(work, "tarballs")
     fs.mkdirSync(tarballs)
 
-    // 1. Build each package into a staging copy (package.json, README, LICENSE, bin) and pack it.
+    // 1. Build each package as `npm run build` does, into a staging copy (package.json, README,
+    // LICENSE, bin), and pack it. The declarations' references are `tsc -b`'s output (up to date
+    // after `npm run typecheck`); the packages' own are emitted without a second type-check.
+    await run(process.execPath, [tsc, "-b", ...publishable.map(({ dir }) => dir)], root)
     await inPairs(
       publishable.map(({ dir, pkg }) => async () => {
         const stage = path.join(work, "stage", path.basename(dir))
         fs.mkdirSync(stage, { recursive: true })
         await run(process.execPath, [tsup, "--out-dir", path.join(stage, "dist")], dir)
+        await run(
+          process.execPath,
+          [tsc, "-p", "tsconfig.build.json", "--outDir", path.join(stage, "dist")],
+          dir
+        )
         for (const file of ["package.json", "README.md", "LICENSE"])
           fs.copyFileSync(path.join(dir, file), path.join(stage, file))
         if (fs.existsSync(path.join(dir, "bin")))
@@ -214,38 +303,62 @@ describe.skipIf(!registryUp)("the packed packages in a fresh project", () => {
         })
       })
     )
-    const tarball = (name: string) => packed.find((p) => p.name === name)!.tarball
+    /** A README's install line, each `@cobro/*` package replaced by its tarball. */
+    const withTarballs = (args: ReadonlyArray<string>) =>
+      args.map((arg) => packed.find((p) => p.name === arg)?.tarball ?? arg)
+    const readmeLines = (packages: typeof publishable) =>
+      packages.map(({ dir }) => installLines(path.join(dir, "README.md")).map(withTarballs))
 
-    // 2. A fresh project: the libraries, `effect` and `@types/node` at the workspace's versions.
-    project = path.join(work, "host")
-    fs.mkdirSync(project)
-    fs.writeFileSync(
-      path.join(project, "package.json"),
-      JSON.stringify({ name: "cobro-host", version: "0.0.0", private: true, type: "module" }, null, 2)
-    )
+    const newProject = (name: string) => {
+      const dir = path.join(work, name)
+      fs.mkdirSync(dir)
+      fs.writeFileSync(
+        path.join(dir, "package.json"),
+        JSON.stringify({ name: `cobro-${name}`, version: "0.0.0", private: true, type: "module" }, null, 2)
+      )
+      return dir
+    }
     const version = (name: string) => readJson(require.resolve(`${name}/package.json`)).version
     // Install scripts stay off: better-sqlite3 would build from source without a prebuilt binary,
     // and the host does not open a database.
     const install = ["install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund"]
+
+    // 2. A fresh project: each library's first README line (the node:http adapter's own line is
+    // the next step), and the types a TypeScript host adds (`@types/node`; `@types/pg` for
+    // `@effect/sql-pg`'s declarations under `skipLibCheck: false`).
+    project = newProject("host")
+    const libraryLines = readmeLines(libraries)
+    const first = libraryLines.map(([line]) => line!)
+    const rest = libraryLines.flatMap((lines) => lines.slice(1))
     await run(
       npm,
       [
         ...install,
-        ...libraries.map(({ pkg }) => tarball(pkg.name)),
-        `effect@${version("effect")}`,
-        `@types/node@${version("@types/node")}`
+        ...first.flat(),
+        `@types/node@${version("@types/node")}`,
+        `@types/pg@${version("@types/pg")}`
       ],
       project
     )
     librariesOnly.platformNode = fs.existsSync(path.join(project, "node_modules", "@effect", "platform-node"))
     librariesOnly.cluster = fs.existsSync(path.join(project, "node_modules", "@effect", "cluster"))
 
-    // 3. The server (an application: its own dependencies, `@effect/platform-node` among them).
-    await run(
-      npm,
-      [...install, ...publishable.filter((p) => !libraries.includes(p)).map((p) => tarball(p.pkg.name))],
-      project
-    )
+    // 3. The other lines (`@effect/platform-node` for `@cobro/http/node`) and the server's (an
+    // application: its own dependencies). Meanwhile, a second project installs `@cobro/core` as
+    // the READMEs once said, `npm install @cobro/core effect`: npm takes the registry's latest
+    // `effect` (4.x), overriding the peer range with a warning.
+    effect4 = newProject("effect4")
+    await Promise.all([
+      run(
+        npm,
+        [
+          ...install,
+          ...[...rest, ...readmeLines(publishable.filter((p) => !libraries.includes(p))).flat()].flat()
+        ],
+        project
+      ),
+      run(npm, [...install, tarball("@cobro/core"), "effect"], effect4)
+    ])
   }, minutes(15))
 
   // Removing the host's node_modules takes more than vitest's default 10 s on a busy machine.
@@ -313,7 +426,7 @@ describe.skipIf(!registryUp)("the packed packages in a fresh project", () => {
   })
 
   it(
-    "a host type-checks against the packed declarations and runs on the sandbox engine",
+    "a host type-checks against the packed declarations with skipLibCheck: false and runs on the sandbox engine",
     async () => {
       fs.writeFileSync(path.join(project, "host.ts"), host)
       fs.writeFileSync(
@@ -321,19 +434,23 @@ describe.skipIf(!registryUp)("the packed packages in a fresh project", () => {
         JSON.stringify({
           compilerOptions: {
             target: "ES2022",
-            lib: ["ES2022"],
+            // @effect/platform's and @effect/experimental's declarations name DOM types
+            // (`Storage`, `Crypto`) that @types/node lacks: checked, they need "DOM".
+            lib: ["ES2022", "DOM"],
             module: "NodeNext",
             moduleResolution: "NodeNext",
             strict: true,
             exactOptionalPropertyTypes: true,
-            skipLibCheck: true,
+            skipLibCheck: false,
             types: ["node"],
             outDir: "out"
           },
           files: ["host.ts"]
         })
       )
-      await run(process.execPath, [tsc, "-p", "."], project)
+      // skipLibCheck: false checks every declaration file the host reaches (effect's among them):
+      // about 25 s of CPU, minutes on a busy machine.
+      await run(process.execPath, [tsc, "-p", "."], project, minutes(10))
       const { stdout } = await run(process.execPath, [path.join("out", "host.js")], project, minutes(1))
       expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toEqual({
         id: "VAR-host_1-order-1",
@@ -346,7 +463,29 @@ describe.skipIf(!registryUp)("the packed packages in a fresh project", () => {
         client: ["SUCCESS", [404, "payment.not.found"]]
       })
     },
-    minutes(3)
+    minutes(12)
+  )
+
+  it(
+    "a host that got effect 4 fails at its first import of a package with the sentence that says what to install",
+    async () => {
+      const installed = readJson(path.join(effect4, "node_modules", "effect", "package.json")).version
+      expect(installed).toMatch(/^4\./)
+      fs.writeFileSync(
+        path.join(effect4, "host.js"),
+        `import { Engine } from "@cobro/core"\nconsole.log(typeof Engine)\n`
+      )
+      const failure = await run(process.execPath, ["host.js"], effect4, minutes(1)).then(
+        () => "ran",
+        (error: Error) => error.message
+      )
+      expect(failure).toContain(
+        `@cobro/core needs effect ^3.22.4 (Effect 3) but found effect ${installed}: install the Effect 3 line with \`npm install effect@^3.22\`.`
+      )
+      expect(failure).not.toContain("ERR_MODULE_NOT_FOUND")
+      expect(failure).not.toContain("does not provide an export")
+    },
+    minutes(2)
   )
 
   it(
