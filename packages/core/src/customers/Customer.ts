@@ -8,7 +8,7 @@
  * gives `tienda.juan`. The whole alias must be a valid bank alias (6–20 characters).
  */
 import { Either, Schema } from "effect"
-import { Alias, Cuit, Cvu, isValidAlias } from "../bank/BankAccount.js"
+import { Alias, Cvu, isValidAlias, SenderProblems } from "../bank/BankAccount.js"
 import { InvalidInput } from "../Errors.js"
 import { BankTransactionId, IdString, UserId } from "../Ids.js"
 import * as Money from "../Money.js"
@@ -195,11 +195,14 @@ export class CustomerTransaction extends Class<CustomerTransaction>("CustomerTra
   currency: Schema.Literal("ARS"),
   network: Schema.String,
   sender_address: Schema.String,
-  sender_cuit: Cuit,
+  /** As the bank reported it (see `sender_problems`). */
+  sender_cuit: Schema.String,
   sender_name: Schema.String,
   bank_transaction_id: BankTransactionId,
   transaction_status: Schema.Literal("PROCESSED"),
-  creation_timestamp: Timestamp
+  creation_timestamp: Timestamp,
+  /** What is wrong with the sender's account or CUIT as the bank reported them (omitted when valid). */
+  sender_problems: Omittable(SenderProblems)
 }) {}
 
 export class CreateCustomerRequest extends Class<CreateCustomerRequest>("CreateCustomerRequest")({

@@ -3,7 +3,7 @@
  * state machine, as data.
  */
 import { Either, Schema } from "effect"
-import { Alias, Cvu } from "../bank/BankAccount.js"
+import { Alias, Cvu, SenderProblems } from "../bank/BankAccount.js"
 import { Conflict } from "../Errors.js"
 import { ExternalId, PartnerId, PaymentId, TeamId, UserId } from "../Ids.js"
 import * as Money from "../Money.js"
@@ -81,7 +81,12 @@ export class Transaction extends Class<Transaction>("Transaction")({
   taxes: Schema.Array(Tax),
   tax_amount: ArsText,
   transaction_status: Schema.Literal("PROCESSED"),
-  transaction_data: Schema.Struct({ PROCESSED: TransferDetails })
+  transaction_data: Schema.Struct({ PROCESSED: TransferDetails }),
+  /**
+   * What is wrong with the sender's account or CUIT as the bank reported them (omitted when
+   * both are valid): the money was credited, and no refund is sent there.
+   */
+  sender_problems: Omittable(SenderProblems)
 }) {}
 
 export class TotalPaid extends Class<TotalPaid>("TotalPaid")({
@@ -253,7 +258,7 @@ export const transactionFields = (
 export class PublicRefund extends Class<PublicRefund>("PublicRefund")({
   /** Refunded so far, PENDING and SUCCESS refunds together. */
   amount: ArsText,
-  /** Whether the refunds return everything the payment credited. */
+  /** Whether the refunds return everything the payer sent. */
   full: Schema.Boolean,
   /** Whether some of it is still on its way (a PENDING refund). */
   pending: Schema.Boolean

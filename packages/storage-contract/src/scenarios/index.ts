@@ -11,6 +11,7 @@ import { paymentScenarios } from "./payments.js"
 import { paymentsTogetherScenarios } from "./paymentsTogether.js"
 import { refundScenarios } from "./refunds.js"
 import { scheduleScenarios } from "./schedules/index.js"
+import { senderScenarios } from "./senders.js"
 import { splitScenarios } from "./splits/index.js"
 import { transferScenarios } from "./transfers.js"
 import { webhookScenarios } from "./webhooks.js"
@@ -31,5 +32,6 @@ export const scenarios: ReadonlyArray<Scenario> = [
   ...moneyScenarios,
   ...moneyReadScenarios,
   ...refundScenarios,
+  ...senderScenarios,
   ...clockScenarios
 ]
