@@ -143,7 +143,7 @@ export interface paths {
     put?: never
     /**
      * Refund a payment
-     * @description Sends a paid payment's money (SUCCESS, OVERPAID or UNDERPAID) back to the account it came from (the sender's CBU or CVU and CUIT in its transactions). `FULL` refunds what is left of what the payment credited; `PARTIAL` refunds `amount` (a decimal string such as "250.50" or a number, at most 2 decimals, ARS). The refunds of a payment never add up to more than it credited, and the merchant's available balance must cover the refund (money in transit does not count): else 409 naming the shortfall. A payment paid from several accounts is refused (409). The refund starts PENDING with its money moved from available to in transit, and becomes SUCCESS when the bank confirms the transfer or FAILED (money back in available, `failure_reason` the bank's) if it fails; each change sends the payment's "Payment updated" webhook. Refunding never changes `payment_status`: an OVERPAID payment whose excess is refunded stays paid. With an `Idempotency-Key`, a retry answers the first refund instead of making another.
+     * @description Sends a paid payment's money (SUCCESS, OVERPAID or UNDERPAID) back to the account it came from (the sender's CBU or CVU and CUIT in its transactions). `FULL` refunds what is left of what the payer sent (all of it for an OVERPAID payment, what arrived for an UNDERPAID one); `PARTIAL` refunds `amount` (a decimal string such as "250.50" or a number, at most 2 decimals, ARS). The refunds of a payment never add up to more than the payer sent. The commission and taxes stay earned, so a refund takes more from the merchant's available balance than the payment credited: the balance must cover it (money in transit does not count), else 409 `refund.balance.insufficient` with `data.shortfall` (needed, available, missing). A payment paid from several accounts, or from a sender the bank reported with an invalid CBU/CVU or CUIT (`sender_problems` on its transaction), is refused (409). The refund starts PENDING with its money moved from available to in transit, and becomes SUCCESS when the bank confirms the transfer or FAILED (money back in available, `failure_reason` the bank's) if it fails; each change sends the payment's "Payment updated" webhook. Refunding never changes `payment_status`: an OVERPAID payment whose excess is refunded stays paid. With an `Idempotency-Key`, a retry answers the first refund instead of making another.
      */
     post: operations["payments.refund"]
     delete?: never
@@ -841,7 +841,15 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
+    }
+    /** @description What the available balance lacks to pay for it */
+    Shortfall: {
+      needed: string
+      available: string
+      missing: string
+      currency: string
     }
     /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
     Error401: {
@@ -854,6 +862,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
@@ -867,6 +876,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description No such resource for this caller (another account's resources are not found), or no such route */
@@ -880,6 +890,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The request conflicts with the resource's state or with another resource */
@@ -893,6 +904,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The body is larger than the server accepts */
@@ -906,6 +918,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The body is not JSON */
@@ -919,6 +932,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description An Idempotency-Key reused with another request */
@@ -932,6 +946,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
@@ -945,6 +960,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description Unexpected server error (logged; no details are sent) */
@@ -958,6 +974,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The bank or another provider failed */
@@ -971,6 +988,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The capability is deprecated or unavailable */
@@ -984,6 +1002,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     Quote: {
@@ -1020,6 +1039,7 @@ export interface components {
       transaction_data: {
         PROCESSED: components["schemas"]["TransferDetails"]
       }
+      sender_problems?: components["schemas"]["SenderProblem"][]
     }
     /** @description a number to be decoded into a BigDecimal */
     BigDecimalFromNumber: number
@@ -1039,6 +1059,11 @@ export interface components {
       senderCuit: string
       senderTitular: string
       trxId: string
+    }
+    SenderProblem: {
+      /** @enum {string} */
+      field: "sender_address" | "sender_cuit"
+      reason: string
     }
     TransactionFields: {
       amount: string
@@ -1280,6 +1305,7 @@ export interface components {
       /** @enum {string} */
       transaction_status: "PROCESSED"
       creation_timestamp: components["schemas"]["DateTimeUtc"]
+      sender_problems?: components["schemas"]["SenderProblem"][]
     }
     /**
      * @example {
@@ -1332,6 +1358,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
@@ -1345,6 +1372,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
@@ -1358,6 +1386,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description No such resource for this caller (another account's resources are not found), or no such route */
@@ -1371,6 +1400,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The request conflicts with the resource's state or with another resource */
@@ -1384,6 +1414,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The body is larger than the server accepts */
@@ -1397,6 +1428,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The body is not JSON */
@@ -1410,6 +1442,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description An Idempotency-Key reused with another request */
@@ -1423,6 +1456,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
@@ -1436,6 +1470,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description Unexpected server error (logged; no details are sent) */
@@ -1449,6 +1484,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The bank or another provider failed */
@@ -1462,6 +1498,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The capability is deprecated or unavailable */
@@ -1475,6 +1512,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     PayoutScheduleConfig: {

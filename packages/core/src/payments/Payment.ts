@@ -66,28 +66,31 @@ export class TransferDetails extends Class<TransferDetails>("TransferDetails")({
 }) {}
 
 /** One incoming transfer credited to a payment (SPEC's Transaction table). */
-export class Transaction extends Class<Transaction>("Transaction")({
-  address: Cvu,
-  amount: ArsText,
-  commission: Rate,
-  commission_amount: ArsText,
-  commission_taxes: Schema.Array(Tax),
-  commission_tax_amount: ArsText,
-  creation_timestamp: Timestamp,
-  credited_amount: ArsText,
-  currency: Schema.Literal("ARS"),
-  network: Schema.String,
-  sender_address: Schema.String,
-  taxes: Schema.Array(Tax),
-  tax_amount: ArsText,
-  transaction_status: Schema.Literal("PROCESSED"),
-  transaction_data: Schema.Struct({ PROCESSED: TransferDetails }),
-  /**
-   * What is wrong with the sender's account or CUIT as the bank reported them (omitted when
-   * both are valid): the money was credited, and no refund is sent there.
-   */
-  sender_problems: Omittable(SenderProblems)
-}) {}
+export class Transaction extends Class<Transaction>("Transaction")(
+  {
+    address: Cvu,
+    amount: ArsText,
+    commission: Rate,
+    commission_amount: ArsText,
+    commission_taxes: Schema.Array(Tax),
+    commission_tax_amount: ArsText,
+    creation_timestamp: Timestamp,
+    credited_amount: ArsText,
+    currency: Schema.Literal("ARS"),
+    network: Schema.String,
+    sender_address: Schema.String,
+    taxes: Schema.Array(Tax),
+    tax_amount: ArsText,
+    transaction_status: Schema.Literal("PROCESSED"),
+    transaction_data: Schema.Struct({ PROCESSED: TransferDetails }),
+    /**
+     * What is wrong with the sender's account or CUIT as the bank reported them (omitted when
+     * both are valid): the money was credited, and no refund is sent there.
+     */
+    sender_problems: Omittable(SenderProblems)
+  },
+  [undefined, undefined, { identifier: "Transaction" }]
+) {}
 
 export class TotalPaid extends Class<TotalPaid>("TotalPaid")({
   amount: ArsText,
