@@ -115,12 +115,6 @@ export class SenderProblem extends Class<SenderProblem>("SenderProblem")({
   reason: Schema.String
 }) {}
 
-/** A transfer's sender problems (typed as a plain schema: `Omittable` of an array class loses its type). */
-export const SenderProblems: Schema.Schema<
-  ReadonlyArray<SenderProblem>,
-  ReadonlyArray<typeof SenderProblem.Encoded>
-> = Schema.Array(SenderProblem)
-
 /**
  * What is wrong with a transfer's sender account (a CBU or CVU) and CUIT as a bank reported them,
  * checked as a client's would be; empty when both are valid.

@@ -8,7 +8,7 @@
  * gives `tienda.juan`. The whole alias must be a valid bank alias (6–20 characters).
  */
 import { Either, Schema } from "effect"
-import { Alias, Cvu, isValidAlias, SenderProblems } from "../bank/BankAccount.js"
+import { Alias, Cvu, isValidAlias, SenderProblem } from "../bank/BankAccount.js"
 import { InvalidInput } from "../Errors.js"
 import { BankTransactionId, IdString, UserId } from "../Ids.js"
 import * as Money from "../Money.js"
@@ -203,7 +203,7 @@ export class CustomerTransaction extends Class<CustomerTransaction>("CustomerTra
     transaction_status: Schema.Literal("PROCESSED"),
     creation_timestamp: Timestamp,
     /** What is wrong with the sender's account or CUIT as the bank reported them (omitted when valid). */
-    sender_problems: Omittable(SenderProblems)
+    sender_problems: Omittable(Schema.Array(SenderProblem))
   },
   [undefined, undefined, { identifier: "CustomerTransaction" }]
 ) {}

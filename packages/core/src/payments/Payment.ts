@@ -3,7 +3,7 @@
  * state machine, as data.
  */
 import { Either, Schema } from "effect"
-import { Alias, Cvu, SenderProblems } from "../bank/BankAccount.js"
+import { Alias, Cvu, SenderProblem } from "../bank/BankAccount.js"
 import { Conflict } from "../Errors.js"
 import { ExternalId, PartnerId, PaymentId, TeamId, UserId } from "../Ids.js"
 import * as Money from "../Money.js"
@@ -87,7 +87,7 @@ export class Transaction extends Class<Transaction>("Transaction")(
      * What is wrong with the sender's account or CUIT as the bank reported them (omitted when
      * both are valid): the money was credited, and no refund is sent there.
      */
-    sender_problems: Omittable(SenderProblems)
+    sender_problems: Omittable(Schema.Array(SenderProblem))
   },
   [undefined, undefined, { identifier: "Transaction" }]
 ) {}

@@ -3,10 +3,10 @@
  *
  * A refund returns what the payer sent (issue 45): FULL is every peso the payment received less
  * its refunds that count, PARTIAL at most that. The commission and taxes stay earned; the
- * merchant's available balance pays the whole refund (docs/decisions.md "Refunds return what was
- * paid"). Creating one is one unit of work under the payment's row lock (so concurrent refunds
- * of a payment are serialised and the sum never exceeds what was received): the refund row PENDING,
- * its ledger entry (merchant available → in transit), its outgoing transfer recorded
+ * merchant's available balance pays the whole refund (docs/decisions.md "Refunds return what
+ * was paid"). Creating one is one unit of work under the payment's row lock (so concurrent
+ * refunds of a payment are serialised and the sum never exceeds what was received): the refund
+ * row PENDING, its ledger entry (merchant available → in transit), its outgoing transfer recorded
  * (`OutgoingTransfers`, purpose `refund`, reference the refund id, the bank's idempotency key)
  * and "Payment updated". After commit the transfer is sent; its outcome is settled once by
  * `refundSettlement.ts` (in transit → bank, or back to available with the refund FAILED).
@@ -91,12 +91,16 @@ const senderOf = (payment: P.Payment): Either.Either<R.RefundDestination, Confli
     cuit: first.senderCuit,
     name: first.senderTitular
   })
-  const problems = senderProblems(destination.address, destination.cuit)
+  const problems = senderProblems(destination.address, destination.cuit).map((p) =>
+    p.field === "sender_address"
+      ? `account "${destination.address}" ${p.reason}`
+      : `CUIT "${destination.cuit}" ${p.reason}`
+  )
   if (problems.length > 0) {
     return Either.left(
       new Conflict({
         key: "refund.sender.invalid",
-        message: `the payer's ${problems.map((p) => (p.field === "sender_address" ? `account "${destination.address}" ${p.reason}` : `CUIT "${destination.cuit}" ${p.reason}`)).join(", and the payer's ")}, as the bank reported them: cobro sends no refund there; return this money outside cobro`
+        message: `the payer's ${problems.join(", and the payer's ")}, as the bank reported them: cobro sends no refund there; return this money outside cobro`
       })
     )
   }
