@@ -5,6 +5,7 @@
  * status, a CLI exit code) is the transport's business (`@cobro/http`'s error schemas).
  */
 import { Schema } from "effect"
+import * as Money from "./Money.js"
 
 /** A resource that does not exist, or belongs to another account (whose existence is never leaked). */
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
@@ -27,10 +28,25 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
   }
 }
 
-/** The operation conflicts with the resource's current state or with another resource. */
+/** What a balance lacks to pay for an operation: what it needs, what is available, what is missing. */
+export class Shortfall extends Schema.Class<Shortfall>("Shortfall")({
+  needed: Money.Money,
+  available: Money.Money,
+  missing: Money.Money
+}) {
+  static of(needed: Money.Money, available: Money.Money): Shortfall {
+    return new Shortfall({ needed, available, missing: Money.orThrow(Money.subtract(needed, available)) })
+  }
+}
+
+/**
+ * The operation conflicts with the resource's current state or with another resource.
+ * `shortfall`: the balance that cannot pay for it, when that is the conflict.
+ */
 export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
   key: Schema.String,
-  message: Schema.String
+  message: Schema.String,
+  shortfall: Schema.optional(Shortfall)
 }) {}
 
 /**

@@ -6,11 +6,12 @@
  * - `{message, error: true, code, data}` on most routes (`message` is the dotted key);
  * - `{status: "error", error: true, message, data}` on partner and account routes.
  *
- * `data` is `{detail, field?, retry_after?}`: a human sentence, the offending field for
- * validation errors, and the seconds to wait for a 429. The catalogue of keys is `docs/errors.md`.
+ * `data` is `{detail, field?, retry_after?, shortfall?}`: a human sentence, the offending field
+ * for validation errors, the seconds to wait for a 429, and what a balance lacks when it cannot
+ * pay (`refund.balance.insufficient`). The catalogue of keys is `docs/errors.md`.
  */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import { Errors } from "@cobro/core"
+import { Errors, Money } from "@cobro/core"
 import { Match, Schema, SchemaAST as AST } from "effect"
 
 /** The statuses a route may answer with (each route's documented errors). */
@@ -22,6 +23,24 @@ export const statuses = [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 502, 
 export const Status = Schema.Literal(...statuses, 405, 408, 431)
 export type Status = typeof Status.Type
 
+/** What a balance lacks to pay for an operation, in decimal text of `currency`. */
+export const ShortfallData = Schema.Struct({
+  /** What the operation needs. */
+  needed: Schema.String,
+  /** What the balance has (money in transit does not count). */
+  available: Schema.String,
+  /** `needed` less `available`. */
+  missing: Schema.String,
+  currency: Schema.String
+}).annotations({ identifier: "Shortfall", description: "What the available balance lacks to pay for it" })
+
+const shortfallData = (s: Errors.Shortfall): typeof ShortfallData.Type => ({
+  needed: Money.format(s.needed),
+  available: Money.format(s.available),
+  missing: Money.format(s.missing),
+  currency: s.needed.currency
+})
+
 export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
   status: Status,
   /** The dotted key sent as `message`, e.g. `payment.not.found`. */
@@ -31,7 +50,8 @@ export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
   /** Seconds a client should wait before retrying (429). */
   retry_after: Schema.optional(Schema.Number),
   /** The methods the path has (405), sent as the `Allow` header. */
-  allow: Schema.optional(Schema.Array(Schema.String))
+  allow: Schema.optional(Schema.Array(Schema.String)),
+  shortfall: Schema.optional(ShortfallData)
 }) {
   static of(status: Status, key: string, detail: string, field?: string): ApiError {
     return new ApiError(field === undefined ? { status, key, detail } : { status, key, detail, field })
@@ -45,7 +65,10 @@ export const fromDomain: (error: Errors.DomainError) => ApiError = Match.type<Er
     Unauthenticated: (e) => ApiError.of(401, e.key, e.message),
     NotPermitted: (e) => ApiError.of(403, e.key, e.message),
     NotFound: (e) => ApiError.of(404, e.key, e.message),
-    Conflict: (e) => ApiError.of(409, e.key, e.message),
+    Conflict: (e) =>
+      e.shortfall === undefined
+        ? ApiError.of(409, e.key, e.message)
+        : new ApiError({ status: 409, key: e.key, detail: e.message, shortfall: shortfallData(e.shortfall) }),
     RequestMismatch: (e) => ApiError.of(422, e.key, e.message),
     ProviderFailure: (e) => ApiError.of(502, e.key, e.message),
     Discontinued: (e) => ApiError.of(503, e.key, e.message)
@@ -55,13 +78,15 @@ export const fromDomain: (error: Errors.DomainError) => ApiError = Match.type<Er
 export const ErrorData = Schema.Struct({
   detail: Schema.String,
   field: Schema.optional(Schema.String),
-  retry_after: Schema.optional(Schema.Number)
+  retry_after: Schema.optional(Schema.Number),
+  shortfall: Schema.optional(ShortfallData)
 })
 
 const toData = (e: ApiError): typeof ErrorData.Type => ({
   detail: e.detail,
   ...(e.field === undefined ? {} : { field: e.field }),
-  ...(e.retry_after === undefined ? {} : { retry_after: e.retry_after })
+  ...(e.retry_after === undefined ? {} : { retry_after: e.retry_after }),
+  ...(e.shortfall === undefined ? {} : { shortfall: e.shortfall })
 })
 
 const fromData = (status: Status, key: string, data: typeof ErrorData.Type): ApiError =>

@@ -1,6 +1,7 @@
 /**
  * Stored payment documents of every kind of content, as `cobro_payments.doc` holds them: nothing
- * optional, written before versions, paid twice with commission and taxes, every optional field
+ * optional, written before versions, paid twice with commission and taxes (once from a sender
+ * the bank reported wrong), every optional field
  * with motive changes and another currency. Shared by the codec's and the row's tests.
  */
 import { BankAccount } from "@cobro/core"
@@ -95,7 +96,13 @@ export const documents: Record<string, Record<string, unknown>> = {
           { tax_amount: 0.05, tax_rate: 0.1, tax_type: "IIBB" },
           { tax_amount: 0.05, tax_rate: 0.1, tax_type: "GANANCIAS" }
         ],
-        tax_amount: "0.10"
+        tax_amount: "0.10",
+        // A sender the bank reported wrong (issue 45): the problems are kept with the transaction.
+        sender_address: "123",
+        sender_problems: [
+          { field: "sender_address", reason: "must be 22 digits, got 3" },
+          { field: "sender_cuit", reason: "must be 11 digits, got 5" }
+        ]
       })
     ],
     transaction_fields: {

@@ -373,7 +373,7 @@ describe.skipIf(!available)("three instances on one Postgres", () => {
   )
 
   it.scoped(
-    "50 concurrent refunds of one payment over two instances never refund more than it credited",
+    "50 concurrent refunds of one payment over two instances never refund more than it received",
     () =>
       Effect.gen(function* () {
         const { on, sandbox } = yield* fresh(8, 8)
@@ -387,8 +387,21 @@ describe.skipIf(!available)("three instances on one Postgres", () => {
           senderAccount: BankAccount.makeCbu("0170099", "2200001234567")
         })
         yield* on(0)(Effect.flatMap(Transfers.Transfers, (t) => t.ingest(incoming)))
+        // Another payment's money in the balance: what the payment received bounds the refunds,
+        // not the balance (the payment credited less than it received).
+        const other = yield* on(0)(
+          Effect.flatMap(Payments.Payments, (p) => p.create(createRequest({ external_id: "order-other" })))
+        )
+        yield* on(0)(
+          Effect.flatMap(Transfers.Transfers, (t) =>
+            Effect.flatMap(sandbox.simulateIncoming({ cvu: other.cvu, amount: other.quoteAmount }), t.ingest)
+          )
+        )
         const paid = yield* on(0)(Effect.flatMap(Payments.Payments, (p) => p.get(u1, payment.id)))
-        const credited = paid.transaction_fields!.credited_amount
+        const received = paid.transaction_fields!.total_paid.amount
+        const before = yield* on(0)(
+          Effect.flatMap(Ledger.Ledger, (l) => l.balance(LedgerAccount.merchantAvailable(u1)))
+        )
         const request = Schema.decodeUnknownSync(Refund.RefundRequest)({
           refund_type: "PARTIAL",
           amount: "100.00"
@@ -403,10 +416,11 @@ describe.skipIf(!available)("three instances on one Postgres", () => {
         )
         const made = outcomes.filter(Either.isRight).map((o) => o.right)
         const refused = outcomes.filter(Either.isLeft).map((o) => o.left.key)
-        // 100.00 fits in what the payment credited this many times, and not once more.
-        const fits = Number(credited.minor / 10000n)
+        // 100.00 fits in what the payment received this many times, and not once more.
+        const fits = Number(received.minor / 10000n)
         expect(made).toHaveLength(fits)
-        expect(new Set(refused)).toEqual(new Set(["refund.amount.exceeds_refundable"]))
+        // 1500.00 received is 15 times 100.00: then nothing is left.
+        expect(new Set(refused)).toEqual(new Set(["refund.payment.fully_refunded"]))
         expect(made.every((r) => r.status === "SUCCESS")).toBe(true)
         const stored = yield* on(1)(Effect.flatMap(Refunds.Refunds, (r) => r.list(u1, payment.id)))
         expect(stored).toHaveLength(fits)
@@ -414,7 +428,7 @@ describe.skipIf(!available)("three instances on one Postgres", () => {
         const available = yield* on(0)(
           Effect.flatMap(Ledger.Ledger, (l) => l.balance(LedgerAccount.merchantAvailable(u1)))
         )
-        expect(available.minor).toBe(credited.minor - BigInt(fits) * 10000n)
+        expect(available.minor).toBe(before.minor - BigInt(fits) * 10000n)
         yield* on(0)(expectLedgerOk)
       }),
     120_000

@@ -143,7 +143,7 @@ export interface paths {
     put?: never
     /**
      * Refund a payment
-     * @description Sends a paid payment's money (SUCCESS, OVERPAID or UNDERPAID) back to the account it came from (the sender's CBU or CVU and CUIT in its transactions). `FULL` refunds what is left of what the payment credited; `PARTIAL` refunds `amount` (a decimal string such as "250.50" or a number, at most 2 decimals, ARS). The refunds of a payment never add up to more than it credited, and the merchant's available balance must cover the refund (money in transit does not count): else 409 naming the shortfall. A payment paid from several accounts is refused (409). The refund starts PENDING with its money moved from available to in transit, and becomes SUCCESS when the bank confirms the transfer or FAILED (money back in available, `failure_reason` the bank's) if it fails; each change sends the payment's "Payment updated" webhook. Refunding never changes `payment_status`: an OVERPAID payment whose excess is refunded stays paid. With an `Idempotency-Key`, a retry answers the first refund instead of making another.
+     * @description Sends a paid payment's money (SUCCESS, OVERPAID or UNDERPAID) back to the account it came from (the sender's CBU or CVU and CUIT in its transactions). `FULL` refunds what is left of what the payer sent (all of it for an OVERPAID payment, what arrived for an UNDERPAID one); `PARTIAL` refunds `amount` (a decimal string such as "250.50" or a number, at most 2 decimals, ARS). The refunds of a payment never add up to more than the payer sent. The commission and taxes stay earned, so a refund takes more from the merchant's available balance than the payment credited: the balance must cover it (money in transit does not count), else 409 `refund.balance.insufficient` with `data.shortfall` (needed, available, missing). A payment paid from several accounts, or from a sender the bank reported with an invalid CBU/CVU or CUIT (`sender_problems` on its transaction), is refused (409). The refund starts PENDING with its money moved from available to in transit, and becomes SUCCESS when the bank confirms the transfer or FAILED (money back in available, `failure_reason` the bank's) if it fails; each change sends the payment's "Payment updated" webhook. Refunding never changes `payment_status`: an OVERPAID payment whose excess is refunded stays paid. With an `Idempotency-Key`, a retry answers the first refund instead of making another.
      */
     post: operations["payments.refund"]
     delete?: never
@@ -961,7 +961,15 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
+    }
+    /** @description What the available balance lacks to pay for it */
+    Shortfall: {
+      needed: string
+      available: string
+      missing: string
+      currency: string
     }
     /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
     Error401: {
@@ -974,6 +982,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
@@ -987,6 +996,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description No such resource for this caller (another account's resources are not found), or no such route */
@@ -1000,6 +1010,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The request conflicts with the resource's state or with another resource */
@@ -1013,6 +1024,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The body is larger than the server accepts */
@@ -1026,6 +1038,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The body is not JSON */
@@ -1039,6 +1052,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description An Idempotency-Key reused with another request */
@@ -1052,6 +1066,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
@@ -1065,6 +1080,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description Unexpected server error (logged; no details are sent) */
@@ -1078,6 +1094,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The bank or another provider failed */
@@ -1091,6 +1108,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The capability is deprecated or unavailable */
@@ -1104,6 +1122,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     Quote: {
@@ -1140,6 +1159,7 @@ export interface components {
       transaction_data: {
         PROCESSED: components["schemas"]["TransferDetails"]
       }
+      sender_problems?: components["schemas"]["SenderProblem"][]
     }
     /** @description a number to be decoded into a BigDecimal */
     BigDecimalFromNumber: number
@@ -1159,6 +1179,11 @@ export interface components {
       senderCuit: string
       senderTitular: string
       trxId: string
+    }
+    SenderProblem: {
+      /** @enum {string} */
+      field: "sender_address" | "sender_cuit"
+      reason: string
     }
     TransactionFields: {
       amount: string
@@ -1400,6 +1425,7 @@ export interface components {
       /** @enum {string} */
       transaction_status: "PROCESSED"
       creation_timestamp: components["schemas"]["DateTimeUtc"]
+      sender_problems?: components["schemas"]["SenderProblem"][]
     }
     /**
      * @example {
@@ -1452,6 +1478,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
@@ -1465,6 +1492,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
@@ -1478,6 +1506,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description No such resource for this caller (another account's resources are not found), or no such route */
@@ -1491,6 +1520,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The request conflicts with the resource's state or with another resource */
@@ -1504,6 +1534,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The body is larger than the server accepts */
@@ -1517,6 +1548,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The body is not JSON */
@@ -1530,6 +1562,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description An Idempotency-Key reused with another request */
@@ -1543,6 +1576,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
@@ -1556,6 +1590,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description Unexpected server error (logged; no details are sent) */
@@ -1569,6 +1604,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The bank or another provider failed */
@@ -1582,6 +1618,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     /** @description The capability is deprecated or unavailable */
@@ -1595,6 +1632,7 @@ export interface components {
         detail: string
         field?: string
         retry_after?: number
+        shortfall?: components["schemas"]["Shortfall"]
       }
     }
     PayoutScheduleConfig: {

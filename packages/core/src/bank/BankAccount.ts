@@ -4,6 +4,7 @@
  * name the rule, so a decode error tells the caller what a valid value looks like.
  */
 import { Cause, Option, Schema } from "effect"
+import { Class } from "../internal/schemaClass.js"
 
 const BLOCK1_WEIGHTS = [7, 1, 3, 9, 7, 1, 3] as const
 const BLOCK2_WEIGHTS = [3, 9, 7, 1, 3, 9, 7, 1, 3, 9, 7, 1, 3] as const
@@ -41,6 +42,23 @@ export const isValidCbu = (s: string): boolean =>
   isDigits(s, 22) &&
   cbuBlock1CheckDigit(s.slice(0, 7)) === Number(s[7]) &&
   cbuBlock2CheckDigit(s.slice(8, 21)) === Number(s[21])
+
+/**
+ * What is wrong with `s` as a CBU or CVU, in words an operator can act on: empty, a character
+ * that is not a digit, the number of digits, or which block's check digit does not match;
+ * `None` when it is valid (`isValidCbu`).
+ */
+export const cbuProblem = (s: string): Option.Option<string> => {
+  if (s.length === 0) return Option.some("is empty")
+  const other = /[^0-9]/.exec(s)
+  if (other !== null) return Option.some(`must be 22 digits; "${other[0]}" is not a digit`)
+  if (s.length !== 22) return Option.some(`must be 22 digits, got ${s.length}`)
+  if (cbuBlock1CheckDigit(s.slice(0, 7)) !== Number(s[7]))
+    return Option.some("has a wrong check digit in its first block (the 8th digit)")
+  if (cbuBlock2CheckDigit(s.slice(8, 21)) !== Number(s[21]))
+    return Option.some("has a wrong check digit in its second block (the last digit)")
+  return Option.none()
+}
 
 /** A valid CBU-format number issued by a PSP (entity code "000"). */
 export const isValidCvu = (s: string): boolean => s.startsWith("000") && isValidCbu(s)
@@ -81,6 +99,35 @@ export const cuitProblem = (s: string, dashes = false): Option.Option<string> =>
   return Option.exists(cuitCheckDigit(s.slice(0, 10)), (d) => d === Number(s[10]))
     ? Option.none()
     : Option.some("has a wrong check digit (the last digit): a digit is probably mistyped")
+}
+
+/** A sender field of a transfer a bank reported: its account (CBU or CVU) or its CUIT. */
+export const SenderField = Schema.Literal("sender_address", "sender_cuit")
+export type SenderField = typeof SenderField.Type
+
+/**
+ * Something wrong with the sender of a transfer as its bank reported it: the money is credited
+ * all the same (it arrived), the transfer shows it, and no refund is sent there.
+ */
+export class SenderProblem extends Class<SenderProblem>("SenderProblem")({
+  field: SenderField,
+  /** What is wrong with it (`cbuProblem`, `cuitProblem`). */
+  reason: Schema.String
+}) {}
+
+/**
+ * What is wrong with a transfer's sender account (a CBU or CVU) and CUIT as a bank reported them,
+ * checked as a client's would be; empty when both are valid.
+ */
+export const senderProblems = (account: string, cuit: string): ReadonlyArray<SenderProblem> => {
+  const problems: Array<SenderProblem> = []
+  Option.map(cbuProblem(account), (reason) =>
+    problems.push(new SenderProblem({ field: "sender_address", reason }, true))
+  )
+  Option.map(cuitProblem(cuit), (reason) =>
+    problems.push(new SenderProblem({ field: "sender_cuit", reason }, true))
+  )
+  return problems
 }
 
 /** Strips the dashes and spaces people write CUITs with ("20-12345678-6" → "20123456786"). */

@@ -23,15 +23,20 @@ export class AccountHolder extends Class<AccountHolder>("AccountHolder")({
   name: Schema.String
 }) {}
 
-/** A transfer the bank notifies us about. */
+/**
+ * A transfer the bank notifies us about. The sender's fields are what the bank says, unchecked:
+ * the money arrived whatever they hold, and `senderProblems` says what is wrong with them (the
+ * transfer is credited and shows it; no refund goes there).
+ */
 export class IncomingTransfer extends Class<IncomingTransfer>("IncomingTransfer")({
   bank_transaction_id: BankTransactionId,
   /** Our CVU that received the money. */
   cvu: Cvu,
   amount: Money,
-  sender_cuit: Cuit,
+  /** The sender's CUIT, as the bank reported it. */
+  sender_cuit: Schema.String,
   sender_name: Schema.String,
-  /** The sender's CVU/CBU. */
+  /** The sender's CVU/CBU, as the bank reported it. */
   sender_account: Schema.String
 }) {}
 

@@ -22,7 +22,7 @@ import {
   Option,
   SynchronizedRef
 } from "effect"
-import type { Cuit, Cvu } from "./BankAccount.js"
+import type { Cvu } from "./BankAccount.js"
 import { isValidAlias, isValidCbu } from "./BankAccount.js"
 import { AccountHolder, BankAccountRef, BankError, BankProvider, IncomingTransfer } from "./BankProvider.js"
 import { BankTransactionId } from "../Ids.js"
@@ -46,7 +46,8 @@ export type Received = Outgoing.Received
 export interface SimulateIncoming {
   readonly cvu: Cvu
   readonly amount: Money
-  readonly senderCuit?: Cuit | undefined
+  /** The sender's CUIT as the bank reports it (any text: a bank's may be wrong); a valid random one when omitted. */
+  readonly senderCuit?: string | undefined
   readonly senderName?: string | undefined
   /** The sender's CVU/CBU; a valid random CBU when omitted. */
   readonly senderAccount?: string | undefined

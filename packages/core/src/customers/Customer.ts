@@ -8,7 +8,7 @@
  * gives `tienda.juan`. The whole alias must be a valid bank alias (6–20 characters).
  */
 import { Either, Schema } from "effect"
-import { Alias, Cuit, Cvu, isValidAlias } from "../bank/BankAccount.js"
+import { Alias, Cvu, isValidAlias, SenderProblem } from "../bank/BankAccount.js"
 import { InvalidInput } from "../Errors.js"
 import { BankTransactionId, IdString, UserId } from "../Ids.js"
 import * as Money from "../Money.js"
@@ -175,32 +175,38 @@ export class CustomerView extends Class<CustomerView>("CustomerView")({
  * One incoming transfer credited to a customer. Amounts use the wire forms of a payment's
  * transaction (decimal text, rates as numbers) so one client parser reads both.
  */
-export class CustomerTransaction extends Class<CustomerTransaction>("CustomerTransaction")({
-  transaction_id: CustomerTransactionId,
-  customer_id: CustomerId,
-  user_id: UserId,
-  /** Our CVU that received the money. */
-  address: Cvu,
-  /** Gross amount transferred. */
-  amount: ArsText,
-  /** Commission rate. */
-  commission: Rate,
-  commission_amount: ArsText,
-  commission_taxes: Schema.Array(Tax),
-  commission_tax_amount: ArsText,
-  taxes: Schema.Array(Tax),
-  tax_amount: ArsText,
-  /** What reached the customer's balance: amount − commission − its taxes − taxes. */
-  credited_amount: ArsText,
-  currency: Schema.Literal("ARS"),
-  network: Schema.String,
-  sender_address: Schema.String,
-  sender_cuit: Cuit,
-  sender_name: Schema.String,
-  bank_transaction_id: BankTransactionId,
-  transaction_status: Schema.Literal("PROCESSED"),
-  creation_timestamp: Timestamp
-}) {}
+export class CustomerTransaction extends Class<CustomerTransaction>("CustomerTransaction")(
+  {
+    transaction_id: CustomerTransactionId,
+    customer_id: CustomerId,
+    user_id: UserId,
+    /** Our CVU that received the money. */
+    address: Cvu,
+    /** Gross amount transferred. */
+    amount: ArsText,
+    /** Commission rate. */
+    commission: Rate,
+    commission_amount: ArsText,
+    commission_taxes: Schema.Array(Tax),
+    commission_tax_amount: ArsText,
+    taxes: Schema.Array(Tax),
+    tax_amount: ArsText,
+    /** What reached the customer's balance: amount − commission − its taxes − taxes. */
+    credited_amount: ArsText,
+    currency: Schema.Literal("ARS"),
+    network: Schema.String,
+    sender_address: Schema.String,
+    /** As the bank reported it (see `sender_problems`). */
+    sender_cuit: Schema.String,
+    sender_name: Schema.String,
+    bank_transaction_id: BankTransactionId,
+    transaction_status: Schema.Literal("PROCESSED"),
+    creation_timestamp: Timestamp,
+    /** What is wrong with the sender's account or CUIT as the bank reported them (omitted when valid). */
+    sender_problems: Omittable(Schema.Array(SenderProblem))
+  },
+  [undefined, undefined, { identifier: "CustomerTransaction" }]
+) {}
 
 export class CreateCustomerRequest extends Class<CreateCustomerRequest>("CreateCustomerRequest")({
   user_id: UserId,

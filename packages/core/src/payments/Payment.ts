@@ -3,7 +3,7 @@
  * state machine, as data.
  */
 import { Either, Schema } from "effect"
-import { Alias, Cvu } from "../bank/BankAccount.js"
+import { Alias, Cvu, SenderProblem } from "../bank/BankAccount.js"
 import { Conflict } from "../Errors.js"
 import { ExternalId, PartnerId, PaymentId, TeamId, UserId } from "../Ids.js"
 import * as Money from "../Money.js"
@@ -66,23 +66,31 @@ export class TransferDetails extends Class<TransferDetails>("TransferDetails")({
 }) {}
 
 /** One incoming transfer credited to a payment (SPEC's Transaction table). */
-export class Transaction extends Class<Transaction>("Transaction")({
-  address: Cvu,
-  amount: ArsText,
-  commission: Rate,
-  commission_amount: ArsText,
-  commission_taxes: Schema.Array(Tax),
-  commission_tax_amount: ArsText,
-  creation_timestamp: Timestamp,
-  credited_amount: ArsText,
-  currency: Schema.Literal("ARS"),
-  network: Schema.String,
-  sender_address: Schema.String,
-  taxes: Schema.Array(Tax),
-  tax_amount: ArsText,
-  transaction_status: Schema.Literal("PROCESSED"),
-  transaction_data: Schema.Struct({ PROCESSED: TransferDetails })
-}) {}
+export class Transaction extends Class<Transaction>("Transaction")(
+  {
+    address: Cvu,
+    amount: ArsText,
+    commission: Rate,
+    commission_amount: ArsText,
+    commission_taxes: Schema.Array(Tax),
+    commission_tax_amount: ArsText,
+    creation_timestamp: Timestamp,
+    credited_amount: ArsText,
+    currency: Schema.Literal("ARS"),
+    network: Schema.String,
+    sender_address: Schema.String,
+    taxes: Schema.Array(Tax),
+    tax_amount: ArsText,
+    transaction_status: Schema.Literal("PROCESSED"),
+    transaction_data: Schema.Struct({ PROCESSED: TransferDetails }),
+    /**
+     * What is wrong with the sender's account or CUIT as the bank reported them (omitted when
+     * both are valid): the money was credited, and no refund is sent there.
+     */
+    sender_problems: Omittable(Schema.Array(SenderProblem))
+  },
+  [undefined, undefined, { identifier: "Transaction" }]
+) {}
 
 export class TotalPaid extends Class<TotalPaid>("TotalPaid")({
   amount: ArsText,
@@ -253,7 +261,7 @@ export const transactionFields = (
 export class PublicRefund extends Class<PublicRefund>("PublicRefund")({
   /** Refunded so far, PENDING and SUCCESS refunds together. */
   amount: ArsText,
-  /** Whether the refunds return everything the payment credited. */
+  /** Whether the refunds return everything the payer sent. */
   full: Schema.Boolean,
   /** Whether some of it is still on its way (a PENDING refund). */
   pending: Schema.Boolean

@@ -49,15 +49,10 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
             const counted = all.filter((r) => r.status !== "FAILED")
             if (counted.length === 0) return null
             const amount = refundedTotal(counted)
-            const credited = Money.orThrow(
-              Money.sum(
-                "ARS",
-                payment.transactions.map((t) => t.credited_amount)
-              )
-            )
             return new P.PublicRefund({
               amount,
-              full: Money.orThrow(Money.compare(amount, credited)) >= 0,
+              // Everything the payer sent (what a FULL refund returns).
+              full: Money.orThrow(Money.compare(amount, payment.totalReceived)) >= 0,
               pending: counted.some((r) => r.status === "PENDING")
             })
           })

@@ -9,6 +9,7 @@
  * `@cobro/http`'s `paymentDetailWire.test.ts`.
  */
 import { BigDecimal, DateTime } from "effect"
+import type { SenderProblem } from "../bank/BankAccount.js"
 import * as Money from "../Money.js"
 import type * as P from "./Payment.js"
 
@@ -56,7 +57,12 @@ const encodeTransaction = (t: P.Transaction): EncodedTransaction => {
         senderTitular: d.senderTitular,
         trxId: d.trxId
       }
-    }
+    },
+    ...(t.sender_problems === null
+      ? {}
+      : {
+          sender_problems: t.sender_problems.map((p: SenderProblem) => ({ field: p.field, reason: p.reason }))
+        })
   }
 }
 

@@ -1,15 +1,19 @@
 /**
  * Refunds of paid payments (issue 20): the rules, the money and the reads.
  *
- * Creating one is one unit of work under the payment's row lock (so concurrent refunds of a
- * payment are serialised and the sum never exceeds what was credited): the refund row PENDING,
- * its ledger entry (merchant available → in transit), its outgoing transfer recorded
+ * A refund returns what the payer sent (issue 45): FULL is every peso the payment received less
+ * its refunds that count, PARTIAL at most that. The commission and taxes stay earned; the
+ * merchant's available balance pays the whole refund (docs/decisions.md "Refunds return what
+ * was paid"). Creating one is one unit of work under the payment's row lock (so concurrent
+ * refunds of a payment are serialised and the sum never exceeds what was received): the refund
+ * row PENDING, its ledger entry (merchant available → in transit), its outgoing transfer recorded
  * (`OutgoingTransfers`, purpose `refund`, reference the refund id, the bank's idempotency key)
  * and "Payment updated". After commit the transfer is sent; its outcome is settled once by
  * `refundSettlement.ts` (in transit → bank, or back to available with the refund FAILED).
  */
 import { DateTime, Effect, Either, Option } from "effect"
-import { Conflict, InvalidInput, NotFound } from "../Errors.js"
+import { senderProblems } from "../bank/BankAccount.js"
+import { Conflict, InvalidInput, NotFound, Shortfall } from "../Errors.js"
 import * as Idempotency from "../Idempotency.js"
 import type { PaymentId, UserId } from "../Ids.js"
 import { newId } from "../internal/ids.js"
@@ -50,7 +54,9 @@ const requestedAmount = (
     return raw === undefined
       ? Either.right(Option.none())
       : Either.left(
-          amountInvalid("a FULL refund returns what is left of the payment: send no amount, or use PARTIAL")
+          amountInvalid(
+            "a FULL refund returns what is left of what the payer sent: send no amount, or use PARTIAL"
+          )
         )
   }
   if (raw === undefined) return Either.left(amountInvalid("is required for a PARTIAL refund"))
@@ -81,25 +87,38 @@ const senderOf = (payment: P.Payment): Either.Either<R.RefundDestination, Confli
       })
     )
   }
-  return Either.right(
-    new R.RefundDestination({ address: first.sender, cuit: first.senderCuit, name: first.senderTitular })
+  const destination = new R.RefundDestination({
+    address: first.sender,
+    cuit: first.senderCuit,
+    name: first.senderTitular
+  })
+  const problems = senderProblems(destination.address, destination.cuit).map((p) =>
+    p.field === "sender_address"
+      ? `account "${destination.address}" ${p.reason}`
+      : `CUIT "${destination.cuit}" ${p.reason}`
   )
+  if (problems.length > 0) {
+    return Either.left(
+      new Conflict({
+        key: "refund.sender.invalid",
+        message: `the payer's ${problems.join(", and the payer's ")}, as the bank reported them: cobro sends no refund there; return this money outside cobro`
+      })
+    )
+  }
+  return Either.right(destination)
 }
 
-/** What a payment credited to the merchant: the sum of its transactions' `credited_amount`. */
-export const creditedOf = (payment: P.Payment): Money.Money =>
-  Money.orThrow(
-    Money.sum(
-      "ARS",
-      payment.transactions.map((t) => t.credited_amount)
-    )
-  )
+/**
+ * What a refund can return of a payment: what the payer sent, the sum of its transactions'
+ * gross `amount` (all of it for an OVERPAID payment, what arrived for an UNDERPAID one).
+ */
+export const refundableOf = (payment: P.Payment): Money.Money => payment.totalReceived
 
 /** A payment's refunds (oldest first) and their total (PENDING and SUCCESS ones). */
 export interface PaymentRefunds {
   readonly refunds: ReadonlyArray<R.Refund>
   readonly refunded: Money.Money
-  /** Whether the refunds that count return everything the payment credited. */
+  /** Whether the refunds that count return everything the payer sent. */
   readonly full: boolean
 }
 
@@ -124,7 +143,7 @@ export class Refunds extends Effect.Service<Refunds>()("@cobro/core/Refunds", {
       return {
         refunds,
         refunded,
-        full: refunds.length > 0 && Money.orThrow(Money.compare(refunded, creditedOf(payment))) >= 0
+        full: refunds.length > 0 && Money.orThrow(Money.compare(refunded, refundableOf(payment))) >= 0
       }
     }
 
@@ -154,29 +173,34 @@ export class Refunds extends Effect.Service<Refunds>()("@cobro/core/Refunds", {
             })
           }
           const destination = yield* senderOf(payment)
-          const credited = creditedOf(payment)
+          const received = refundableOf(payment)
           const refunded = R.refundedTotal(yield* repo.listByPayment(payment.id))
-          const left = Money.orThrow(Money.subtract(credited, refunded))
+          const left = Money.orThrow(Money.subtract(received, refunded))
           if (!Money.isPositive(left)) {
             return yield* new Conflict({
               key: "refund.payment.fully_refunded",
-              message: `the ${Money.format(credited)} ARS credited by this payment are already refunded (or being refunded)`
+              message: `the ${Money.format(received)} ARS the payer sent are already refunded (or being refunded)`
             })
           }
           const amount = Option.getOrElse(requested, () => left)
           if (Money.orThrow(Money.compare(amount, left)) > 0) {
             return yield* new Conflict({
               key: "refund.amount.exceeds_refundable",
-              message: `${Money.format(amount)} ARS is more than the ${Money.format(left)} ARS left to refund of this payment (credited ${Money.format(credited)} ARS, refunded ${Money.format(refunded)} ARS)`
+              message: `${Money.format(amount)} ARS is more than the ${Money.format(left)} ARS left to refund of this payment (the payer sent ${Money.format(received)} ARS, refunded ${Money.format(refunded)} ARS)`
             })
           }
+          // The whole refund comes out of the available balance: the payment credited less than
+          // the payer sent (the commission and taxes stay earned), so other money may pay the rest.
           const available = Accounts.merchantAvailable(owner)
           const balance = yield* ledger.balance(available, "ARS")
-          const insufficient = (have: Money.Money) =>
-            new Conflict({
+          const insufficient = (have: Money.Money) => {
+            const shortfall = Shortfall.of(amount, have)
+            return new Conflict({
               key: "refund.balance.insufficient",
-              message: `the available balance is ${Money.format(have)} ARS and the refund needs ${Money.format(amount)} ARS: ${Money.format(Money.orThrow(Money.subtract(amount, have)))} ARS short (money in transit does not count)`
+              message: `the refund needs ${Money.format(amount)} ARS and the available balance is ${Money.format(have)} ARS: ${Money.format(shortfall.missing)} ARS short (money in transit does not count; the commission and taxes of the payment are not returned to the balance)`,
+              shortfall
             })
+          }
           if (Money.orThrow(Money.compare(balance, amount)) < 0) return yield* insufficient(balance)
 
           const now = yield* DateTime.now

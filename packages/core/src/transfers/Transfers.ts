@@ -40,10 +40,30 @@ export type IngestOutcome =
 export const batchSize = 100
 
 /**
- * What `ingest` fails with: a notification it refuses (`InvalidInput`), the bank failing a
- * return (`ProviderFailure`), or the ledger refusing a movement (`Conflict`).
+ * What `ingest` fails with: a notification it refuses (`InvalidInput`: an amount not positive,
+ * or above the maximum with key `transfer.amount.above_maximum`), the bank failing a return
+ * (`ProviderFailure`), or the ledger refusing a movement (`Conflict`).
  */
 export type IngestError = InvalidInput | ProviderFailure | Conflict
+
+/**
+ * Why a notification's amount is refused before anything is written, if it is: not positive, or
+ * above the maximum cobro takes in (`Money.maxMinor`, checked as a client's amounts are; the
+ * key `transfer.amount.above_maximum` lets a bank's ingress answer it and reconciliation
+ * quarantine it). Such an amount never reaches storage, whose columns it could overflow.
+ */
+export const amountRefusal = (amount: Money.Money): Option.Option<InvalidInput> =>
+  !Money.isPositive(amount)
+    ? Option.some(InvalidInput.of("amount", "must be positive"))
+    : Either.isLeft(Money.withinMaximum(amount))
+      ? Option.some(
+          InvalidInput.of(
+            "amount",
+            `${Money.format(amount)} ${amount.currency} is above the maximum a transfer may carry (${Money.format(Money.maximum(amount.currency))})`,
+            "transfer.amount.above_maximum"
+          )
+        )
+      : Option.none()
 
 /** Another notification of the same bank transaction committed first (a race). */
 class AlreadyRecorded extends Data.TaggedError("AlreadyRecorded")<{}> {}
@@ -198,9 +218,10 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
      * repeats are rare, and the common case saves a statement.
      */
     const ingestOne = (arrival: Arrival): Effect.Effect<IngestOutcome, ArrivalError> =>
-      !Money.isPositive(arrival.transfer.amount)
-        ? Effect.fail(InvalidInput.of("amount", "must be positive"))
-        : transactor
+      Option.match(amountRefusal(arrival.transfer.amount), {
+        onSome: (refused) => Effect.fail(refused),
+        onNone: () =>
+          transactor
             .withTransaction(credit1(arrival))
             .pipe(
               Effect.catchTag("AlreadyRecorded", () =>
@@ -211,16 +232,18 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
                 )
               )
             )
+      })
 
     /**
      * A batch in one unit of work: the directory entries of its CVUs read and locked in one
      * statement, each kind of receiver read together, each transfer credited in turn through
      * its receiver's `apply` (a receiver credited twice goes on from the state the first credit
      * left), then log rows, receivers, ledger entries and events written once each. What is
-     * decided up front and left to `ingestOne` after the batch commits: a non-positive amount
-     * (refused), a CVU that is not the arrival's `owner` (`NotFound`), a repeat within the batch
-     * or of a transfer recorded before (`Duplicate`), an unknown CVU and money a receiver
-     * refuses (bounced: the bank is called for each), and fees
+     * decided up front and left to `ingestOne` after the batch commits: an amount not
+     * positive or above the maximum (refused, `amountRefusal`), a CVU that is not the arrival's
+     * `owner` (`NotFound`), a repeat within the batch or of a transfer recorded before
+     * (`Duplicate`), an unknown CVU and money a receiver refuses (bounced: the bank is called
+     * for each), and fees
      * above the amount (the ledger checks that balance entry by entry; every entry of the batch
      * then only adds to balances owed to someone, so checking them once all are added
      * (`postAll`) answers what checking each in turn would). Answers, by index in `batch`, the
@@ -231,7 +254,8 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
         const now = yield* DateTime.now
         const firsts = new Set<string>()
         const candidates = batch.flatMap(({ owner, transfer }, index) => {
-          if (!Money.isPositive(transfer.amount) || firsts.has(transfer.bank_transaction_id)) return []
+          if (Option.isSome(amountRefusal(transfer.amount)) || firsts.has(transfer.bank_transaction_id))
+            return []
           firsts.add(transfer.bank_transaction_id)
           return [{ transfer, owner, index }]
         })

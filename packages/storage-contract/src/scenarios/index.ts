@@ -12,6 +12,7 @@ import { paymentsTogetherScenarios } from "./paymentsTogether.js"
 import { refundScenarios } from "./refunds.js"
 import { scheduleScenarios } from "./schedules/index.js"
 import { secondFactorScenarios } from "./secondFactors.js"
+import { senderScenarios } from "./senders.js"
 import { splitScenarios } from "./splits/index.js"
 import { transferScenarios } from "./transfers.js"
 import { webhookScenarios } from "./webhooks.js"
@@ -32,6 +33,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
   ...moneyScenarios,
   ...moneyReadScenarios,
   ...refundScenarios,
+  ...senderScenarios,
   ...clockScenarios,
   ...secondFactorScenarios
 ]

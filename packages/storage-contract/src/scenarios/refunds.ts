@@ -3,6 +3,8 @@
  * each rule refused with its own key and nothing written, the ledger entry with the refund, the
  * transfer out to the sender's account (completed, pending, failed late, timed out) settled
  * once, the payment's status left as it was, and the refund in the merchant's payouts list.
+ * A refund returns what the payer sent (issue 45): the commission stays earned and the
+ * merchant's available balance pays, or the refusal names the shortfall.
  */
 import { expect } from "@effect/vitest"
 import {
@@ -43,14 +45,23 @@ const payFrom = (cvu: BankAccount.Cvu, minor: bigint, account: string = senderCb
     return yield* (yield* Transfers.Transfers).ingest(t)
   })
 
-/** A payment of 1500.00 of u1 paid with `minor` centavos; the payment as it is then. */
-const paidPayment = (minor: bigint, externalId = "o-1") =>
+/**
+ * A payment of u1 (1500.00 unless `price` says) paid with `minor` centavos from `account`; the
+ * payment as it is then.
+ */
+const paidPayment = (minor: bigint, externalId = "o-1", price = 1500, account: string = senderCbu) =>
   Effect.gen(function* () {
     const payments = yield* Payments.Payments
-    const created = yield* payments.create(createRequest({ external_id: externalId }))
-    yield* payFrom(created.cvu, minor)
+    const created = yield* payments.create(
+      createRequest({ external_id: externalId, price: { amount: price, currency: "ARS" } })
+    )
+    yield* payFrom(created.cvu, minor, account)
     return yield* payments.get(u1, created.id)
   })
+
+/** Money of another payment (from another account) in u1's available balance: what it credited. */
+const fund = (minor: bigint, externalId = "o-fund") =>
+  Effect.map(paidPayment(minor, externalId, Number(minor) / 100, otherCbu), credited)
 
 export const refundReq = (fields: Record<string, unknown>) =>
   Schema.decodeUnknownSync(Refund.RefundRequest)(fields)
@@ -62,6 +73,7 @@ const inTransit = (user = u1) =>
 const credited = (p: {
   readonly transaction_fields?: { readonly credited_amount: Money.Money } | undefined
 }) => p.transaction_fields!.credited_amount
+const commission = Effect.flatMap(Ledger.Ledger, (l) => l.balance(LedgerAccount.platformCommission))
 const minus = (a: Money.Money, b: Money.Money) => Money.orThrow(Money.subtract(a, b))
 const events = Effect.flatMap(Outbox.Outbox, (o) => Effect.map(o.list(0, 10_000), (es) => es.length))
 const entries = Effect.flatMap(LedgerRepository.LedgerRepository, (r) =>
@@ -131,14 +143,19 @@ export const refundScenarios: ReadonlyArray<Scenario> = [
     })
   },
   {
-    name: "refunds: a SUCCESS payment refunded in full goes back to its sender, balances exact, status kept",
+    name: "refunds: a FULL refund of a 700 payment returns the 700 sent, not the 691.53 credited; the commission stays earned",
     run: Effect.gen(function* () {
       yield* seedUser()
       const refunds = yield* Refunds.Refunds
-      const payment = yield* paidPayment(150000n)
+      const payment = yield* paidPayment(70000n, "o-700", 700)
       expect(payment.payment_status).toBe("SUCCESS")
+      // 700 less 1 % commission and 21 % IVA on it.
+      expect(credited(payment)).toEqual(ars(69153n))
+      // Another payment's money pays the 8.47 the first did not credit.
+      const funded = yield* fund(100000n)
       const before = yield* available()
-      expect(before).toEqual(credited(payment))
+      expect(before).toEqual(Money.orThrow(Money.add(credited(payment), funded)))
+      const earned = yield* commission
       const eventsBefore = yield* events
       const refund = yield* refunds.create(
         u1,
@@ -148,25 +165,28 @@ export const refundScenarios: ReadonlyArray<Scenario> = [
       expect(refund).toMatchObject({
         status: "SUCCESS",
         refund_type: "FULL",
-        amount: credited(payment),
+        amount: ars(70000n),
         destination: { address: senderCbu, cuit: senderCuit },
         blame: { team_id: "t1", mail: "a@example.com" }
       })
       expect(refund.refund_id).toMatch(/^rfd_[0-9a-z]{22}$/)
-      expect(yield* available()).toEqual(ars(0n))
-      expect(yield* inTransit()).toEqual(ars(0n))
-      const sent = yield* books
+      // The bank sent the payer's account the 700.00 it sent.
+      const sent = (yield* books).filter((t) => t.to === senderCbu)
       expect(sent).toHaveLength(1)
-      expect(sent[0]).toMatchObject({ to: senderCbu, reference: refund.refund_id, amount: credited(payment) })
+      expect(sent[0]).toMatchObject({ to: senderCbu, reference: refund.refund_id, amount: ars(70000n) })
       expect(refund.bank_transaction_id).toBe(sent[0]!.bank_transaction_id)
+      expect(yield* available()).toEqual(minus(before, ars(70000n)))
+      expect(yield* inTransit()).toEqual(ars(0n))
+      expect(yield* commission).toEqual(earned)
       // PENDING at creation, SUCCESS when the bank confirmed: a "Payment updated" for each.
       expect((yield* events) - eventsBefore).toBe(2)
       const after = yield* (yield* Payments.Payments).get(u1, payment.id)
       expect(after.payment_status).toBe("SUCCESS")
       expect(yield* refunds.list(u1, payment.id)).toEqual([refund])
       expect(yield* refunds.get(u1, payment.id, refund.refund_id)).toEqual(refund)
+      expect((yield* refunds.ofPayment(after)).full).toBe(true)
       expect((yield* (yield* Payments.Payments).getPublic(payment.id)).refund).toMatchObject({
-        amount: credited(payment),
+        amount: ars(70000n),
         full: true,
         pending: false
       })
@@ -174,11 +194,17 @@ export const refundScenarios: ReadonlyArray<Scenario> = [
       expect(yield* refusal(refunds.create(u1, payment.id, refundReq({ refund_type: "FULL" })))).toEqual({
         key: "refund.payment.fully_refunded"
       })
+      // An UNDERPAID payment: FULL returns what arrived.
+      const under = yield* paidPayment(30000n, "o-under", 700)
+      expect(under.payment_status).toBe("UNDERPAID")
+      expect((yield* refunds.create(u1, under.id, refundReq({ refund_type: "FULL" }))).amount).toEqual(
+        ars(30000n)
+      )
       yield* expectLedgerOk
     })
   },
   {
-    name: "refunds: an OVERPAID payment's excess refunded leaves it paid; more than credited is refused",
+    name: "refunds: an OVERPAID payment, part then FULL: all it received goes back; a short balance names the shortfall",
     run: Effect.gen(function* () {
       yield* seedUser()
       const refunds = yield* Refunds.Refunds
@@ -190,8 +216,8 @@ export const refundScenarios: ReadonlyArray<Scenario> = [
       expect((yield* (yield* Payments.Payments).get(u1, payment.id)).payment_status).toBe("OVERPAID")
       expect(yield* available()).toEqual(minus(credited(payment), ars(50000n)))
       expect((yield* (yield* Payments.Payments).getPublic(payment.id)).refund).toMatchObject({ full: false })
-      // A numeric amount is taken as well; then more than what is left is refused, naming it.
-      const left = minus(credited(payment), ars(50000n))
+      // What is left is what the payer sent less the refund: a numeric amount above it is refused.
+      const left = ars(150000n)
       const over = yield* refusal(
         refunds.create(
           u1,
@@ -200,14 +226,31 @@ export const refundScenarios: ReadonlyArray<Scenario> = [
         )
       )
       expect(over).toEqual({ key: "refund.amount.exceeds_refundable" })
+      // The rest is more than the balance (the commission and its IVA stay earned): refused,
+      // naming what it needs, what is available and what is missing; nothing written.
+      const snapshot = Effect.all([entries, events, books, available()])
+      const before = yield* snapshot
+      const short = yield* Effect.flip(refunds.create(u1, payment.id, refundReq({ refund_type: "FULL" })))
+      expect(short).toMatchObject({
+        _tag: "Conflict",
+        key: "refund.balance.insufficient",
+        shortfall: { needed: ars(150000n), available: ars(147580n), missing: ars(2420n) }
+      })
+      expect(short.message).toContain("24.20 ARS short")
+      expect(yield* snapshot).toEqual(before)
+      expect(yield* refunds.list(u1, payment.id)).toEqual([refund])
+      // Money of another payment makes up for it: FULL returns the 1500.00 left.
+      yield* fund(10000n)
       yield* TestClock.adjust("1 second")
-      const rest = yield* refunds.create(
-        u1,
-        payment.id,
-        refundReq({ refund_type: "PARTIAL", amount: Money.toNumber(left) })
-      )
+      const rest = yield* refunds.create(u1, payment.id, refundReq({ refund_type: "FULL" }))
       expect(rest.amount).toEqual(left)
-      expect(yield* available()).toEqual(ars(0n))
+      const sent = (yield* books).filter((t) => t.to === senderCbu)
+      expect(sent.map((t) => t.amount)).toEqual([ars(50000n), ars(150000n)])
+      expect((yield* (yield* Payments.Payments).getPublic(payment.id)).refund).toMatchObject({
+        amount: ars(200000n),
+        full: true
+      })
+      expect(yield* available()).toEqual(minus(ars(147580n + 9879n), ars(150000n)))
       expect((yield* refunds.list(u1, payment.id)).map((r) => r.refund_id)).toEqual([
         refund.refund_id,
         rest.refund_id
@@ -294,7 +337,10 @@ export const refundScenarios: ReadonlyArray<Scenario> = [
         ]
       })
       const short = yield* Effect.flip(refunds.create(u1, payment.id, refundReq({ refund_type: "FULL" })))
-      expect(short.key).toBe("refund.balance.insufficient")
+      expect(short).toMatchObject({
+        key: "refund.balance.insufficient",
+        shortfall: { needed: ars(150000n), available: ars(10000n), missing: ars(140000n) }
+      })
       expect(short.message).toContain("100.00 ARS")
       const [entriesBefore, eventsBefore, booksBefore] = before
       expect(yield* entries).toBe(entriesBefore + 1)
@@ -315,11 +361,13 @@ export const refundScenarios: ReadonlyArray<Scenario> = [
       const refunds = yield* Refunds.Refunds
       const bank = yield* SandboxBank.SandboxBank
       const payment = yield* paidPayment(150000n)
-      const full = credited(payment)
+      yield* fund(100000n)
+      const full = ars(150000n)
+      const before = yield* available()
       yield* bank.failTransfersLate(senderCbu, "cuenta cerrada")
       const refund = yield* refunds.create(u1, payment.id, refundReq({ refund_type: "FULL" }))
       expect(refund.status).toBe("PENDING")
-      expect(yield* available()).toEqual(ars(0n))
+      expect(yield* available()).toEqual(minus(before, full))
       expect(yield* inTransit()).toEqual(full)
       expect((yield* (yield* Payments.Payments).getPublic(payment.id)).refund).toMatchObject({
         pending: true
@@ -335,11 +383,11 @@ export const refundScenarios: ReadonlyArray<Scenario> = [
       const failed = yield* refunds.get(u1, payment.id, refund.refund_id)
       expect(failed).toMatchObject({ status: "FAILED" })
       expect(failed.failure_reason).toContain("cuenta cerrada")
-      expect(yield* available()).toEqual(full)
+      expect(yield* available()).toEqual(before)
       expect(yield* inTransit()).toEqual(ars(0n))
       yield* checkLater
       expect((yield* runDue).refunds).toMatchObject({ failed: 0, completed: 0 })
-      expect(yield* available()).toEqual(full)
+      expect(yield* available()).toEqual(before)
       yield* expectLedgerOk
       // A failed refund does not count: the payment can be refunded again.
       yield* bank.clearFailures(senderCbu)

@@ -4,6 +4,7 @@
  * that book it. A receiver computes; `Transfers` writes what it computed, in one unit of work.
  */
 import { type DateTime, Either } from "effect"
+import { senderProblems } from "../../bank/BankAccount.js"
 import type { IncomingTransfer } from "../../bank/BankProvider.js"
 import { credit, debit, type EntryInput } from "../../ledger/Ledger.js"
 import * as LedgerAccount from "../../ledger/LedgerAccount.js"
@@ -72,8 +73,9 @@ export const creditPostings = (
  * The fee breakdown of a credited transfer, as both a payment's transaction and a customer's
  * transaction show it (SPEC's Transaction fields).
  */
-export const breakdown = (transfer: IncomingTransfer, fees: FeePolicy.Fees, now: DateTime.Utc) =>
-  ({
+export const breakdown = (transfer: IncomingTransfer, fees: FeePolicy.Fees, now: DateTime.Utc) => {
+  const problems = senderProblems(transfer.sender_account, transfer.sender_cuit)
+  return {
     address: transfer.cvu,
     amount: transfer.amount,
     commission: fees.commission_rate,
@@ -87,8 +89,10 @@ export const breakdown = (transfer: IncomingTransfer, fees: FeePolicy.Fees, now:
     network: transferNetwork,
     sender_address: transfer.sender_account,
     transaction_status: "PROCESSED",
-    creation_timestamp: now
-  }) as const
+    creation_timestamp: now,
+    sender_problems: problems.length === 0 ? null : problems
+  } as const
+}
 
 /** What a credit is made of, from the receiver's parts. */
 export const creditOf = <S>(input: {

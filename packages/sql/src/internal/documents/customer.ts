@@ -4,7 +4,7 @@
  */
 import { Customer as C } from "@cobro/core"
 import { Schema } from "effect"
-import { tax } from "./payment.js"
+import { senderProblems, tax } from "./payment.js"
 import { v1 } from "./versioned.js"
 
 const { Array, Literal, NullOr, Number, String, Struct } = Schema
@@ -51,7 +51,8 @@ export const CustomerTransaction = v1(
     sender_name: String,
     bank_transaction_id: String,
     transaction_status: Literal("PROCESSED"),
-    creation_timestamp: String
+    creation_timestamp: String,
+    sender_problems: senderProblems
   },
   C.CustomerTransaction
 )

@@ -35,6 +35,11 @@ const transferDetails = Struct({
   trxId: String
 })
 
+/** What was wrong with a transfer's sender as its bank reported it (issue 45; shared by customer transactions). */
+export const senderProblems = omittable(
+  NullOr(Array(Struct({ field: Literal("sender_address", "sender_cuit"), reason: String })))
+)
+
 const transaction = Struct({
   address: String,
   amount: String,
@@ -50,7 +55,8 @@ const transaction = Struct({
   taxes: Array(tax),
   tax_amount: String,
   transaction_status: Literal("PROCESSED"),
-  transaction_data: Struct({ PROCESSED: transferDetails })
+  transaction_data: Struct({ PROCESSED: transferDetails }),
+  sender_problems: senderProblems
 })
 
 const transactionFields = Struct({

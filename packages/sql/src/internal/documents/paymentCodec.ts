@@ -10,7 +10,7 @@
  * The frozen shape of version 1 (`payment.ts`) is the contract: `paymentCodec.test.ts` checks
  * that this codec and the schema's answer the same for payments of every kind of content.
  */
-import { Payment as P, PaymentEncoding } from "@cobro/core"
+import { BankAccount, Payment as P, PaymentEncoding } from "@cobro/core"
 import { BigDecimal } from "effect"
 import { arsNumber, arsText, numberOf, time, trusted } from "./trusted.js"
 
@@ -50,7 +50,11 @@ const decodeTransaction = (t: FrozenTransaction) => {
       transaction_status: t.transaction_status,
       transaction_data: {
         PROCESSED: new P.TransferDetails({ ...d, amount: arsNumber(d.amount) }, trusted)
-      }
+      },
+      sender_problems:
+        t.sender_problems === undefined || t.sender_problems === null
+          ? null
+          : t.sender_problems.map((p) => new BankAccount.SenderProblem(p, trusted))
     },
     trusted
   )

@@ -53,7 +53,8 @@ const makeTransaction = (c: Customer.Customer, id: string, bankId: string) =>
     sender_name: "Ana Gómez",
     bank_transaction_id: Ids.BankTransactionId.make(bankId),
     transaction_status: "PROCESSED",
-    creation_timestamp: DateTime.unsafeMake(Date.UTC(2026, 0, 2))
+    creation_timestamp: DateTime.unsafeMake(Date.UTC(2026, 0, 2)),
+    sender_problems: null
   })
 
 const keyOf = (e: unknown) => (e as { readonly key?: string }).key
