@@ -121,10 +121,9 @@ export const mapIncoming = (
     const cvu = yield* Either.mapLeft(Schema.decodeUnknownEither(BankAccount.Cvu)(credited ?? ""), () =>
       refuse(`${prefix}.details.origin_credit.cvu`, `is not a CVU: ${JSON.stringify(credited ?? null)}`)
     )
-    const rawCuit = data.counterparty?.id ?? data.details?.origin_debit?.cuit ?? ""
-    const sender_cuit = yield* Either.mapLeft(Schema.decodeUnknownEither(BankAccount.Cuit)(rawCuit), () =>
-      refuse(`${prefix}.counterparty.id`, `is not the sender's CUIT: ${JSON.stringify(rawCuit)}`)
-    )
+    // The sender's CUIT as BIND sent it: the money arrived whatever it says, so a bad one is
+    // credited and flagged by the engine (`sender_problems`), not refused here.
+    const sender_cuit = data.counterparty?.id ?? data.details?.origin_debit?.cuit ?? ""
     return new BankProvider.IncomingTransfer({
       bank_transaction_id: id,
       cvu,

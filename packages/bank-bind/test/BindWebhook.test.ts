@@ -267,6 +267,12 @@ describe("BIND's notification body", () => {
     expect(Either.getOrThrow(incoming(variants[0])).redeliveries).toBe(3)
   })
 
+  it("passes a sender CUIT with a bad check digit through, for the engine to credit and flag", () => {
+    const read = incoming(withData({ counterparty: { ...base["data"]["counterparty"], id: "20123456780" } }))
+    expect(Either.isRight(read) && read.right.transfer.sender_cuit).toBe("20123456780")
+    expect(Either.isRight(read) && read.right.transfer.amount.minor).toBe(7_707_000n)
+  })
+
   it("is strict on the transfer's id, status, currency, amount and our CVU, naming the field", () => {
     const refused: Array<[unknown, string]> = [
       [withData({ id: undefined }), "data.id"],
