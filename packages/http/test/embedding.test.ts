@@ -44,7 +44,7 @@ const jsonInit = (body: unknown, headers: Record<string, string> = {}): RequestI
 /** The answer; every one carries `Request-Id`, and an error envelope the same id. */
 const read = (response: Response) =>
   Effect.promise(async () => {
-    const body = await response.json()
+    const body = (await response.json()) as { readonly error?: unknown; readonly request_id?: unknown }
     const requestId = response.headers.get("request-id")
     expect(requestId).toMatch(/^req_[0-9a-f]{32}$/)
     if (body.error === true) expect(body.request_id).toBe(requestId)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { HttpClientRequest } from "@effect/platform"
+import { Cobro, CobroError } from "@cobro/client"
+import { HttpClientRequest, HttpServer } from "@effect/platform"
 import { Effect, HashMap, List, Logger } from "effect"
 import { Admin } from "../src/index.js"
 import { configOf, request, serverLayer, tempDb } from "./support.js"
@@ -37,8 +38,9 @@ describe("Request-Id", () => {
     Effect.gen(function* () {
       const config = yield* configOf({ COBRO_DATABASE_URL: yield* tempDb, COBRO_JOB_INTERVAL: "1 hour" })
       const lines: Array<Line> = []
+      let clientError: CobroError | undefined
       yield* Effect.gen(function* () {
-        yield* Admin.createUser({
+        const { client_id, client_secret } = yield* Admin.createUser({
           user_id: "tienda",
           name: "Tienda",
           email: "tienda@example.com",
@@ -116,7 +118,32 @@ describe("Request-Id", () => {
           HttpClientRequest.post("/payments/").pipe(HttpClientRequest.bodyUnsafeJson(payment("o-2"))),
           "trace-me-7"
         )
+
+        // The client's error carries the id: the same the server logged that request with.
+        const server = yield* HttpServer.HttpServer
+        if (server.address._tag !== "TcpAddress") throw new Error("not on TCP")
+        const cobro = new Cobro({
+          baseUrl: `http://127.0.0.1:${server.address.port}`,
+          credentials: { userId: "tienda", clientId: client_id, clientSecret: client_secret }
+        })
+        const failed = yield* Effect.promise(() =>
+          cobro.getPayment("VAR-tienda-none").then(
+            () => undefined,
+            (e: unknown) => e
+          )
+        )
+        expect(failed).toBeInstanceOf(CobroError)
+        clientError = failed as CobroError
       }).pipe(Effect.provide(serverLayer(config)), Effect.provide(recordingLogger(lines)), Effect.scoped)
+
+      expect(clientError?.status).toBe(404)
+      expect(clientError?.requestId).toMatch(GENERATED)
+      expect(String(clientError)).toContain(`request ${clientError?.requestId}`)
+      expect(
+        lines.find(
+          (line) => line.message === "request" && line.annotations["request_id"] === clientError?.requestId
+        )?.annotations
+      ).toMatchObject({ "http.route": "/payments/:paymentId", "http.status": 404 })
 
       const ofRequest = lines.filter((line) => line.annotations["request_id"] === "trace-me-7")
       expect(ofRequest.map((line) => line.message)).toContain("request")
