@@ -842,6 +842,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
     Error401: {
@@ -855,6 +857,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
     Error403: {
@@ -868,6 +872,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description No such resource for this caller (another account's resources are not found), or no such route */
     Error404: {
@@ -881,6 +887,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The request conflicts with the resource's state or with another resource */
     Error409: {
@@ -894,6 +902,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The body is larger than the server accepts */
     Error413: {
@@ -907,6 +917,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The body is not JSON */
     Error415: {
@@ -920,6 +932,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description An Idempotency-Key reused with another request */
     Error422: {
@@ -933,6 +947,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
     Error429: {
@@ -946,6 +962,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description Unexpected server error (logged; no details are sent) */
     Error500: {
@@ -959,6 +977,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The bank or another provider failed */
     Error502: {
@@ -972,6 +992,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The capability is deprecated or unavailable */
     Error503: {
@@ -985,6 +1007,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     Quote: {
       /** @enum {string} */
@@ -1333,6 +1357,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
     StatusError401: {
@@ -1346,6 +1372,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
     StatusError403: {
@@ -1359,6 +1387,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description No such resource for this caller (another account's resources are not found), or no such route */
     StatusError404: {
@@ -1372,6 +1402,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The request conflicts with the resource's state or with another resource */
     StatusError409: {
@@ -1385,6 +1417,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The body is larger than the server accepts */
     StatusError413: {
@@ -1398,6 +1432,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The body is not JSON */
     StatusError415: {
@@ -1411,6 +1447,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description An Idempotency-Key reused with another request */
     StatusError422: {
@@ -1424,6 +1462,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
     StatusError429: {
@@ -1437,6 +1477,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description Unexpected server error (logged; no details are sent) */
     StatusError500: {
@@ -1450,6 +1492,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The bank or another provider failed */
     StatusError502: {
@@ -1463,6 +1507,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The capability is deprecated or unavailable */
     StatusError503: {
@@ -1476,6 +1522,8 @@ export interface components {
         field?: string
         retry_after?: number
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     PayoutScheduleConfig: {
       address: string
