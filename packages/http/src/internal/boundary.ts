@@ -161,80 +161,80 @@ const boundaryOf = (config: HttpConfig["Type"], app: HttpApp.Default): HttpApp.D
   const maxBodySize = HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes))
   // The body's limit is provided once, around the boundary: its own read of the body and the
   // routed app's both see it (each provide copies the request's whole context).
-  // The request's id first: every answer below, and every log line, carries it.
-  return maxBodySize(
-    RequestId.middleware(
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const route = routeAt(request.method, request.url)
-        const requestId = yield* FiberRef.get(RequestId.current)
-        // Every error leaves in the envelope its route declares (the default one off the API's paths).
-        const style = route?.style ?? "envelope"
-        const answer = (error: ApiError) => errorResponse(error, style, requestId)
-        // Before routing: a path the router cannot decode, or a parameter no id can be, is the
-        // client's (400 naming it); unchecked, the router reports either as a path it does not know.
-        const params = route?.params
-        const path = Input.refusePath(request.url, params)
-        if (Option.isSome(path)) return answer(refused(path.value))
-        if (params !== undefined) {
-          const query = Input.refuseQuery(request.url.split("?").slice(1).join("?"))
-          if (Option.isSome(query)) return answer(refused(query.value))
+  const bounded = maxBodySize(
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const route = routeAt(request.method, request.url)
+      // Every error leaves in the envelope its route declares (the default one off the API's paths),
+      // with the request's id (`RequestId.middleware`, below).
+      const style = route?.style ?? "envelope"
+      const requestId = yield* FiberRef.get(RequestId.current)
+      const answer = (error: ApiError) => errorResponse(error, style, requestId)
+      // Before routing: a path the router cannot decode, or a parameter no id can be, is the
+      // client's (400 naming it); unchecked, the router reports either as a path it does not know.
+      const params = route?.params
+      const path = Input.refusePath(request.url, params)
+      if (Option.isSome(path)) return answer(refused(path.value))
+      if (params !== undefined) {
+        const query = Input.refuseQuery(request.url.split("?").slice(1).join("?"))
+        if (Option.isSome(query)) return answer(refused(query.value))
+      }
+      let routed = app
+      if (BODY_METHODS.has(request.method)) {
+        const length = Number(request.headers["content-length"] ?? "0")
+        if (Number.isFinite(length) && length > config.maxBodyBytes) {
+          return answer(tooLarge(config.maxBodyBytes))
         }
-        let routed = app
-        if (BODY_METHODS.has(request.method)) {
-          const length = Number(request.headers["content-length"] ?? "0")
-          if (Number.isFinite(length) && length > config.maxBodyBytes) {
-            return answer(tooLarge(config.maxBodyBytes))
-          }
-          const type = request.headers["content-type"]
-          const undeclared = hasUndeclaredBody(request)
-          const hasBody = length > 0 || undeclared
-          const formRoute = request.method === "POST" && FORM_ROUTE.test(request.url.split("?")[0] ?? "")
-          if (type !== undefined && hasBody && !JSON_TYPE.test(type) && !formRoute) {
-            return answer(
-              ApiError.of(
-                415,
-                "request.content_type.unsupported",
-                "send the body as application/json",
-                "content-type"
-              )
-            )
-          }
-          if (hasBody) {
-            // The edge reads every body itself, within the limit (`readBounded` says why), and the
-            // route reads the same text again from `withBody`'s request.
-            const body = yield* Effect.either(readBounded(request, config.maxBodyBytes))
-            if (Either.isLeft(body)) return answer(unreadable())
-            if (Option.isNone(body.right)) return answer(tooLarge(config.maxBodyBytes))
-            const read = withBody(request, body.right.value)
-            routed = Effect.provideService(app, HttpServerRequest.HttpServerRequest, read.request)
-            if (!formRoute) {
-              if (nestsDeeperThan(read.text, MAX_JSON_DEPTH)) {
-                return answer(
-                  ApiError.of(
-                    400,
-                    "request.body.malformed",
-                    `the body nests deeper than ${MAX_JSON_DEPTH} levels`,
-                    "body"
-                  )
-                )
-              }
-              const unstorable = Input.refuseJson(read.text)
-              if (Option.isSome(unstorable)) return answer(refused(unstorable.value))
-            }
-          }
-        }
-        return yield* routed.pipe(
-          Effect.catchAllCause((cause) =>
-            Effect.flatMap(FiberRef.get(replied), (afterHandler) =>
-              Option.match(toApiError(cause, config.maxBodyBytes, afterHandler), {
-                onNone: () => Effect.failCause(cause),
-                onSome: (error) => Effect.as(logFailure(error, cause), answer(error))
-              })
+        const type = request.headers["content-type"]
+        const undeclared = hasUndeclaredBody(request)
+        const hasBody = length > 0 || undeclared
+        const formRoute = request.method === "POST" && FORM_ROUTE.test(request.url.split("?")[0] ?? "")
+        if (type !== undefined && hasBody && !JSON_TYPE.test(type) && !formRoute) {
+          return answer(
+            ApiError.of(
+              415,
+              "request.content_type.unsupported",
+              "send the body as application/json",
+              "content-type"
             )
           )
+        }
+        if (hasBody) {
+          // The edge reads every body itself, within the limit (`readBounded` says why), and the
+          // route reads the same text again from `withBody`'s request.
+          const body = yield* Effect.either(readBounded(request, config.maxBodyBytes))
+          if (Either.isLeft(body)) return answer(unreadable())
+          if (Option.isNone(body.right)) return answer(tooLarge(config.maxBodyBytes))
+          const read = withBody(request, body.right.value)
+          routed = Effect.provideService(app, HttpServerRequest.HttpServerRequest, read.request)
+          if (!formRoute) {
+            if (nestsDeeperThan(read.text, MAX_JSON_DEPTH)) {
+              return answer(
+                ApiError.of(
+                  400,
+                  "request.body.malformed",
+                  `the body nests deeper than ${MAX_JSON_DEPTH} levels`,
+                  "body"
+                )
+              )
+            }
+            const unstorable = Input.refuseJson(read.text)
+            if (Option.isSome(unstorable)) return answer(refused(unstorable.value))
+          }
+        }
+      }
+      return yield* routed.pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.flatMap(FiberRef.get(replied), (afterHandler) =>
+            Option.match(toApiError(cause, config.maxBodyBytes, afterHandler), {
+              onNone: () => Effect.failCause(cause),
+              onSome: (error) => Effect.as(logFailure(error, cause), answer(error))
+            })
+          )
         )
-      })
-    )
+      )
+    })
   )
+  // The request's id around everything: every answer above, and every log line, carries it.
+  return RequestId.middleware(bounded)
 }
