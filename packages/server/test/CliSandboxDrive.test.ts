@@ -27,7 +27,9 @@ const createUser = (env: Env, user_id: string) =>
         "--user-id",
         user_id,
         "--status",
-        "ACTIVE"
+        "ACTIVE",
+        "--alias-prefix",
+        user_id.replace("tienda_", "t")
       ],
       env
     ),
@@ -119,6 +121,28 @@ const scenario = (database: Effect.Effect<string, never, import("effect").Scope.
         expect(Exit.isSuccess(byCvu.exit), failureOf(byCvu)).toBe(true)
         expect(byCvu.stdout).toContain(`sent 700.00 ARS to ${second.cvu} (payment ${second.id} of tienda_b)`)
         expect(yield* statusOf(second.id)).toBe("SUCCESS")
+        // A customer's CVU: any amount, so --amount is required.
+        // (The second rotation above revoked `fresh`'s token: a token of the printed secret.)
+        const printedSecret = /client_secret: (cs_\S+)/.exec(printed.stdout)![1]!
+        const latest = yield* issue("tienda_a", a.client_id, printedSecret)
+        expect(latest.status).toBe(200)
+        const token = (latest.body["data"] as { token: string }).token
+        const customer = yield* postJson(
+          "/customers/",
+          { user_id: "tienda_a", alias: "cliente", customer_id: "c-1", name: "Cliente" },
+          token
+        )
+        expect(customer.status, JSON.stringify(customer.body)).toBe(200)
+        const customerCvu = (customer.body["data"] as { bank_info: { cvu: string } }).bank_info.cvu
+        expect(failureOf(yield* cli(["sandbox", "pay", customerCvu], env))).toContain("(amount)")
+        const toCustomer = yield* cliJson(["sandbox", "pay", customerCvu, "--amount", "250"], env)
+        expect(toCustomer).toMatchObject({
+          outcome: "Credited",
+          target: "customer",
+          target_id: "c-1",
+          user_id: "tienda_a",
+          amount: "250.00"
+        })
         // Refusals: a bad amount, an unknown payment or CVU.
         expect(failureOf(yield* cli(["sandbox", "pay", second.id, "--amount", "-3"], env))).toContain(
           "(amount)"
