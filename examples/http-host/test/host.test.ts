@@ -100,8 +100,10 @@ describe("a node:http host mounting cobro under /api/cobro", () => {
       message: "route.not.found",
       error: true,
       code: 404,
-      data: { detail: "no route has this path" }
+      data: { detail: "no route has this path" },
+      request_id: response.headers.get("request-id")
     })
+    expect(response.headers.get("request-id")).toMatch(/^req_[0-9a-f]{32}$/)
   })
 
   it("serves the API reference under the prefix", async () => {

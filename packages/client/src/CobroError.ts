@@ -2,7 +2,8 @@
  * The two ways a call fails. `CobroError`: the server answered with an error status; `message` is
  * the envelope's dotted key (`payment.not.found`, stable, documented in docs/errors.md) and
  * `details` the envelope's `data` (`detail` for people, `field` for the input at fault,
- * `retry_after` on 429). `CobroNetworkError`: no answer came (connection refused or reset, DNS,
+ * `retry_after` on 429), `requestId` the answer's `Request-Id` (quote it to support: the server's
+ * log lines of that request carry it). `CobroNetworkError`: no answer came (connection refused or reset, DNS,
  * a timeout), after the retries the request allowed.
  */
 
@@ -27,12 +28,15 @@ export class CobroError extends Error {
   readonly body: unknown
   readonly method: string
   readonly url: string
+  /** The answer's `Request-Id` header (else the envelope's `request_id`), if it had one. */
+  readonly requestId: string | undefined
 
   constructor(args: {
     readonly status: number
     readonly body: unknown
     readonly method: string
     readonly url: string
+    readonly requestId?: string | null | undefined
   }) {
     const envelope = isRecord(args.body) ? args.body : undefined
     const key = typeof envelope?.["message"] === "string" ? envelope["message"] : `http.${args.status}`
@@ -41,6 +45,8 @@ export class CobroError extends Error {
     this.body = args.body
     this.method = args.method
     this.url = args.url
+    const fromBody = envelope?.["request_id"]
+    this.requestId = args.requestId ?? (typeof fromBody === "string" ? fromBody : undefined)
     const data = envelope?.["data"]
     this.details = isRecord(data)
       ? (data as ErrorDetails)
@@ -56,7 +62,8 @@ export class CobroError extends Error {
 
   override toString(): string {
     const detail = this.detail === undefined ? "" : `: ${this.detail}`
-    return `CobroError ${this.status} ${this.message} (${this.method} ${this.url})${detail}`
+    const requestId = this.requestId === undefined ? "" : ` [request ${this.requestId}]`
+    return `CobroError ${this.status} ${this.message} (${this.method} ${this.url})${detail}${requestId}`
   }
 }
 

@@ -8,7 +8,8 @@
  *
  * `data` is `{detail, field?, retry_after?, shortfall?}`: a human sentence, the offending field
  * for validation errors, the seconds to wait for a 429, and what a balance lacks when it cannot
- * pay (`refund.balance.insufficient`). The catalogue of keys is `docs/errors.md`.
+ * pay (`refund.balance.insufficient`). `request_id`, beside `data`, is the request's id (its
+ * `Request-Id` header, `RequestId.ts`). The catalogue of keys is `docs/errors.md`.
  */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Errors, Money } from "@cobro/core"
@@ -51,7 +52,9 @@ export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
   retry_after: Schema.optional(Schema.Number),
   /** The methods the path has (405), sent as the `Allow` header. */
   allow: Schema.optional(Schema.Array(Schema.String)),
-  shortfall: Schema.optional(ShortfallData)
+  shortfall: Schema.optional(ShortfallData),
+  /** The request's id, set by the edge as it answers (`RequestId.ts`). */
+  request_id: Schema.optional(Schema.String)
 }) {
   static of(status: Status, key: string, detail: string, field?: string): ApiError {
     return new ApiError(field === undefined ? { status, key, detail } : { status, key, detail, field })
@@ -89,8 +92,28 @@ const toData = (e: ApiError): typeof ErrorData.Type => ({
   ...(e.shortfall === undefined ? {} : { shortfall: e.shortfall })
 })
 
-const fromData = (status: Status, key: string, data: typeof ErrorData.Type): ApiError =>
-  new ApiError({ status, key, ...data })
+const fromData = (
+  status: Status,
+  key: string,
+  data: typeof ErrorData.Type,
+  requestId: string | undefined
+): ApiError =>
+  new ApiError({ status, key, ...data, ...(requestId === undefined ? {} : { request_id: requestId }) })
+
+const requestIdOf = (e: ApiError) => (e.request_id === undefined ? {} : { request_id: e.request_id })
+
+/** `error` as the answer to the request `requestId`. */
+export const withRequestId = (error: ApiError, requestId: string): ApiError =>
+  new ApiError({
+    status: error.status,
+    key: error.key,
+    detail: error.detail,
+    ...(error.field === undefined ? {} : { field: error.field }),
+    ...(error.retry_after === undefined ? {} : { retry_after: error.retry_after }),
+    ...(error.allow === undefined ? {} : { allow: error.allow }),
+    ...(error.shortfall === undefined ? {} : { shortfall: error.shortfall }),
+    request_id: requestId
+  })
 
 /**
  * What each status means, for the OpenAPI document. Each status gets its own named schema
@@ -114,20 +137,32 @@ const meanings: Record<Status, string> = {
   503: "The capability is deprecated or unavailable"
 }
 
-/** `{message, error: true, code, data}` with status `status`. */
+/** The request's id, as its `Request-Id` header. */
+const RequestIdField = Schema.optional(
+  Schema.String.annotations({ description: "The request's id, as in its `Request-Id` header" })
+)
+
+/** `{message, error: true, code, data, request_id}` with status `status`. */
 const makeEnvelopeError = (status: Status) =>
   Schema.transform(
     Schema.Struct({
       message: Schema.String,
       error: Schema.Literal(true),
       code: Schema.Literal(status),
-      data: ErrorData
+      data: ErrorData,
+      request_id: RequestIdField
     }),
     Schema.typeSchema(ApiError),
     {
       strict: true,
-      decode: (wire) => fromData(status, wire.message, wire.data),
-      encode: (e) => ({ message: e.key, error: true as const, code: status, data: toData(e) })
+      decode: (wire) => fromData(status, wire.message, wire.data, wire.request_id),
+      encode: (e) => ({
+        message: e.key,
+        error: true as const,
+        code: status,
+        data: toData(e),
+        ...requestIdOf(e)
+      })
     }
   ).annotations({
     ...HttpApiSchema.annotations({ status }),
@@ -135,20 +170,27 @@ const makeEnvelopeError = (status: Status) =>
     description: meanings[status]
   })
 
-/** `{status: "error", error: true, message, data}` with status `status` (partner and account routes). */
+/** `{status: "error", error: true, message, data, request_id}` with status `status` (partner and account routes). */
 const makeStatusError = (status: Status) =>
   Schema.transform(
     Schema.Struct({
       status: Schema.Literal("error"),
       error: Schema.Literal(true),
       message: Schema.String,
-      data: ErrorData
+      data: ErrorData,
+      request_id: RequestIdField
     }),
     Schema.typeSchema(ApiError),
     {
       strict: true,
-      decode: (wire) => fromData(status, wire.message, wire.data),
-      encode: (e) => ({ status: "error" as const, error: true as const, message: e.key, data: toData(e) })
+      decode: (wire) => fromData(status, wire.message, wire.data, wire.request_id),
+      encode: (e) => ({
+        status: "error" as const,
+        error: true as const,
+        message: e.key,
+        data: toData(e),
+        ...requestIdOf(e)
+      })
     }
   ).annotations({
     ...HttpApiSchema.annotations({ status }),

@@ -111,12 +111,27 @@ layer(serverLayer())((it) => {
             expect(properties["message"], where).toEqual({ type: "string" })
             expect(schema["required"], where).toEqual(expect.arrayContaining(["message", "error", "data"]))
             if (styleOf(route) === "status") {
-              expect(Object.keys(properties).sort(), where).toEqual(["data", "error", "message", "status"])
+              expect(Object.keys(properties).sort(), where).toEqual([
+                "data",
+                "error",
+                "message",
+                "request_id",
+                "status"
+              ])
               expect(properties["status"], where).toEqual({ type: "string", enum: ["error"] })
             } else {
-              expect(Object.keys(properties).sort(), where).toEqual(["code", "data", "error", "message"])
+              expect(Object.keys(properties).sort(), where).toEqual([
+                "code",
+                "data",
+                "error",
+                "message",
+                "request_id"
+              ])
               expect(properties["code"], where).toEqual({ type: "number", enum: [Number(status)] })
             }
+            // The request's id, optional (the `Request-Id` header's value).
+            expect(properties["request_id"], where).toMatchObject({ type: "string" })
+            expect(schema["required"], where).not.toContain("request_id")
           }
         }
       })

@@ -104,7 +104,11 @@ export const client = (token?: string): Effect.Effect<Client.Client, never, Http
       token === undefined ? c : HttpClient.mapRequest(c, HttpClientRequest.bearerToken(token))
   })
 
-/** A raw request against the test server: status, headers and parsed JSON body. */
+/**
+ * A raw request against the test server: status, headers and parsed JSON body. Every answer must
+ * carry `Request-Id`; an error envelope's `request_id` must be that id, and is taken out of `body`
+ * (still in `text`) so that tests compare the rest of the envelope.
+ */
 export const raw = (request: HttpClientRequest.HttpClientRequest) =>
   Effect.gen(function* () {
     const http = yield* HttpClient.HttpClient
@@ -115,6 +119,17 @@ export const raw = (request: HttpClientRequest.HttpClientRequest) =>
       body = JSON.parse(text)
     } catch {
       body = text
+    }
+    const requestId = response.headers["request-id"]
+    if (requestId === undefined) throw new Error(`${request.method} ${request.url}: no Request-Id header`)
+    if (typeof body === "object" && body !== null && (body as { error?: unknown }).error === true) {
+      const { request_id, ...rest } = body as { request_id?: unknown }
+      if (request_id !== requestId) {
+        throw new Error(
+          `${request.method} ${request.url}: envelope request_id ${String(request_id)} is not the header's ${requestId}`
+        )
+      }
+      body = rest
     }
     return { status: response.status, headers: response.headers, body, text }
   })

@@ -16,7 +16,7 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Path from "@effect/platform/Path"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { BindConfig } from "@cobro/bank-bind"
-import { CobroHttp, type HttpConfig } from "@cobro/http"
+import { CobroHttp, type HttpConfig, RequestId } from "@cobro/http"
 import { NodeHttp } from "@cobro/http/node"
 import { Config, Console, Context, Duration, Effect, Layer, Logger, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
@@ -128,10 +128,11 @@ const metricsOwnListener = (config: ServerConfig) => {
 }
 
 // Middleware given to `serve` runs inside the HTTP server span; `Tracing.traceContext` outermost,
-// so that everything inside (a request log line included) is annotated with the trace id.
+// so that everything inside (a request log line included) is annotated with the trace id; the
+// request's id (`RequestId.middleware`) outside the request log, so that its line has the id too.
 const api = (config: ServerConfig, bankRoutes: ReturnType<typeof BankRoutes.layer>) =>
   CobroHttp.restricted(
-    HttpApiBuilder.serve((app) => Tracing.traceContext(RequestLog.middleware(app))),
+    HttpApiBuilder.serve((app) => Tracing.traceContext(RequestId.middleware(RequestLog.middleware(app)))),
     servedOn
   ).pipe(
     Layer.provide(

@@ -197,7 +197,8 @@ describe("refunds over HTTP", () => {
             data: {
               detail: expect.stringContaining("18.15 ARS short"),
               shortfall: { needed: "1500.00", available: "1481.85", missing: "18.15", currency: "ARS" }
-            }
+            },
+            request_id: expect.any(String)
           })
           expect(
             ((yield* get(`/payments/${theirs.id}/refunds`, tokenB)).body["data"] as Json).refunds

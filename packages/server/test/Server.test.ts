@@ -110,7 +110,8 @@ describe("a merchant's sandbox test clock", () => {
             message: "request.invalid",
             error: true,
             code: 400,
-            data: expect.objectContaining({ field: "seconds" })
+            data: expect.objectContaining({ field: "seconds" }),
+            request_id: r.headers["request-id"]
           })
         }
         const missing = yield* postJson("/sandbox/clock/advance", {}, token)
@@ -337,7 +338,8 @@ describe("webhooks in the server", () => {
                 data: {
                   field: "webhook_url",
                   detail: expect.stringContaining("is not accepted in production mode")
-                }
+                },
+                request_id: r.headers["request-id"]
               }
             })
           }

@@ -45,8 +45,11 @@ describe("requests node's parser refuses", () => {
       message: "request.headers.too_large",
       error: true,
       code: 431,
-      data: { detail: expect.any(String) }
+      data: { detail: expect.any(String) },
+      request_id: expect.stringMatching(/^req_[0-9a-f]{32}$/)
     })
+    // The same new id in the header, for support to find the answer by.
+    expect(answer.head).toContain(`request-id: ${(answer.body as { request_id: string }).request_id}`)
   })
 
   it("headers over 16 KiB are 431 as well", async () => {
@@ -61,7 +64,8 @@ describe("requests node's parser refuses", () => {
       message: "request.malformed",
       error: true,
       code: 400,
-      data: { detail: expect.any(String) }
+      data: { detail: expect.any(String) },
+      request_id: expect.stringMatching(/^req_[0-9a-f]{32}$/)
     })
   })
 })

@@ -963,6 +963,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description What the available balance lacks to pay for it */
     Shortfall: {
@@ -984,6 +986,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
     Error403: {
@@ -998,6 +1002,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description No such resource for this caller (another account's resources are not found), or no such route */
     Error404: {
@@ -1012,6 +1018,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The request conflicts with the resource's state or with another resource */
     Error409: {
@@ -1026,6 +1034,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The body is larger than the server accepts */
     Error413: {
@@ -1040,6 +1050,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The body is not JSON */
     Error415: {
@@ -1054,6 +1066,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description An Idempotency-Key reused with another request */
     Error422: {
@@ -1068,6 +1082,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
     Error429: {
@@ -1082,6 +1098,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description Unexpected server error (logged; no details are sent) */
     Error500: {
@@ -1096,6 +1114,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The bank or another provider failed */
     Error502: {
@@ -1110,6 +1130,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The capability is deprecated or unavailable */
     Error503: {
@@ -1124,6 +1146,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     Quote: {
       /** @enum {string} */
@@ -1480,6 +1504,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
     StatusError401: {
@@ -1494,6 +1520,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
     StatusError403: {
@@ -1508,6 +1536,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description No such resource for this caller (another account's resources are not found), or no such route */
     StatusError404: {
@@ -1522,6 +1552,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The request conflicts with the resource's state or with another resource */
     StatusError409: {
@@ -1536,6 +1568,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The body is larger than the server accepts */
     StatusError413: {
@@ -1550,6 +1584,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The body is not JSON */
     StatusError415: {
@@ -1564,6 +1600,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description An Idempotency-Key reused with another request */
     StatusError422: {
@@ -1578,6 +1616,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
     StatusError429: {
@@ -1592,6 +1632,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description Unexpected server error (logged; no details are sent) */
     StatusError500: {
@@ -1606,6 +1648,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The bank or another provider failed */
     StatusError502: {
@@ -1620,6 +1664,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     /** @description The capability is deprecated or unavailable */
     StatusError503: {
@@ -1634,6 +1680,8 @@ export interface components {
         retry_after?: number
         shortfall?: components["schemas"]["Shortfall"]
       }
+      /** @description The request's id, as in its `Request-Id` header */
+      request_id?: string
     }
     PayoutScheduleConfig: {
       address: string

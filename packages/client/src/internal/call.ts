@@ -27,7 +27,8 @@ export const unwrap = async <D, E>(
       status: response.status,
       body: error,
       method: methodOf(response),
-      url: response.url
+      url: response.url,
+      requestId: response.headers.get("request-id")
     })
   }
   return data as Exclude<D, undefined>

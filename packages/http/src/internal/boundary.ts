@@ -13,20 +13,29 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Effect, Either, FiberRef, Option, Predicate } from "effect"
 import { globalValue } from "effect/GlobalValue"
-import { ApiError, type Style, toWire } from "../ApiError.js"
+import { ApiError, type Style, toWire, withRequestId } from "../ApiError.js"
 import { HttpConfig } from "../HttpConfig.js"
+import * as RequestId from "../RequestId.js"
 import { hasUndeclaredBody, MAX_JSON_DEPTH, nestsDeeperThan, readBounded, withBody } from "./body.js"
 import * as Input from "./input.js"
 import { methodsAt, routeAt } from "./routes.js"
 
-export const errorResponse = (error: ApiError, style: Style): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.unsafeJson(toWire(error, style), {
-    status: error.status,
-    headers: {
-      ...(error.retry_after === undefined ? {} : { "retry-after": String(error.retry_after) }),
-      ...(error.allow === undefined ? {} : { allow: error.allow.join(", ") })
+/** `error` in `style`, with the request's id (`RequestId.ts`) in its envelope when it has one. */
+export const errorResponse = (
+  error: ApiError,
+  style: Style,
+  requestId: Option.Option<string> = Option.none()
+): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.unsafeJson(
+    toWire(Option.isSome(requestId) ? withRequestId(error, requestId.value) : error, style),
+    {
+      status: error.status,
+      headers: {
+        ...(error.retry_after === undefined ? {} : { "retry-after": String(error.retry_after) }),
+        ...(error.allow === undefined ? {} : { allow: error.allow.join(", ") })
+      }
     }
-  })
+  )
 
 const refused = (refusal: Input.Refusal) => ApiError.of(400, "request.invalid", refusal.detail, refusal.field)
 
@@ -152,64 +161,65 @@ const boundaryOf = (config: HttpConfig["Type"], app: HttpApp.Default): HttpApp.D
   const maxBodySize = HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes))
   // The body's limit is provided once, around the boundary: its own read of the body and the
   // routed app's both see it (each provide copies the request's whole context).
-  return maxBodySize(
+  const bounded = maxBodySize(
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const route = routeAt(request.method, request.url)
-      // Every error leaves in the envelope its route declares (the default one off the API's paths).
+      // Every error leaves in the envelope its route declares (the default one off the API's paths),
+      // with the request's id (`RequestId.middleware`, below).
       const style = route?.style ?? "envelope"
+      const requestId = yield* FiberRef.get(RequestId.current)
+      const answer = (error: ApiError) => errorResponse(error, style, requestId)
       // Before routing: a path the router cannot decode, or a parameter no id can be, is the
       // client's (400 naming it); unchecked, the router reports either as a path it does not know.
       const params = route?.params
       const path = Input.refusePath(request.url, params)
-      if (Option.isSome(path)) return errorResponse(refused(path.value), style)
+      if (Option.isSome(path)) return answer(refused(path.value))
       if (params !== undefined) {
         const query = Input.refuseQuery(request.url.split("?").slice(1).join("?"))
-        if (Option.isSome(query)) return errorResponse(refused(query.value), style)
+        if (Option.isSome(query)) return answer(refused(query.value))
       }
       let routed = app
       if (BODY_METHODS.has(request.method)) {
         const length = Number(request.headers["content-length"] ?? "0")
         if (Number.isFinite(length) && length > config.maxBodyBytes) {
-          return errorResponse(tooLarge(config.maxBodyBytes), style)
+          return answer(tooLarge(config.maxBodyBytes))
         }
         const type = request.headers["content-type"]
         const undeclared = hasUndeclaredBody(request)
         const hasBody = length > 0 || undeclared
         const formRoute = request.method === "POST" && FORM_ROUTE.test(request.url.split("?")[0] ?? "")
         if (type !== undefined && hasBody && !JSON_TYPE.test(type) && !formRoute) {
-          return errorResponse(
+          return answer(
             ApiError.of(
               415,
               "request.content_type.unsupported",
               "send the body as application/json",
               "content-type"
-            ),
-            style
+            )
           )
         }
         if (hasBody) {
           // The edge reads every body itself, within the limit (`readBounded` says why), and the
           // route reads the same text again from `withBody`'s request.
           const body = yield* Effect.either(readBounded(request, config.maxBodyBytes))
-          if (Either.isLeft(body)) return errorResponse(unreadable(), style)
-          if (Option.isNone(body.right)) return errorResponse(tooLarge(config.maxBodyBytes), style)
+          if (Either.isLeft(body)) return answer(unreadable())
+          if (Option.isNone(body.right)) return answer(tooLarge(config.maxBodyBytes))
           const read = withBody(request, body.right.value)
           routed = Effect.provideService(app, HttpServerRequest.HttpServerRequest, read.request)
           if (!formRoute) {
             if (nestsDeeperThan(read.text, MAX_JSON_DEPTH)) {
-              return errorResponse(
+              return answer(
                 ApiError.of(
                   400,
                   "request.body.malformed",
                   `the body nests deeper than ${MAX_JSON_DEPTH} levels`,
                   "body"
-                ),
-                style
+                )
               )
             }
             const unstorable = Input.refuseJson(read.text)
-            if (Option.isSome(unstorable)) return errorResponse(refused(unstorable.value), style)
+            if (Option.isSome(unstorable)) return answer(refused(unstorable.value))
           }
         }
       }
@@ -218,11 +228,13 @@ const boundaryOf = (config: HttpConfig["Type"], app: HttpApp.Default): HttpApp.D
           Effect.flatMap(FiberRef.get(replied), (afterHandler) =>
             Option.match(toApiError(cause, config.maxBodyBytes, afterHandler), {
               onNone: () => Effect.failCause(cause),
-              onSome: (error) => Effect.as(logFailure(error, cause), errorResponse(error, style))
+              onSome: (error) => Effect.as(logFailure(error, cause), answer(error))
             })
           )
         )
       )
     })
   )
+  // The request's id around everything: every answer above, and every log line, carries it.
+  return RequestId.middleware(bounded)
 }

@@ -6,7 +6,8 @@
  * find where the next request would start).
  */
 import type * as Stream from "node:stream"
-import { ApiError, toWire } from "../ApiError.js"
+import { ApiError, toWire, withRequestId } from "../ApiError.js"
+import * as RequestId from "../RequestId.js"
 
 /** What node's parser reports, as the error the client gets. */
 export const clientErrorOf = (code: string | undefined): ApiError => {
@@ -37,11 +38,14 @@ export const onClientError = (error: Error & { readonly code?: string }, socket:
     socket.destroy()
     return
   }
-  const answer = clientErrorOf(error.code)
+  // No request was read, so no caller's id: a new one, for support to find the answer by.
+  const requestId = RequestId.generate()
+  const answer = withRequestId(clientErrorOf(error.code), requestId)
   const body = JSON.stringify(toWire(answer, "envelope"))
   socket.end(
     `HTTP/1.1 ${answer.status} ${REASONS[answer.status] ?? "Bad Request"}\r\n` +
       "content-type: application/json\r\n" +
+      `request-id: ${requestId}\r\n` +
       `content-length: ${new TextEncoder().encode(body).length}\r\n` +
       "connection: close\r\n\r\n" +
       body

@@ -280,3 +280,14 @@ export const ensureDemo = Spans.fn("Admin.ensureDemo")(function* () {
     )
   )
 })
+
+/**
+ * A new client secret for merchant `userId`, shown this once. The old secret stops working at
+ * once and every token the merchant holds is revoked (core's `Auth.rotateSecret`): a lost or
+ * leaked secret is dead when this returns, with no grace period.
+ */
+export const rotateSecret = Spans.fn("Admin.rotateSecret")(function* (userId: string) {
+  const auth = yield* Auth.Auth
+  const rotated = yield* auth.rotateSecret(yield* userIdFrom(userId))
+  return { user_id: userId, client_id: rotated.client_id, client_secret: rotated.client_secret }
+})

@@ -85,6 +85,26 @@ const usersSetPassword = Command.make(
     )
 ).pipe(Command.withDescription("set the password a merchant signs in with on the onboarding page"))
 
+const usersRotateSecret = Command.make(
+  "rotate-secret",
+  { userId: Options.text("user-id").pipe(Options.withDescription("the merchant")), json },
+  (o) =>
+    withServices(() =>
+      Effect.gen(function* () {
+        const rotated = yield* Admin.rotateSecret(o.userId)
+        if (o.json) return yield* printJson(rotated)
+        yield* Console.log(
+          [
+            `new secret for user ${rotated.user_id}`,
+            `  client_id:     ${rotated.client_id}`,
+            `  client_secret: ${rotated.client_secret}`,
+            "  (shown only now; the old secret and the merchant's tokens no longer work)"
+          ].join("\n")
+        )
+      })
+    )
+).pipe(Command.withDescription("replace a merchant's client secret; the old one and its tokens stop at once"))
+
 const encodeUser = Schema.encodeSync(User.User)
 
 const userJson = (view: Admin.UserView) => ({
@@ -154,7 +174,14 @@ const usersShow = Command.make(
 
 export const users = Command.make("users").pipe(
   Command.withDescription("merchants"),
-  Command.withSubcommands([usersCreate, usersList, usersShow, usersSetPassword, usersBalance])
+  Command.withSubcommands([
+    usersCreate,
+    usersList,
+    usersShow,
+    usersSetPassword,
+    usersRotateSecret,
+    usersBalance
+  ])
 )
 
 /**

@@ -4,7 +4,7 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Ledger, Money, Payment, WebhookDeliveryRepository } from "@cobro/core"
-import { Console, DateTime, Effect, Schema } from "effect"
+import { Console, DateTime, Effect, Option, Schema } from "effect"
 import * as Admin from "../../Admin.js"
 import {
   CommandFailed,
@@ -263,7 +263,86 @@ const sandboxBankAccounts = Command.make("bank-accounts", { userId: sandboxUserI
   )
 ).pipe(Command.withDescription("a merchant's bank accounts at the sandbox bank (sandbox)"))
 
+/** The sandbox commands refuse another mode before they touch the database. */
+const sandboxMode = (config: { readonly mode: string }, what: string) =>
+  config.mode === "sandbox"
+    ? Effect.void
+    : Effect.fail(
+        new CommandFailed({
+          message: `${what} only in sandbox mode (COBRO_MODE=sandbox); this database runs in ${config.mode} mode`
+        })
+      )
+
+const sandboxPay = Command.make(
+  "pay",
+  {
+    target: Args.text({ name: "payment_id|cvu" }).pipe(Args.withDescription("a payment's id or any CVU")),
+    amount: optionalText("amount", "pesos, e.g. 1500.50; default what is left to pay"),
+    json
+  },
+  (o) =>
+    withServices((config) =>
+      Effect.gen(function* () {
+        yield* sandboxMode(config, "the sandbox bank sends transfers")
+        const paid = yield* Admin.sandboxPay(o.target, orUndefined(o.amount))
+        if (o.json) return yield* printJson(paid)
+        yield* Console.log(
+          [
+            `sent ${paid.amount} ARS to ${paid.cvu} (${paid.target} ${paid.target_id} of ${paid.user_id})`,
+            `  outcome: ${paid.outcome}${paid.reason === undefined ? "" : ` (${paid.reason})`}`,
+            ...(paid.payment_status === undefined ? [] : [`  payment_status: ${paid.payment_status}`])
+          ].join("\n")
+        )
+      })
+    )
+).pipe(Command.withDescription("send a sandbox transfer to a payment or CVU (sandbox)"))
+
+const sandboxClock = Command.make(
+  "clock",
+  {
+    move: Args.text({ name: "advance" }).pipe(
+      Args.atMost(2),
+      Args.withDescription("advance DURATION, e.g. advance 6d")
+    ),
+    to: optionalText("to", "move the clock to this ISO 8601 instant"),
+    userId: sandboxUserId,
+    json
+  },
+  (o) =>
+    withServices((config) =>
+      Effect.gen(function* () {
+        yield* sandboxMode(config, "test clocks move")
+        const move = yield* clockMove(o.move, orUndefined(o.to))
+        const clock = yield* Admin.sandboxClock(o.userId, move)
+        if (o.json) return yield* printJson(clock)
+        yield* Console.log(
+          [
+            `${clock.user_id}'s clock: ${clock.now} (${clock.offset_seconds} s ahead of real time)`,
+            ...(clock.expired === undefined
+              ? []
+              : [
+                  `  expired ${clock.expired} payment(s); ${clock.webhooks_attempted} webhook delivery(ies) attempted`
+                ])
+          ].join("\n")
+        )
+      })
+    )
+).pipe(Command.withDescription("read or move a merchant's test clock (sandbox)"))
+
+/** `[]` reads; `advance 6d` or `--to ISO` moves (one of them). */
+const clockMove = (args: ReadonlyArray<string>, to: string | undefined) => {
+  const usage =
+    "give `advance DURATION` (e.g. advance 6d, 12h, 30m), or --to ISO, or neither to read the clock"
+  if (args.length === 0) return Effect.succeed(to === undefined ? undefined : { to })
+  if (args[0] !== "advance" || args.length !== 2 || to !== undefined)
+    return Effect.fail(new CommandFailed({ message: usage }))
+  return Option.match(Admin.durationSeconds(args[1]!), {
+    onNone: () => Effect.fail(new CommandFailed({ message: `not a duration: ${args[1]}; ${usage}` })),
+    onSome: (seconds) => Effect.succeed({ seconds })
+  })
+}
+
 export const sandbox = Command.make("sandbox").pipe(
   Command.withDescription("sandbox helpers"),
-  Command.withSubcommands([sandboxCodes, sandboxBankAccount, sandboxBankAccounts])
+  Command.withSubcommands([sandboxCodes, sandboxBankAccount, sandboxBankAccounts, sandboxPay, sandboxClock])
 )
