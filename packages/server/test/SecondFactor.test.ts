@@ -95,6 +95,7 @@ const productionEnv = (sim: BindSimulator.Simulator, database: string, extra: En
   COBRO_BIND_TOKEN_URL: sim.tokenUrl,
   COBRO_BIND_CLIENT_ID: sim.clientId,
   COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
+  COBRO_BIND_CUIT: sim.entity.cuit,
   COBRO_BIND_RETRY_BASE: "10 millis",
   COBRO_BIND_WEBHOOK_SECRET: "hook-secret-0123456789",
   ...extra

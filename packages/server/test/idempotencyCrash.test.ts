@@ -219,6 +219,7 @@ const crashed = async (store: Store, database: string) => {
     COBRO_BIND_TOKEN_URL: sim.tokenUrl,
     COBRO_BIND_CLIENT_ID: sim.clientId,
     COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
+    COBRO_BIND_CUIT: sim.entity.cuit,
     COBRO_BIND_RETRY_BASE: "10 millis",
     // Longer than the test waits: a request the bank does not answer stays in flight.
     COBRO_BIND_TIMEOUT: "2 minutes",
