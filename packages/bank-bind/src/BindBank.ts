@@ -303,9 +303,7 @@ const makeWith = (client: Client, settings: BindSettings) => {
   /** Consultar transferencia by `origin_id`; `Unknown` is a transfer BIND never received. */
   const statusByOriginId = (originId: string) =>
     query(originId).pipe(
-      Effect.map(
-        Option.match({ onNone: (): TransferStatus => ({ _tag: "Unknown" }), onSome: statusOf })
-      ),
+      Effect.map(Option.match({ onNone: (): TransferStatus => ({ _tag: "Unknown" }), onSome: statusOf })),
       Effect.tap((status) =>
         status._tag === "Pending" && status.status === "UNKNOWN_FOREVER"
           ? Effect.logError(

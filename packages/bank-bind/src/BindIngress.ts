@@ -190,9 +190,9 @@ const outgoing = (id: string, claimed: string, body: string) =>
       return yield* answer(503, "failed", "the transfer could not be confirmed with the bank; retry")
     }
     if (Option.isNone(found.right)) {
-      yield* Effect.logError("outgoing transfer event for a transfer BIND does not know; nothing settled").pipe(
-        Effect.annotateLogs({ ...ids, ...logged(body) })
-      )
+      yield* Effect.logError(
+        "outgoing transfer event for a transfer BIND does not know; nothing settled"
+      ).pipe(Effect.annotateLogs({ ...ids, ...logged(body) }))
       return yield* answer(422, "unconfirmed", "not confirmed by the bank: BIND has no transfer with this id")
     }
     const record = found.right.value

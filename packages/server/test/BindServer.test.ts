@@ -164,6 +164,8 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
           expect(String(page.body)).toContain("Tienda bindshop")
           expect(String(page.body)).toContain("30-71659554-0")
 
+          // BIND's outgoing events on: a payout settles as soon as BIND reports it.
+          sim.faults.notifyOutgoing = true
           // Sent twice (BIND's retry): credited once.
           sim.faults.duplicateNotifications = 1
           const sent = yield* Effect.promise(() => sim.receive({ cvu, amount: 1500, sender: payer }))
