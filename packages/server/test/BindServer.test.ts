@@ -333,6 +333,11 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
             quarantined: Array<{ bank_transaction_id: string; reason: string; body: string }>
           }
           expect(quarantine.advanced).toBe(true)
+          // Stored: every later report lists it too (`quarantine`).
+          const stored = (yield* cli(["bank", "reconcile", "--json"], env)).stdout
+          expect((JSON.parse(stored) as { quarantine: Array<unknown> }).quarantine).toContainEqual(
+            expect.objectContaining({ bank_transaction_id: "HUGE0000000000000000001" })
+          )
           expect(quarantine.quarantined).toContainEqual(
             expect.objectContaining({
               bank_transaction_id: "HUGE0000000000000000001",

@@ -68,6 +68,28 @@ const cursorContract = (layer: Layer.Layer<ReconciliationCursor.ReconciliationCu
       _tag: "Claimed",
       cursor: Option.some(t1)
     })
+    // The quarantine: each entry once (by id, or by body without one), the first kept, per account.
+    const entry = (id: string, reason: string, t: DateTime.Utc, body = `{"id":"${id}"}`) => ({
+      bank_transaction_id: id,
+      reason,
+      body,
+      quarantined_at: t
+    })
+    expect(yield* cursors.quarantined("bind:a", 10)).toEqual([])
+    yield* cursors.quarantine("bind:a", [
+      entry("HUGE1", "amount", t1),
+      entry("", "unreadable", t0, "{not json")
+    ])
+    yield* cursors.quarantine("bind:a", [entry("HUGE1", "again", t2), entry("BAD1", "cbu", t2)])
+    yield* cursors.quarantine("bind:b", [entry("OTHER", "x", t0)])
+    yield* cursors.quarantine("bind:a", [])
+    expect(yield* cursors.quarantined("bind:a", 10)).toEqual([
+      entry("", "unreadable", t0, "{not json"),
+      entry("HUGE1", "amount", t1),
+      entry("BAD1", "cbu", t2)
+    ])
+    expect(yield* cursors.quarantined("bind:a", 1)).toEqual([entry("", "unreadable", t0, "{not json")])
+    expect(yield* cursors.quarantined("bind:b", 10)).toEqual([entry("OTHER", "x", t0)])
   }).pipe(Effect.provide(layer))
 
 const sqlCursor = (database: string) =>

@@ -11,7 +11,8 @@
  * cannot be read (`Statement.unreadable`), or that ingest refuses for good (`InvalidInput`: an
  * amount over the maximum, a sender it cannot take; `Conflict`: the ledger refusing it), is
  * quarantined — logged with its body, counted in `cobro_bank_quarantined`, listed in the report —
- * and the rest of the window is credited and the cursor moves on. Only a failure that trying
+ * and the rest of the window is credited and the cursor moves on. Quarantined entries are stored
+ * (`ReconciliationCursor.quarantine`): every report lists those of earlier runs too. Only a failure that trying
  * again can mend (the bank failing a return: `ProviderFailure`) keeps the cursor where it was.
  *
  * It goes both ways: a transfer our books hold (`TransferRepository.receivedBetween`) that the
@@ -27,7 +28,7 @@ import type { Money } from "../Money.js"
 import { type TransferRecord, TransferRepository } from "../transfers/TransferRepository.js"
 import { type IngestError, type IngestOutcome, Transfers } from "../transfers/Transfers.js"
 import { BankProvider, type BankError, type IncomingTransfer } from "./BankProvider.js"
-import { ReconciliationCursor } from "./ReconciliationCursor.js"
+import { ReconciliationCursor, type StoredQuarantine } from "./ReconciliationCursor.js"
 import * as Spans from "../Spans.js"
 
 export interface Settings {
@@ -40,6 +41,9 @@ export interface Settings {
   /** How long a run holds the lease; another instance may take it over after this. */
   readonly lease: Duration.Duration
 }
+
+/** How many stored quarantined entries a report lists. */
+export const quarantineListed = 100
 
 export const defaults: Settings = {
   account: "default",
@@ -96,6 +100,8 @@ export type Report =
       readonly quarantined: ReadonlyArray<Quarantined>
       /** Transfers our books recorded in the window that the bank's statement does not hold. */
       readonly missing_at_bank: ReadonlyArray<MissingAtBank>
+      /** The stored quarantine: entries of this run and earlier ones, oldest first (at most `quarantineListed`). */
+      readonly quarantine: ReadonlyArray<StoredQuarantine>
       /** Whether the cursor moved to `to`. */
       readonly advanced: boolean
     }
@@ -238,6 +244,11 @@ export const make = (settings: Settings) =>
             target_id: r.target_id,
             received_at: r.received_at
           }))
+        yield* cursors.quarantine(
+          account,
+          quarantined.map((q) => ({ ...q, quarantined_at: now }))
+        )
+        const quarantine = yield* cursors.quarantined(account, quarantineListed)
         const advanced = continuous && failed.length === 0
         yield* release(advanced ? Option.some(now) : Option.none())
         yield* Metric.incrementBy(reconciled, found.length)
@@ -286,6 +297,7 @@ export const make = (settings: Settings) =>
           failed,
           quarantined,
           missing_at_bank,
+          quarantine,
           advanced
         } satisfies Report
       }).pipe(Effect.onError(() => release(Option.none())))

@@ -55,6 +55,7 @@ const wire = (report: Extract<Reconciliation.Report, { _tag: "Reconciled" }>) =>
     ...(m.target_id === null ? {} : { target_id: m.target_id }),
     received_at: DateTime.formatIso(m.received_at)
   })),
+  quarantine: report.quarantine.map((q) => ({ ...q, quarantined_at: DateTime.formatIso(q.quarantined_at) })),
   advanced: report.advanced
 })
 
@@ -102,6 +103,11 @@ const reconcile = Command.make("reconcile", { since, json }, (o) =>
             ...w.quarantined.map(
               (q) => `quarantined: ${q.bank_transaction_id || "(no id)"}: ${q.reason}\n  ${q.body}`
             ),
+            ...(w.quarantine.length > w.quarantined.length
+              ? [
+                  `stored quarantine (earlier runs too): ${w.quarantine.map((q) => q.bank_transaction_id || "(no id)").join(", ")}`
+                ]
+              : []),
             ...w.missing_at_bank.map(
               (m) =>
                 `missing at the bank: ${m.bank_transaction_id}: ${m.amount} ${m.currency} to ${m.cvu} (${m.target} ${m.target_id ?? ""}), recorded ${m.received_at}`
