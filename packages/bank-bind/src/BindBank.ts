@@ -54,6 +54,12 @@ export type TransferStatus =
   /** BIND has no transfer with that `origin_id`: it never arrived, sending it again is safe. */
   | { readonly _tag: "Unknown" }
 
+/** An outgoing transfer as BIND reports it (`BindBank.outgoing`). */
+export type OutgoingRecord = Exclude<TransferStatus, { _tag: "Unknown" }> & {
+  /** The `origin_id` it was sent with (`OriginId.forReference` of our reference). */
+  readonly origin_id: Option.Option<string>
+}
+
 /** What BIND's list says of a notified transfer (`confirmIncoming`). */
 export type Confirmation =
   /** BIND lists it as claimed: credit BIND's record. */
@@ -71,6 +77,12 @@ export class BindBank extends Context.Tag("@cobro/bank-bind/BindBank")<
   {
     /** The status of the transfer sent with `reference` (see `OriginId.forReference`). */
     readonly transferStatus: (reference: string) => Effect.Effect<TransferStatus, BankError>
+    /**
+     * An outgoing transfer as "Consultar transferencia" reports it by BIND's id (an event's
+     * `data.id`): its status and the `origin_id` it was sent with, when BIND reports it; none
+     * when BIND has no such transfer.
+     */
+    readonly outgoing: (id: string) => Effect.Effect<Option.Option<OutgoingRecord>, BankError>
     /** The status of the return of the received transfer `bankTransactionId`. */
     readonly returnStatus: (bankTransactionId: string) => Effect.Effect<TransferStatus, BankError>
     /** Looks a notified transfer up in BIND's list of transfers in, by its id. */
@@ -268,21 +280,30 @@ const makeWith = (client: Client, settings: BindSettings) => {
       } satisfies BankProvider.TransferAcceptance
     })
 
-  /** Consultar transferencia by `origin_id`; 404 (assumed) is a transfer BIND never received. */
-  const statusByOriginId = (originId: string) =>
+  /**
+   * Consultar transferencia by BIND's id or our `origin_id` (the page: "ID Coelsa u origin_id");
+   * none on 404 (assumed: a transfer BIND never received).
+   */
+  const query = (id: string) =>
     request({
       method: "GET",
-      path: Api.paths.transfer(originId),
+      path: Api.paths.transfer(id),
       idempotent: true,
       what: "transfer status query"
     }).pipe(
-      Effect.flatMap((answer): Effect.Effect<TransferStatus, BankError> =>
+      Effect.flatMap((answer): Effect.Effect<Option.Option<Api.TransferData>, BankError> =>
         answer.status === 404
-          ? Effect.succeed({ _tag: "Unknown" })
+          ? Effect.succeedNone
           : ok(answer)
-            ? Effect.map(decode(Api.TransferData, "transfer status query")(answer), statusOf)
+            ? Effect.asSome(decode(Api.TransferData, "transfer status query")(answer))
             : Effect.fail(statusError("transfer status query", answer))
-      ),
+      )
+    )
+
+  /** Consultar transferencia by `origin_id`; `Unknown` is a transfer BIND never received. */
+  const statusByOriginId = (originId: string) =>
+    query(originId).pipe(
+      Effect.map(Option.match({ onNone: (): TransferStatus => ({ _tag: "Unknown" }), onSome: statusOf })),
       Effect.tap((status) =>
         status._tag === "Pending" && status.status === "UNKNOWN_FOREVER"
           ? Effect.logError(
@@ -467,6 +488,14 @@ const makeWith = (client: Client, settings: BindSettings) => {
   }
   const bind: BindBank["Type"] = {
     transferStatus: (reference) => statusByOriginId(OriginId.forReference(reference)),
+    outgoing: (id) =>
+      Effect.map(
+        query(id),
+        Option.map((data) => ({
+          ...statusOf(data),
+          origin_id: Option.fromNullable(data.details?.origin_id).pipe(Option.filter((o) => o !== ""))
+        }))
+      ),
     returnStatus: (id) => statusByOriginId(OriginId.forReturn(id)),
     confirmIncoming,
     conciliate,

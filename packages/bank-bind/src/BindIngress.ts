@@ -10,15 +10,23 @@
  * late notification credits once (the transfer log's key, `data.id`). Nothing refused is dropped
  * silently: each refusal is a log line with the raw body (cut to `maxLoggedBody`) and a count of
  * `cobro_bank_notifications` by outcome. Answers never carry a schema's internals.
+ *
+ * The outgoing-transfer event (`TRANSFER`) is a claim too: the transfer is looked up with
+ * "Consultar transferencia" by the event's id (`BindBank.outgoing`), matched to our transfer in
+ * flight (by BIND's id, or by the `origin_id` BIND reports), and settled at once through the
+ * in-flight job's own status query and settlement (`OutgoingTransfers.settleReported`), exactly
+ * once. A transfer BIND does not know settles nothing (422, logged); one no longer in flight (a
+ * duplicate, a late event, a return of a transfer in) is acknowledged and changes nothing.
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { type BankProvider, Metrics, Spans, Transfers } from "@cobro/core"
+import { type BankProvider, Metrics, OutgoingTransfers, Spans, Transfers } from "@cobro/core"
 import { Cause, Effect, Either, Metric, MetricKey, Option } from "effect"
 import { BindBank } from "./BindBank.js"
 import type { IngressSettings } from "./BindConfig.js"
 import * as AllowList from "./internal/allowList.js"
 import { authenticate, parse } from "./BindWebhook.js"
+import * as OriginId from "./OriginId.js"
 
 /** Where the reference server mounts the route (the URL to register with BIND). */
 export const path = "/bank/bind/notifications"
@@ -28,6 +36,8 @@ export const maxLoggedBody = 8192
 
 export type Outcome =
   | "credited"
+  | "settled"
+  | "pending"
   | "duplicate"
   | "returned"
   | "unconfirmed"
@@ -47,6 +57,8 @@ const of = (outcome: Outcome) => Metrics.labelled(notifications, { outcome })
 /** The counter of each outcome, made once (`Metrics.labelled`); typed, so none is left out. */
 const byOutcome: Record<Outcome, Metric.Metric.Counter<number>> = {
   credited: of("credited"),
+  settled: of("settled"),
+  pending: of("pending"),
   duplicate: of("duplicate"),
   returned: of("returned"),
   unconfirmed: of("unconfirmed"),
@@ -102,7 +114,7 @@ export const handler = (
 ): Effect.Effect<
   HttpServerResponse.HttpServerResponse,
   never,
-  HttpServerRequest.HttpServerRequest | Transfers.Transfers | BindBank
+  HttpServerRequest.HttpServerRequest | Transfers.Transfers | OutgoingTransfers.OutgoingTransfers | BindBank
 > => {
   const allowList = AllowList.make(settings.allow)
   return Effect.gen(function* () {
@@ -146,11 +158,7 @@ export const handler = (
         yield* Effect.logInfo(`bank event ${n.type} is not one cobro acts on; acknowledged`)
         return yield* answer(200, "ignored", `event ${n.type} acknowledged`)
       case "Outgoing":
-        // The transfer's status is BIND's query's to tell (the in-flight job asks it by origin_id).
-        yield* Effect.logInfo("BIND reports an outgoing transfer's final status").pipe(
-          Effect.annotateLogs({ bank_transaction_id: n.id, status: n.status })
-        )
-        return yield* answer(200, "ignored", "outgoing transfer status acknowledged")
+        return yield* outgoing(n.id, n.status, body)
       case "Incoming":
         return yield* confirmed(n.transfer, n.redeliveries, body)
     }
@@ -164,6 +172,58 @@ export const handler = (
     Spans.span("BindIngress.notification")
   )
 }
+
+/**
+ * Confirms the outgoing event's claim with BIND's status query, then settles our transfer in
+ * flight through the in-flight job's own query and settlement.
+ */
+const outgoing = (id: string, claimed: string, body: string) =>
+  Effect.gen(function* () {
+    const bind = yield* BindBank
+    const transfers = yield* OutgoingTransfers.OutgoingTransfers
+    const ids = { bank_transaction_id: id, status: claimed }
+    const found = yield* Effect.either(bind.outgoing(id))
+    if (Either.isLeft(found)) {
+      yield* Effect.logWarning(
+        `outgoing transfer event not confirmed: BIND could not be asked (${found.left.message}); BIND retries it`
+      ).pipe(Effect.annotateLogs(ids))
+      return yield* answer(503, "failed", "the transfer could not be confirmed with the bank; retry")
+    }
+    if (Option.isNone(found.right)) {
+      yield* Effect.logError(
+        "outgoing transfer event for a transfer BIND does not know; nothing settled"
+      ).pipe(Effect.annotateLogs({ ...ids, ...logged(body) }))
+      return yield* answer(422, "unconfirmed", "not confirmed by the bank: BIND has no transfer with this id")
+    }
+    const record = found.right.value
+    const settled = yield* transfers.settleReported(
+      (t) =>
+        t.bank_transaction_id === record.bank_transaction_id ||
+        Option.contains(record.origin_id, OriginId.forReference(t.reference))
+    )
+    const at = { ...ids, bank_status: record.status }
+    if (Option.isNone(settled)) {
+      yield* Effect.logInfo(
+        "outgoing transfer event for no transfer of ours in flight (settled already, or a return); nothing changed"
+      ).pipe(Effect.annotateLogs(at))
+      return yield* answer(200, "duplicate", "no transfer in flight: nothing to settle")
+    }
+    const { reference, step } = settled.value
+    yield* Effect.logInfo(`outgoing transfer event checked with BIND: ${step}`).pipe(
+      Effect.annotateLogs({ ...at, reference })
+    )
+    switch (step) {
+      case "completed":
+      case "failed":
+        return yield* answer(200, "settled", `settled ${step}`)
+      case "stale":
+        return yield* answer(200, "duplicate", "settled already")
+      case "pending":
+        return yield* answer(200, "pending", "not final at the bank; settled when it is")
+      case "unknown":
+        return yield* answer(503, "failed", "the transfer's status could not be read from the bank; retry")
+    }
+  })
 
 /** Confirms the claim with BIND's list, then ingests BIND's record. */
 const confirmed = (claim: BankProvider.IncomingTransfer, redeliveries: number, body: string) =>

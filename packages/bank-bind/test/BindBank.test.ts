@@ -170,6 +170,16 @@ describe("BindBank over the simulator", () => {
           status: "COMPLETED"
         })
         expect(yield* bind.transferStatus("po_never")).toEqual({ _tag: "Unknown" })
+        // By BIND's id (an outgoing event's `data.id`): its status and the origin_id it was sent with.
+        expect(yield* bind.outgoing(sent.bank_transaction_id)).toEqual(
+          Option.some({
+            _tag: "Sent",
+            bank_transaction_id: sent.bank_transaction_id,
+            status: "COMPLETED",
+            origin_id: Option.some(OriginId.forReference("po_0001"))
+          })
+        )
+        expect(yield* bind.outgoing("1-30717449076-000000092637177-1")).toEqual(Option.none())
         // Another amount under the same reference is never taken for ours.
         const clash = yield* Effect.flip(
           bank.sendTransfer({ to: seller.cbu, amount: ars(1n), reference: "po_0001" })

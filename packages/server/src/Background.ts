@@ -135,10 +135,13 @@ export const reconciliation = (
         interval,
         Effect.tap(reconciliation.run(), (report) =>
           report._tag === "Reconciled" &&
-          (report.found.length > 0 || report.failed.length > 0 || report.quarantined.length > 0)
+          (report.found.length > 0 ||
+            report.failed.length > 0 ||
+            report.quarantined.length > 0 ||
+            report.missing_at_bank.length > 0)
             ? Effect.zipRight(
                 Effect.logInfo(
-                  `reconciliation ${DateTime.formatIso(report.from)}..${DateTime.formatIso(report.to)}: listed=${report.listed} known=${report.known} found=${report.found.length} failed=${report.failed.length} quarantined=${report.quarantined.length}`
+                  `reconciliation ${DateTime.formatIso(report.from)}..${DateTime.formatIso(report.to)}: listed=${report.listed} known=${report.known} found=${report.found.length} failed=${report.failed.length} quarantined=${report.quarantined.length} missing_at_bank=${report.missing_at_bank.length}`
                 ),
                 conciliateFound(report)
               )

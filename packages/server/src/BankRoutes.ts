@@ -11,7 +11,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { BindBank, BindConfig, BindIngress } from "@cobro/bank-bind"
-import type { Transfers } from "@cobro/core"
+import type { OutgoingTransfers, Transfers } from "@cobro/core"
 import { Context, Effect, Option } from "effect"
 import type { TLSSocket } from "node:tls"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -36,7 +36,7 @@ export const layer = (
           const bind = yield* Effect.serviceOption(BindBank.BindBank)
           if (Option.isNone(bind)) return yield* Effect.dieMessage("COBRO_BANK=bind without BIND's services")
           const context = Context.add(
-            yield* Effect.context<Transfers.Transfers>(),
+            yield* Effect.context<Transfers.Transfers | OutgoingTransfers.OutgoingTransfers>(),
             BindBank.BindBank,
             bind.value
           )

@@ -225,10 +225,13 @@ export const createHttpServer = (): Http.Server => {
 }
 
 /**
- * The server on node:http at `config.port`. On shutdown `/readyz` turns 503 first and the port
- * stays open for `config.shutdownDelay`; then it is drained.
+ * The server on node:http at `port` (`config.port`; tests pass 0). On shutdown `/readyz` turns 503
+ * first and the port stays open for `config.shutdownDelay`; then it is drained while the API's
+ * handler is still attached: a request that arrives on a kept-alive connection meanwhile (a bank
+ * event, say) is answered, never left on a connection without a handler that would keep the
+ * close waiting.
  */
-export const layer = (config: ServerConfig) =>
+export const layer = (config: ServerConfig, port: number = config.port) =>
   Layer.unwrapEffect(
     Effect.sync(() => {
       const server = createHttpServer()
@@ -238,7 +241,7 @@ export const layer = (config: ServerConfig) =>
             Layer.provideMerge(
               serving(
                 config,
-                NodeHttpServer.layer(() => server, { port: config.port })
+                NodeHttpServer.layer(() => server, { port })
               )
             )
           )

@@ -164,6 +164,8 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
           expect(String(page.body)).toContain("Tienda bindshop")
           expect(String(page.body)).toContain("30-71659554-0")
 
+          // BIND's outgoing events on: a payout settles as soon as BIND reports it.
+          sim.faults.notifyOutgoing = true
           // Sent twice (BIND's retry): credited once.
           sim.faults.duplicateNotifications = 1
           const sent = yield* Effect.promise(() => sim.receive({ cvu, amount: 1500, sender: payer }))
@@ -331,6 +333,11 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
             quarantined: Array<{ bank_transaction_id: string; reason: string; body: string }>
           }
           expect(quarantine.advanced).toBe(true)
+          // Stored: every later report lists it too (`quarantine`).
+          const stored = (yield* cli(["bank", "reconcile", "--json"], env)).stdout
+          expect((JSON.parse(stored) as { quarantine: Array<unknown> }).quarantine).toContainEqual(
+            expect.objectContaining({ bank_transaction_id: "HUGE0000000000000000001" })
+          )
           expect(quarantine.quarantined).toContainEqual(
             expect.objectContaining({
               bank_transaction_id: "HUGE0000000000000000001",
@@ -533,6 +540,124 @@ describe("a notification is a claim, the bank the truth (production mode on BIND
           expect(JSON.parse(ledger.stdout)).toMatchObject({ ok: true })
           const balance = yield* get("/users/claims/balance", token)
           expect(balance.status).toBeLessThan(500)
+        }).pipe(Effect.provide(serverLayer(config)), Effect.withConfigProvider(provider(env)))
+      }),
+    { timeout: 60_000 }
+  )
+})
+
+describe("the outgoing-transfer event settles at once (production mode on BIND)", () => {
+  it.scopedLive(
+    "a refund settles SUCCESS when BIND's event comes (confirmed by the status query), a FAILED one returns the money; a duplicate changes nothing; an unknown transfer settles nothing",
+    () =>
+      Effect.gen(function* () {
+        const sim = yield* BindSimulator.scoped()
+        // The jobs (and the in-flight checks, every minute) never run within the test: only the
+        // event can settle a refund here.
+        const env = bindEnv(sim, yield* tempDb, {
+          COBRO_MODE: "production",
+          COBRO_SECRET_KEY: "ab".repeat(32),
+          COBRO_JOB_INTERVAL: "1 hour",
+          COBRO_BIND_WEBHOOK_CLIENT_CERT: "header:x-ssl-client-verify=SUCCESS"
+        })
+        delete (env as Record<string, string>)["COBRO_BIND_WEBHOOK_SECRET"]
+        const config = yield* configOf(env)
+        yield* Effect.gen(function* () {
+          const verified = { "x-ssl-client-verify": "SUCCESS" }
+          sim.setWebhook({
+            url: `${yield* baseUrl}${notificationsPath}`,
+            header: "x-ssl-client-verify",
+            secret: "SUCCESS"
+          })
+          const { user, token } = yield* merchant("outgoing")
+          const paid = (external_id: string) =>
+            Effect.gen(function* () {
+              const created = yield* postJson(
+                "/payments/",
+                {
+                  user_id: user.user_id,
+                  external_id,
+                  price: { amount: 1500, currency: "ARS" },
+                  payment_options: ["transfer"]
+                },
+                token
+              )
+              const { id } = created.body["data"] as { id: string }
+              const cvu = yield* cvuOf(id)
+              expect(
+                (yield* Effect.promise(() => sim.receive({ cvu, amount: 1500, sender: payer }))).status
+              ).toBe(200)
+              expect(yield* statusOf(id)).toBe("SUCCESS")
+              return id
+            })
+          const refund = (paymentId: string) =>
+            Effect.map(postJson(`/payments/${paymentId}/refunds`, { refund_type: "FULL" }, token), (r) => {
+              expect(r.status).toBe(200)
+              return (r.body["data"] as { refund_id: string; status: string }).refund_id
+            })
+          const refundStatus = (paymentId: string, refundId: string) =>
+            Effect.map(
+              get(`/payments/${paymentId}/refunds/${refundId}`, token),
+              (r) => (r.body["data"] as { status: string }).status
+            )
+          /** BIND's transfer of the refund, held IN_PROGRESS (the refund is PENDING meanwhile). */
+          const inProgress = () => {
+            const held = [...sim.transfers.values()].filter((t) => t.status === "IN_PROGRESS")
+            expect(held).toHaveLength(1)
+            return held[0]!
+          }
+          const outgoingEvent = (data: Record<string, unknown>) => {
+            const documented = JSON.parse(
+              readFileSync(
+                new URL("../../bank-bind/test/fixtures/transfer.outgoing.json", import.meta.url),
+                "utf8"
+              )
+            ) as { data: Record<string, unknown> }
+            return { ...documented, data: { ...documented.data, ...data } }
+          }
+          const post = (body: unknown) =>
+            request(
+              HttpClientRequest.post(notificationsPath).pipe(
+                HttpClientRequest.bodyText(JSON.stringify(body), "application/json"),
+                HttpClientRequest.setHeaders(verified)
+              )
+            )
+
+          sim.faults.holdTransfers = true
+          sim.faults.notifyOutgoing = true
+          const first = yield* paid("refund-ok")
+          const ok = yield* refund(first)
+          const transfer = inProgress()
+          expect(yield* refundStatus(first, ok)).toBe("PENDING")
+          // BIND completes it and posts its event: the refund settles without waiting for a check.
+          sim.settle(transfer.origin_id, "COMPLETED")
+          expect(yield* until(refundStatus(first, ok), (s) => s === "SUCCESS")).toBe("SUCCESS")
+          // The same event again (BIND's redelivery, or a late one): nothing changes.
+          const again = yield* post(outgoingEvent({ id: transfer.id, status: "COMPLETED" }))
+          expect([again.status, again.body["outcome"]]).toEqual([200, "duplicate"])
+          expect(yield* refundStatus(first, ok)).toBe("SUCCESS")
+
+          // A FAILED event: BIND gave the money back, the refund fails and the payment keeps it.
+          const second = yield* paid("refund-failed")
+          const failing = yield* refund(second)
+          const failed = inProgress()
+          // The event claims COMPLETED before BIND's status query says so: nothing settles yet.
+          const early = yield* post(outgoingEvent({ id: failed.id, status: "COMPLETED" }))
+          expect([early.status, early.body["outcome"]]).toEqual([200, "pending"])
+          expect(yield* refundStatus(second, failing)).toBe("PENDING")
+          sim.settle(failed.origin_id, "FAILED")
+          expect(yield* until(refundStatus(second, failing), (s) => s !== "PENDING")).toBe("FAILED")
+          // The money is back: the payment can be refunded again.
+          sim.faults.holdTransfers = false
+          sim.faults.notifyOutgoing = false
+          const retried = yield* refund(second)
+          expect(retried).not.toBe(failing)
+
+          // An event for a transfer BIND does not know (the page's own example): nothing settles.
+          const unknown = yield* post(outgoingEvent({}))
+          expect([unknown.status, unknown.body["outcome"]]).toEqual([422, "unconfirmed"])
+          const ledger = yield* cli(["ledger", "verify", "--json"], env)
+          expect(JSON.parse(ledger.stdout)).toMatchObject({ ok: true })
         }).pipe(Effect.provide(serverLayer(config)), Effect.withConfigProvider(provider(env)))
       }),
     { timeout: 60_000 }

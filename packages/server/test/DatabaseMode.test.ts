@@ -144,12 +144,19 @@ const refusesAnotherMode = (fresh: Effect.Effect<string, unknown, Scope.Scope>) 
     expect(listed.stdout).toContain("prod_1")
   })
 
-/** A database as the version before the record left it: the record and its migration removed. */
+/**
+ * A database as the version before the record left it: the record's migration (0020) and every
+ * later one undone, since the Migrator runs only the ids above the newest applied. A migration
+ * added after 0020 adds what it creates here.
+ */
 const unrecord = (url: string) =>
   withSql(url, (sql) =>
     Effect.gen(function* () {
       yield* sql`DROP TABLE cobro_database`
-      yield* sql`DELETE FROM cobro_migrations WHERE migration_id = 20`
+      yield* sql`DROP TABLE IF EXISTS cobro_rate_limits`
+      yield* sql`DROP INDEX IF EXISTS cobro_transfers_received`
+      yield* sql`DROP TABLE IF EXISTS cobro_bank_quarantine`
+      yield* sql`DELETE FROM cobro_migrations WHERE migration_id >= 20`
     })
   )
 

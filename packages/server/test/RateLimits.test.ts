@@ -8,7 +8,6 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
 import { Context, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
@@ -37,9 +36,7 @@ const addressOf = () => `10.${[...randomBytes(3)].join(".")}`
 const instance = (env: Env) =>
   Effect.gen(function* () {
     const config = yield* configOf(env)
-    const context = yield* Layer.build(
-      Server.layerWith(config, NodeHttpServer.layer(Server.createHttpServer, { port: 0 }))
-    )
+    const context = yield* Layer.build(Server.layer(config, 0))
     const { address } = Context.get(context, HttpServer.HttpServer)
     if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("not a TCP server")
     return { context, base: `http://127.0.0.1:${address.port}` }

@@ -8,11 +8,15 @@ import { describe, expect, it } from "@effect/vitest"
 import { BindSimulator } from "@cobro/bank-bind/testing"
 import {
   BankAccount,
+  BankProvider,
+  Ids,
   Ledger,
+  Money,
   PaymentRequest,
   Payments,
   Reconciliation,
-  ReconciliationCursor
+  ReconciliationCursor,
+  Transfers
 } from "@cobro/core"
 import { SqlReconciliationCursor } from "@cobro/sql"
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
@@ -64,6 +68,28 @@ const cursorContract = (layer: Layer.Layer<ReconciliationCursor.ReconciliationCu
       _tag: "Claimed",
       cursor: Option.some(t1)
     })
+    // The quarantine: each entry once (by id, or by body without one), the first kept, per account.
+    const entry = (id: string, reason: string, t: DateTime.Utc, body = `{"id":"${id}"}`) => ({
+      bank_transaction_id: id,
+      reason,
+      body,
+      quarantined_at: t
+    })
+    expect(yield* cursors.quarantined("bind:a", 10)).toEqual([])
+    yield* cursors.quarantine("bind:a", [
+      entry("HUGE1", "amount", t1),
+      entry("", "unreadable", t0, "{not json")
+    ])
+    yield* cursors.quarantine("bind:a", [entry("HUGE1", "again", t2), entry("BAD1", "cbu", t2)])
+    yield* cursors.quarantine("bind:b", [entry("OTHER", "x", t0)])
+    yield* cursors.quarantine("bind:a", [])
+    expect(yield* cursors.quarantined("bind:a", 10)).toEqual([
+      entry("", "unreadable", t0, "{not json"),
+      entry("HUGE1", "amount", t1),
+      entry("BAD1", "cbu", t2)
+    ])
+    expect(yield* cursors.quarantined("bind:a", 1)).toEqual([entry("", "unreadable", t0, "{not json")])
+    expect(yield* cursors.quarantined("bind:b", 10)).toEqual([entry("OTHER", "x", t0)])
   }).pipe(Effect.provide(layer))
 
 const sqlCursor = (database: string) =>
@@ -163,4 +189,80 @@ const twoInstances = (database: string) =>
 describe("two instances reconciling at once", () => {
   it.scopedLive("SQLite", () => Effect.flatMap(tempDb, twoInstances), { timeout: 60_000 })
   it.scopedLive.skipIf(!pg)("Postgres", () => Effect.flatMap(freshPgUrl, twoInstances), { timeout: 60_000 })
+})
+
+/**
+ * The other way: a run over a normal window reports nothing missing; a credit in our books that
+ * BIND's statement does not hold (injected past BIND's confirmation) is reported by the next run.
+ */
+const missingAtBank = (database: string) =>
+  Effect.gen(function* () {
+    const sim = yield* BindSimulator.scoped()
+    const env: Env = {
+      COBRO_DATABASE_URL: database,
+      COBRO_BANK: "bind",
+      COBRO_BIND_BASE_URL: sim.url,
+      COBRO_BIND_TOKEN_URL: sim.tokenUrl,
+      COBRO_BIND_CLIENT_ID: sim.clientId,
+      COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
+      COBRO_BIND_CUIT: sim.entity.cuit
+    }
+    yield* Effect.gen(function* () {
+      yield* Admin.createUser({
+        user_id: "books",
+        name: "Tienda books",
+        email: "books@example.com",
+        cuit: "30712345671",
+        status: "ACTIVE"
+      })
+      const payments = yield* Payments.Payments
+      const create = (external_id: string) =>
+        payments.create(
+          Schema.decodeUnknownSync(PaymentRequest.CreatePaymentRequest)({
+            user_id: "books",
+            external_id,
+            price: { amount: 1000, currency: "ARS" },
+            payment_options: ["transfer"]
+          })
+        )
+      const paid = yield* create("paid")
+      // Credited as BIND sends it: booked at BIND, notified, confirmed.
+      const reconciliation = yield* Reconciliation.Reconciliation
+      sim.faults.dropNotifications = 1
+      yield* Effect.promise(() => sim.receive({ cvu: paid.cvu, amount: 1000, sender: payer }))
+      yield* Effect.sleep("10 millis")
+      const normal = yield* reconciliation.run()
+      expect(normal).toMatchObject({ _tag: "Reconciled", listed: 1, missing_at_bank: [] })
+      // A credit our books hold that BIND never booked (what a forged notification did before
+      // notifications were confirmed with BIND).
+      const forged = yield* create("forged")
+      const transfers = yield* Transfers.Transfers
+      yield* transfers.ingest(
+        new BankProvider.IncomingTransfer({
+          bank_transaction_id: Ids.BankTransactionId.make("FORGED000000000001"),
+          cvu: forged.cvu,
+          amount: Money.make(100000n, "ARS"),
+          sender_cuit: BankAccount.Cuit.make(payer.cuit),
+          sender_name: payer.name,
+          sender_account: payer.cbu
+        })
+      )
+      yield* Effect.sleep("10 millis")
+      const next = yield* reconciliation.run()
+      expect(next._tag === "Reconciled" && next.missing_at_bank).toEqual([
+        expect.objectContaining({
+          bank_transaction_id: "FORGED000000000001",
+          cvu: forged.cvu,
+          amount: Money.make(100000n, "ARS"),
+          target: "payment",
+          target_id: forged.id
+        })
+      ])
+      expect(next).toMatchObject({ listed: 1, known: 1, found: [] })
+    }).pipe(Effect.provide(yield* instance(env)))
+  })
+
+describe("reconciliation the other way: credits in our books that BIND does not hold", () => {
+  it.scopedLive("SQLite", () => Effect.flatMap(tempDb, missingAtBank), { timeout: 60_000 })
+  it.scopedLive.skipIf(!pg)("Postgres", () => Effect.flatMap(freshPgUrl, missingAtBank), { timeout: 60_000 })
 })

@@ -5,7 +5,7 @@
  * `cobro <args>` run to completion.
  */
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
-import { NodeContext, NodeHttpServer } from "@effect/platform-node"
+import { NodeContext } from "@effect/platform-node"
 import { ConfigProvider, Console, Effect, Exit, Layer, type Scope } from "effect"
 import { type ChildProcess, type ExecFileException, execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -101,7 +101,7 @@ export const failureOf = (result: CliResult): string =>
 export const serverLayer = (config: ServerConfig.ServerConfig) =>
   HttpServer.layerTestClient.pipe(
     Layer.provide(FetchHttpClient.layer),
-    Layer.provideMerge(Server.layerWith(config, NodeHttpServer.layer(Server.createHttpServer, { port: 0 })))
+    Layer.provideMerge(Server.layer(config, 0))
   )
 
 /** A request to the test server: status, headers and parsed JSON body. */

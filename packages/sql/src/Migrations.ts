@@ -25,6 +25,8 @@ import m0018 from "./migrations/0018_test_clocks.js"
 import m0019 from "./migrations/0019_second_factor.js"
 import m0020 from "./migrations/0020_database_mode.js"
 import m0021 from "./migrations/0021_rate_limits.js"
+import m0024 from "./migrations/0024_transfers_received.js"
+import m0025 from "./migrations/0025_bank_quarantine.js"
 
 export const loader = Migrator.fromRecord({
   "0001_payments": m0001,
@@ -46,7 +48,9 @@ export const loader = Migrator.fromRecord({
   "0018_test_clocks": m0018,
   "0019_second_factor": m0019,
   "0020_database_mode": m0020,
-  "0021_rate_limits": m0021
+  "0021_rate_limits": m0021,
+  "0024_transfers_received": m0024,
+  "0025_bank_quarantine": m0025
 })
 
 const migrate = Migrator.make({})({ loader, table: "cobro_migrations" })

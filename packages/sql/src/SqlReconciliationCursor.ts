@@ -8,7 +8,17 @@
 import { SqlClient } from "@effect/sql"
 import { ReconciliationCursor as Port, Spans } from "@cobro/core"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
-import { findOne, millis, NullableMillis } from "./internal/sql.js"
+import { execute, findOne, Millis, millis, NullableMillis, orDie } from "./internal/sql.js"
+
+const QuarantineRows = Schema.Array(
+  Schema.Struct({
+    bank_transaction_id: Schema.String,
+    reason: Schema.String,
+    body: Schema.String,
+    quarantined_ms: Millis
+  })
+)
+const decodeQuarantine = Schema.decodeUnknown(QuarantineRows)
 
 const ClaimRow = Schema.Struct({ cursor_ms: NullableMillis })
 
@@ -74,6 +84,35 @@ export const make = Effect.gen(function* () {
       releaseRow({ account, owner, to: Option.match(to, { onNone: () => null, onSome: millis }) }).pipe(
         Effect.map(Option.isSome),
         Spans.span("ReconciliationCursor.release")
+      ),
+    quarantine: (account, entries) =>
+      entries.length === 0
+        ? Effect.void
+        : orDie(
+            execute(
+              sql`INSERT INTO cobro_bank_quarantine ${sql.insert(
+                entries.map((q) => ({
+                  account,
+                  entry_key: Port.quarantineKey(q),
+                  bank_transaction_id: q.bank_transaction_id,
+                  reason: q.reason,
+                  body: q.body,
+                  quarantined_ms: millis(q.quarantined_at)
+                }))
+              )} ON CONFLICT (account, entry_key) DO NOTHING`
+            )
+          ).pipe(Effect.asVoid),
+    quarantined: (account, limit) =>
+      orDie(
+        Effect.flatMap(
+          execute(sql`SELECT bank_transaction_id, reason, body, quarantined_ms FROM cobro_bank_quarantine
+            WHERE account = ${account} ORDER BY quarantined_ms, entry_key LIMIT ${limit}`),
+          decodeQuarantine
+        )
+      ).pipe(
+        Effect.map((rows) =>
+          rows.map(({ quarantined_ms, ...q }) => ({ ...q, quarantined_at: quarantined_ms }))
+        )
       )
   })
 })

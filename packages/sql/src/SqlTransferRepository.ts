@@ -58,6 +58,8 @@ export const encodedTransfer = (t: Port.TransferRecord): typeof TransferRowIn.En
 /** A row of `cobro_transfers` as written (the amount a bigint). */
 export const TransferRowIn = transferRow(Schema.BigIntFromSelf)
 
+const decodeRows = Schema.decodeUnknown(Schema.Array(transferRow(BigIntText)))
+
 const RecordedIds = Schema.Array(Schema.Struct({ bank_transaction_id: Ids.BankTransactionId }))
 const decodeRecorded = Schema.decodeUnknown(RecordedIds)
 
@@ -101,7 +103,17 @@ export const make: Effect.Effect<Port.TransferRepository["Type"], never, SqlClie
         ) => sql`SELECT bank_transaction_id, cvu, CAST(amount_minor AS TEXT) AS amount_minor, currency,
             target, target_id, received_ms
           FROM cobro_transfers WHERE bank_transaction_id = ${id}`
-      })
+      }),
+      receivedBetween: (from, to) =>
+        orDie(
+          Effect.flatMap(
+            execute(sql`SELECT bank_transaction_id, cvu, CAST(amount_minor AS TEXT) AS amount_minor, currency,
+                target, target_id, received_ms
+              FROM cobro_transfers WHERE received_ms >= ${millis(from)} AND received_ms < ${millis(to)}
+              ORDER BY received_ms, bank_transaction_id`),
+            decodeRows
+          )
+        )
     })
   }
 )

@@ -11,15 +11,24 @@
  * cannot be read (`Statement.unreadable`), or that ingest refuses for good (`InvalidInput`: an
  * amount over the maximum, a sender it cannot take; `Conflict`: the ledger refusing it), is
  * quarantined — logged with its body, counted in `cobro_bank_quarantined`, listed in the report —
- * and the rest of the window is credited and the cursor moves on. Only a failure that trying
+ * and the rest of the window is credited and the cursor moves on. Quarantined entries are stored
+ * (`ReconciliationCursor.quarantine`): every report lists those of earlier runs too. Only a failure that trying
  * again can mend (the bank failing a return: `ProviderFailure`) keeps the cursor where it was.
+ *
+ * It goes both ways: a transfer our books hold (`TransferRepository.receivedBetween`) that the
+ * bank's statement of the window does not is reported — `missing_at_bank` in the report, an
+ * ERROR log each, `cobro_bank_missing_at_bank` — never undone (an operator looks into it). The
+ * credits checked are those recorded from `from + overlap` to now: a transfer is booked by the
+ * bank at most `overlap` before we record it (the assumption `overlap` already makes), so each is
+ * in the statement read, and successive runs check adjoining stretches (the last run's end to now).
  */
 import { Context, DateTime, Duration, Effect, Either, Layer, Metric, Option } from "effect"
 import { randomDigits } from "../internal/ids.js"
 import type { Money } from "../Money.js"
+import { type TransferRecord, TransferRepository } from "../transfers/TransferRepository.js"
 import { type IngestError, type IngestOutcome, Transfers } from "../transfers/Transfers.js"
 import { BankProvider, type BankError, type IncomingTransfer } from "./BankProvider.js"
-import { ReconciliationCursor } from "./ReconciliationCursor.js"
+import { ReconciliationCursor, type StoredQuarantine } from "./ReconciliationCursor.js"
 import * as Spans from "../Spans.js"
 
 export interface Settings {
@@ -32,6 +41,9 @@ export interface Settings {
   /** How long a run holds the lease; another instance may take it over after this. */
   readonly lease: Duration.Duration
 }
+
+/** How many stored quarantined entries a report lists. */
+export const quarantineListed = 100
 
 export const defaults: Settings = {
   account: "default",
@@ -59,6 +71,17 @@ export interface Quarantined {
   readonly body: string
 }
 
+/** A transfer our books credited from the bank that the bank's statement does not hold. */
+export interface MissingAtBank {
+  readonly bank_transaction_id: string
+  readonly cvu: string
+  readonly amount: Money
+  /** Where our books put it (`bounced`: returned to its sender). */
+  readonly target: TransferRecord["target"]
+  readonly target_id: string | null
+  readonly received_at: DateTime.Utc
+}
+
 export type Report =
   | {
       readonly _tag: "Reconciled"
@@ -75,6 +98,10 @@ export type Report =
       readonly failed: ReadonlyArray<{ readonly bank_transaction_id: string; readonly error: string }>
       /** Entries that cannot be booked: set aside for an operator, the window went on without them. */
       readonly quarantined: ReadonlyArray<Quarantined>
+      /** Transfers our books recorded in the window that the bank's statement does not hold. */
+      readonly missing_at_bank: ReadonlyArray<MissingAtBank>
+      /** The stored quarantine: entries of this run and earlier ones, oldest first (at most `quarantineListed`). */
+      readonly quarantine: ReadonlyArray<StoredQuarantine>
       /** Whether the cursor moved to `to`. */
       readonly advanced: boolean
     }
@@ -87,6 +114,10 @@ const reconciled = Metric.counter("cobro_bank_reconciled", {
 })
 const quarantinedEntries = Metric.counter("cobro_bank_quarantined", {
   description: "Statement entries reconciliation set aside because they cannot be booked",
+  incremental: true
+})
+const missingAtBank = Metric.counter("cobro_bank_missing_at_bank", {
+  description: "Transfers our books credited from the bank that the bank's statement does not hold",
   incremental: true
 })
 const reconcileFailures = Metric.counter("cobro_bank_reconcile_failures", {
@@ -127,6 +158,7 @@ export const make = (settings: Settings) =>
     const bank = yield* BankProvider
     const transfers = yield* Transfers
     const cursors = yield* ReconciliationCursor
+    const log = yield* TransferRepository
     const { account } = settings
 
     const ingest = (listed: ReadonlyArray<IncomingTransfer>) =>
@@ -195,6 +227,28 @@ export const make = (settings: Settings) =>
         const ingested = yield* ingest(listed)
         const { found, failed, known } = ingested
         const quarantined: ReadonlyArray<Quarantined> = [...statement.unreadable, ...ingested.quarantined]
+        const held = new Set<string>([
+          ...listed.map((t) => t.bank_transaction_id),
+          ...statement.unreadable.map((q) => q.bank_transaction_id)
+        ])
+        const missing_at_bank: ReadonlyArray<MissingAtBank> = (yield* log.receivedBetween(
+          DateTime.addDuration(from, settings.overlap),
+          now
+        ))
+          .filter((r) => !held.has(r.bank_transaction_id))
+          .map((r) => ({
+            bank_transaction_id: r.bank_transaction_id,
+            cvu: r.cvu,
+            amount: r.amount,
+            target: r.target,
+            target_id: r.target_id,
+            received_at: r.received_at
+          }))
+        yield* cursors.quarantine(
+          account,
+          quarantined.map((q) => ({ ...q, quarantined_at: now }))
+        )
+        const quarantine = yield* cursors.quarantined(account, quarantineListed)
         const advanced = continuous && failed.length === 0
         yield* release(advanced ? Option.some(now) : Option.none())
         yield* Metric.incrementBy(reconciled, found.length)
@@ -207,6 +261,21 @@ export const make = (settings: Settings) =>
               bank_transaction_id: q.bank_transaction_id,
               reason: q.reason,
               body: q.body
+            })
+          )
+        yield* Metric.incrementBy(missingAtBank, missing_at_bank.length)
+        for (const m of missing_at_bank)
+          yield* Effect.logError(
+            "reconciliation: a transfer our books credited from the bank is not in the bank's statement"
+          ).pipe(
+            Effect.annotateLogs({
+              account,
+              bank_transaction_id: m.bank_transaction_id,
+              cvu: m.cvu,
+              amount: m.amount.minor.toString(),
+              target: m.target,
+              target_id: m.target_id ?? "",
+              received_at: DateTime.formatIso(m.received_at)
             })
           )
         if (found.length > 0)
@@ -227,6 +296,8 @@ export const make = (settings: Settings) =>
           found,
           failed,
           quarantined,
+          missing_at_bank,
+          quarantine,
           advanced
         } satisfies Report
       }).pipe(Effect.onError(() => release(Option.none())))
@@ -238,5 +309,5 @@ export const make = (settings: Settings) =>
 /** The reconciliation of `settings.account` over the engine's services. */
 export const layer = (
   settings: Partial<Settings> = {}
-): Layer.Layer<Reconciliation, never, BankProvider | Transfers | ReconciliationCursor> =>
+): Layer.Layer<Reconciliation, never, BankProvider | Transfers | ReconciliationCursor | TransferRepository> =>
   Layer.effect(Reconciliation, make({ ...defaults, ...settings }))

@@ -10,6 +10,8 @@
  *    (moving `next_check_at` on, so concurrent runs do not both ask), then asks the bank for its
  *    status: completed or failed → settled; pending → asked again later; not found (the send
  *    never arrived) → sent again with the same reference; unknown → asked again later.
+ * 4. `settleReported`, when the bank reports a transfer final (an event, a claim): the same status
+ *    query and settlement at once, for one transfer, without waiting for `next_check_at`.
  *
  * Settling is one unit of work: the transfer becomes COMPLETED or FAILED, its money moves out of
  * in transit (to the bank, or back where it came from) and the owner records the outcome and its
@@ -260,8 +262,11 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
         return yield* send(counted.value)
       })
 
-    /** One check of a claimed transfer: the bank's status decides. */
-    const check = (transfer: OutgoingTransfer) =>
+    /**
+     * One check of a claimed transfer: the bank's status decides. `resendUnknown`: whether a
+     * transfer the bank has no record of is sent again (the job's check) or left to the job.
+     */
+    const check = (transfer: OutgoingTransfer, resendUnknown = true) =>
       Effect.gen(function* () {
         const status = yield* Effect.either(bank.transferStatus(transfer.reference))
         if (Either.isLeft(status))
@@ -269,7 +274,9 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
         const s = status.right
         switch (s._tag) {
           case "NotFound":
-            return { ...(yield* resend(transfer.reference)), resent: true }
+            return resendUnknown
+              ? { ...(yield* resend(transfer.reference)), resent: true }
+              : { ...only("pending"), resent: false }
           case "Pending":
             return { ...(yield* accepted(transfer.reference, { status: "pending", ...s })), resent: false }
           case "Completed":
@@ -320,6 +327,29 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
       return report satisfies SettleReport
     })
 
-    return { record, dispatch, settleDue } as const
+    /**
+     * The bank reports a transfer of ours final (its event: a claim). Finds the transfer in flight
+     * `matches` picks, asks the bank for its status (the job's status query: the truth) and
+     * settles it as the job does, exactly once (a transfer no longer in flight is left alone). A
+     * transfer the bank has no record of is left to the job (which sends it again). None when no
+     * transfer in flight matches (settled already, or not ours).
+     */
+    const settleReported = Spans.fn("OutgoingTransfers.settleReported")(function* (
+      matches: (transfer: OutgoingTransfer) => boolean
+    ) {
+      let after = Option.none<string>()
+      while (true) {
+        const page = yield* repo.list({ states: ["SENDING", "PENDING"], after, limit: config.jobBatchSize })
+        const found = page.find(matches)
+        if (found !== undefined) {
+          const { finished, step } = yield* check(found, false)
+          return Option.some({ reference: found.reference, purpose: found.purpose, step, finished })
+        }
+        if (page.length < config.jobBatchSize) return Option.none()
+        after = Option.some(page[page.length - 1]!.reference)
+      }
+    })
+
+    return { record, dispatch, settleDue, settleReported } as const
   })
 }) {}

@@ -3,7 +3,7 @@
  * It is what makes ingestion idempotent: a notification seen before is not credited again,
  * whichever payment, customer or split payment it went to.
  */
-import { Context, Effect, HashMap, Layer, Option, Schema } from "effect"
+import { Context, DateTime, Effect, HashMap, Layer, Option, Schema } from "effect"
 import { Cvu } from "../bank/BankAccount.js"
 import { BankTransactionId } from "../Ids.js"
 import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
@@ -38,6 +38,14 @@ export class TransferRepository extends Context.Tag("@cobro/core/TransferReposit
       records: ReadonlyArray<TransferRecord>
     ) => Effect.Effect<ReadonlyArray<BankTransactionId>>
     readonly findById: (id: BankTransactionId) => Effect.Effect<Option.Option<TransferRecord>>
+    /**
+     * The transfers recorded with `from <= received_at < to`, by `received_at` then id
+     * (reconciliation's other way: what our books hold that the bank's statement should).
+     */
+    readonly receivedBetween: (
+      from: DateTime.Utc,
+      to: DateTime.Utc
+    ) => Effect.Effect<ReadonlyArray<TransferRecord>>
   }
 >() {}
 
@@ -56,7 +64,17 @@ export const makeMemory = Effect.gen(function* () {
   return TransferRepository.of({
     insert: (record) => Effect.map(insertAll([record]), (recorded) => recorded.length === 1),
     insertAll,
-    findById: (id) => Effect.map(table.get, HashMap.get(id))
+    findById: (id) => Effect.map(table.get, HashMap.get(id)),
+    receivedBetween: (from, to) =>
+      Effect.map(table.get, (t) =>
+        Array.from(HashMap.values(t))
+          .filter((r) => !DateTime.lessThan(r.received_at, from) && DateTime.lessThan(r.received_at, to))
+          .sort(
+            (a, b) =>
+              DateTime.toEpochMillis(a.received_at) - DateTime.toEpochMillis(b.received_at) ||
+              (a.bank_transaction_id < b.bank_transaction_id ? -1 : 1)
+          )
+      )
   })
 })
 

@@ -14,6 +14,7 @@ import {
   Outbox,
   OutgoingTransfer,
   OutgoingTransferRepository,
+  OutgoingTransfers,
   SandboxBank,
   Schedules
 } from "@cobro/core"
@@ -186,6 +187,42 @@ export const outgoingScenarios: ReadonlyArray<Scenario> = [
       expect(yield* balances).toEqual({ available: 0n, inTransit: 0n })
       yield* checkLater
       expect((yield* runDue).payouts).toMatchObject({ sent: 0, failed: 0, retrying: 0 })
+      yield* expectLedgerOk
+    })
+  },
+  {
+    name: "outgoing transfers: a transfer the bank reports final is settled at once by its status query, once",
+    run: Effect.gen(function* () {
+      const { schedule, schedules } = yield* dueSchedule
+      const bank = yield* SandboxBank.SandboxBank
+      const outgoing = yield* OutgoingTransfers.OutgoingTransfers
+      yield* bank.holdTransfers(1)
+      expect((yield* runDue).payouts).toMatchObject({ retrying: 1 })
+      const [payout] = yield* schedules.payouts(asUser(), schedule.schedule_id)
+      const reported = (reference: string) => outgoing.settleReported((t) => t.reference === reference)
+      // Nothing of ours matches: nothing happens.
+      expect(yield* outgoing.settleReported(() => false)).toEqual(Option.none())
+      // The claim comes before the bank's query says it is final: still pending.
+      expect(Option.map(yield* reported(payout!.payout_id), (r) => r.step)).toEqual(Option.some("pending"))
+      expect((yield* schedules.payouts(asUser(), schedule.schedule_id))[0]).toMatchObject({
+        payout_status: "PENDING"
+      })
+      // Final at the bank: settled now, before any check is due; a repeat finds nothing in flight.
+      expect(yield* reported(payout!.payout_id)).toEqual(
+        Option.some({
+          reference: payout!.payout_id,
+          purpose: "schedule_payout",
+          step: "completed",
+          finished: true
+        })
+      )
+      expect((yield* schedules.payouts(asUser(), schedule.schedule_id))[0]).toMatchObject({
+        payout_status: "SUCCESS"
+      })
+      expect(yield* reported(payout!.payout_id)).toEqual(Option.none())
+      yield* checkLater
+      expect((yield* runDue).payouts).toMatchObject({ sent: 0, failed: 0, retrying: 0 })
+      expect(yield* balances).toEqual({ available: 0n, inTransit: 0n })
       yield* expectLedgerOk
     })
   },

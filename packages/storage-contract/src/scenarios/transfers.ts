@@ -75,6 +75,23 @@ export const transferScenarios: ReadonlyArray<Scenario> = [
       expect([...recorded].sort()).toEqual(["t1", "t2"])
       expect(Option.getOrThrow(yield* log.findById(Ids.BankTransactionId.make("t2"))).cvu).toBe(a.cvu)
       expect(yield* log.insertAll([])).toEqual([])
+      // Read by time: from inclusive, to exclusive, by time then id.
+      const now = yield* DateTime.now
+      const at = (ms: number) => DateTime.unsafeMake(DateTime.toEpochMillis(now) + ms)
+      const timed = (id: string, ms: number) =>
+        Effect.map(
+          record(id, a.cvu),
+          (r) => new TransferRepository.TransferRecord({ ...r, received_at: at(ms) })
+        )
+      yield* log.insertAll([yield* timed("r2", 2000), yield* timed("r1", 1000), yield* timed("r0", 1000)])
+      expect((yield* log.receivedBetween(at(1000), at(2000))).map((r) => r.bank_transaction_id)).toEqual([
+        "r0",
+        "r1"
+      ])
+      const window = yield* log.receivedBetween(at(1000), at(2001))
+      expect(window.map((r) => r.bank_transaction_id)).toEqual(["r0", "r1", "r2"])
+      expect(window[2]).toEqual(yield* timed("r2", 2000))
+      expect(yield* log.receivedBetween(at(3000), at(4000))).toEqual([])
 
       const repo = yield* PaymentRepository.PaymentRepository
       const found = yield* (yield* Transactor.Transactor).withTransaction(

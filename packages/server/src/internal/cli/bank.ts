@@ -46,6 +46,16 @@ const wire = (report: Extract<Reconciliation.Report, { _tag: "Reconciled" }>) =>
   })),
   failed: report.failed,
   quarantined: report.quarantined,
+  missing_at_bank: report.missing_at_bank.map((m) => ({
+    bank_transaction_id: m.bank_transaction_id,
+    cvu: m.cvu,
+    amount: Money.format(m.amount),
+    currency: m.amount.currency,
+    target: m.target,
+    ...(m.target_id === null ? {} : { target_id: m.target_id }),
+    received_at: DateTime.formatIso(m.received_at)
+  })),
+  quarantine: report.quarantine.map((q) => ({ ...q, quarantined_at: DateTime.formatIso(q.quarantined_at) })),
   advanced: report.advanced
 })
 
@@ -77,7 +87,7 @@ const reconcile = Command.make("reconcile", { since, json }, (o) =>
         const w = wire(report)
         yield* Console.log(
           [
-            `statement of ${w.account} from ${w.from} to ${w.to}: ${w.listed} transfer(s) in, ${w.known} already received, ${w.found.length} found now, ${w.failed.length} failed, ${w.quarantined.length} quarantined`,
+            `statement of ${w.account} from ${w.from} to ${w.to}: ${w.listed} transfer(s) in, ${w.known} already received, ${w.found.length} found now, ${w.failed.length} failed, ${w.quarantined.length} quarantined, ${w.missing_at_bank.length} in our books but not at the bank`,
             table(
               ["BANK_TRANSACTION_ID", "CVU", "AMOUNT", "OUTCOME", "TARGET"],
               w.found.map((f) => [
@@ -92,6 +102,15 @@ const reconcile = Command.make("reconcile", { since, json }, (o) =>
             ...w.failed.map((f) => `failed: ${f.bank_transaction_id}: ${f.error}`),
             ...w.quarantined.map(
               (q) => `quarantined: ${q.bank_transaction_id || "(no id)"}: ${q.reason}\n  ${q.body}`
+            ),
+            ...(w.quarantine.length > w.quarantined.length
+              ? [
+                  `stored quarantine (earlier runs too): ${w.quarantine.map((q) => q.bank_transaction_id || "(no id)").join(", ")}`
+                ]
+              : []),
+            ...w.missing_at_bank.map(
+              (m) =>
+                `missing at the bank: ${m.bank_transaction_id}: ${m.amount} ${m.currency} to ${m.cvu} (${m.target} ${m.target_id ?? ""}), recorded ${m.received_at}`
             ),
             ...(w.advanced ? [] : ["the cursor did not move (a failure, or --since past it)"]),
             ...Option.match(conciliation, {
