@@ -292,6 +292,12 @@ const crashed = async (store: Store, database: string) => {
     expect(sent.status).toBe(200)
     const paid = dataOf(await call(running.base, "GET", `/payments/${payment.id}`, { token }), "paid")
     expect(paid["payment_status"]).toBe("SUCCESS")
+    // A refund is paid from the merchant's available balance and the commission stays earned: a
+    // second paid payment gives it the room to return all 1500 of the first.
+    const other = dataOf(await call(running.base, "POST", "/payments/", { body }), "other") as {
+      quotes: Array<{ cvu: string }>
+    }
+    expect((await sim.receive({ cvu: other.quotes[0]!.cvu, amount: 1500, sender: payer })).status).toBe(200)
 
     const transfersBefore = sim.transfers.size
     sim.faults.dropTransferAnswers = 1
