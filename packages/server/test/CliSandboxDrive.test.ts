@@ -180,8 +180,14 @@ const scenario = (database: Effect.Effect<string, never, import("effect").Scope.
       })
     )
 
-    // Production refuses both sandbox commands, before touching anything.
-    const production = { ...env, COBRO_MODE: "production", COBRO_SECRET_KEY: "a".repeat(64) }
+    // Production refuses both sandbox commands, before touching anything (on a database of its
+    // own: this sandbox database refuses production mode before any command runs).
+    const production = {
+      COBRO_DATABASE_URL: yield* database,
+      COBRO_MODE: "production",
+      COBRO_SECRET_KEY: "a".repeat(64)
+    }
+    expect(Exit.isSuccess((yield* cli(["migrate"], production)).exit)).toBe(true)
     expect(failureOf(yield* cli(["sandbox", "pay", "VAR-tienda_a-pay-1"], production))).toContain(
       "only in sandbox mode (COBRO_MODE=sandbox)"
     )
