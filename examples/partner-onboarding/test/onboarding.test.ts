@@ -209,7 +209,9 @@ const statusError = (message: string) => ({
   status: "error",
   error: true,
   message,
-  data: { detail: expect.any(String) }
+  data: { detail: expect.any(String) },
+  // Every answer carries the request's id (its `Request-Id` header).
+  request_id: expect.any(String)
 })
 
 describe("partner onboarding", () => {
