@@ -8,7 +8,7 @@
  * race another holder); lookups, release, status queries, the statement and transfers
  * (deduplicated by BIND on `origin_id`) are retried while BIND is `unavailable`.
  *
- * Outgoing statuses (docs/decisions.md "BIND as BIND documents it"): COMPLETED settles as sent,
+ * Outgoing statuses (docs/decisions/0062-bind-as-documented.md): COMPLETED settles as sent,
  * FAILED as failed (BIND gave the money back); PENDING, IN_PROGRESS and UNKNOWN (BIND is still
  * resolving it during the day) stay in flight; UNKNOWN_FOREVER (BIND needs manual handling) also
  * stays in flight — the money may have left — logged as an error on every check until BIND's

@@ -232,7 +232,7 @@ export const renderReference = (document: Document): string => {
     "  token comes from `POST /users/{id}/tokens`; a partner token (`PAR-…`) from `POST /auth/tokens`.",
     "  A token acts on its own account only: another account's resources are not found.",
     "- **Idempotency**: routes that list an `idempotency-key` header replay the first answer to a",
-    "  retry with the same key and body (see [decisions](decisions.md#idempotency-keys)).",
+    "  retry with the same key and body (see [decisions](decisions/0012-idempotency-keys.md)).",
     "- **Errors** use the route's envelope with a dotted `message` key; every key, its status and what",
     "  to do: [`errors.md`](errors.md). Webhook events: [`webhooks.md`](webhooks.md).",
     ""

@@ -314,7 +314,7 @@ const PROTECTED: Readonly<Record<string, Protected>> = {
     }),
     owner: "user",
     success: "envelope",
-    // docs/decisions.md: a non-owner's motive change is 403 (SPEC: "rejected"), not 404.
+    // docs/decisions/0003-payments.md: a non-owner's motive change is 403 (SPEC: "rejected"), not 404.
     foreign: { status: 403, key: "payment.metadata.forbidden" }
   },
   "POST /payments/:paymentId/refunds": {

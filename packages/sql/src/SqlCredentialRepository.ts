@@ -109,7 +109,7 @@ export const make: Effect.Effect<Port.CredentialRepository["Type"], never, SqlCl
      * Tokens read by hash outside a unit of work come from a short cache (`RowCache`, one second):
      * every authenticated request reads its token. A revocation through this instance forgets the
      * tokens it revoked at once; one made by another instance (another server, the CLI) reaches
-     * this one within the cache's second (decisions.md). Unknown hashes are not cached: a token
+     * this one within the cache's second (docs/decisions/0045-spans-and-unit-of-work-connection.md). Unknown hashes are not cached: a token
      * issued a moment later works at once.
      */
     const tokens = RowCache.make<Credential.AccessToken>()

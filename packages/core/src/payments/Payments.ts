@@ -166,7 +166,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
         true
       )
       // One write: the storage enters the CVU in the directory with the payment (CvuDirectory).
-      // The external id's uniqueness is the insert's: no read before it (decisions.md). Outside
+      // The external id's uniqueness is the insert's: no read before it (docs/decisions/0045-spans-and-unit-of-work-connection.md). Outside
       // the caller's unit of work, creations that arrive together share one where the storage
       // gains by it (`storeTogether.ts`); inside it, the payment is stored in it, alone. Under an
       // `Idempotency-Key` it is stored in a unit of work of its own that records the answer.

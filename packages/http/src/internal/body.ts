@@ -43,7 +43,7 @@ export const nestsDeeperThan = (text: string, max: number): boolean => {
  * - through `request.stream`, an Effect `Stream` over it, a small body took over twenty times as
  *   long to read, half the cost of a POST on a fetch-style host (figures in bench/results.md);
  * - platform-node's `text` leaves its listeners on node's request after the body ends, and they
- *   keep the finished request's fiber reachable (decisions.md, "Nothing keeps a finished request
+ *   keep the finished request's fiber reachable (docs/decisions/0055-finished-requests-unreachable.md, "Nothing keeps a finished request
  *   reachable"). Here the listeners go when the body ends, however it ends.
  */
 export const readBounded = (
