@@ -354,7 +354,7 @@ export const banner = (
 
 /**
  * Lets V8's young generation grow again once the server has started: `bin/cobro.js serve` holds it
- * at its initial size during the start (issue 23), so the start's long-lived allocations do not
+ * at its initial size during the start, so the start's long-lived allocations do not
  * leave an idle server with its maximum. A no-op when the server was not started that way.
  */
 export const releaseYoungGeneration = (): void => {

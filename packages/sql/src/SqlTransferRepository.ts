@@ -46,8 +46,8 @@ const transferRow = <I>(Amount: Schema.Schema<bigint, I>) =>
 /**
  * The row of `t` as `transferRow` encodes it (the amount as a bigint), its instant made epoch
  * milliseconds by hand: every transfer credited writes one, and the schema's pass (the CVU's
- * check digits validated again, the instant through its own schema) was about 5 KB of
- * allocation a faucet transfer (bench/results.md). The record is a `TransferRecord`, checked
+ * check digits validated again, the instant through its own schema) showed in every faucet
+ * transfer's allocation. The record is a `TransferRecord`, checked
  * when it was made. `transferRow.test.ts` holds it to the schema's encoding.
  */
 export const encodedTransfer = (t: Port.TransferRecord): typeof TransferRowIn.Encoded => {

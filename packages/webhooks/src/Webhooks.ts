@@ -176,7 +176,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
         const status: W.DeliveryStatus = ok ? "delivered" : Option.isSome(delay) ? "pending" : "dead"
         // `record` and `next` are built from a stored delivery and values computed to fit their
         // schemas (typed, rounded, non-negative); validating them again would cost more than the
-        // rest of the attempt's own work (figures in bench/results.md).
+        // rest of the attempt's own work.
         const record = new W.DeliveryAttempt(
           {
             attempt_id: yield* newId("att"),

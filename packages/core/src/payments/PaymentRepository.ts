@@ -34,7 +34,7 @@ export class PaymentRepository extends Context.Tag("@cobro/core/PaymentRepositor
     /**
      * Whether `insertAll` of several costs less than `insert` of each: where a write has a
      * statement and a commit to share (SQL). `Payments.create` stores concurrent creations
-     * together only then; in memory it would only add the bookkeeping (bench/results.md, issue 23).
+     * together only then; in memory it would only add the bookkeeping.
      */
     readonly storesTogether: boolean
     /**

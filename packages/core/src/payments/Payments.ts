@@ -133,7 +133,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
       const now = yield* DateTime.now
       const id = PaymentIdSchema.make(`VAR-${user.user_id}-${externalId}`)
       // Built from the decoded request and values made here, each of its type: the class does not
-      // check them again (about 11 µs of a creation's CPU, bench/results.md).
+      // check them again (a check that could find nothing would cost CPU on every creation).
       const payment = new P.Payment(
         {
           id,

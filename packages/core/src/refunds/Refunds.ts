@@ -1,10 +1,9 @@
 /**
- * Refunds of paid payments (issue 20): the rules, the money and the reads.
+ * Refunds of paid payments: the rules, the money and the reads.
  *
- * A refund returns what the payer sent (issue 45): FULL is every peso the payment received less
+ * A refund returns what the payer sent: FULL is every peso the payment received less
  * its refunds that count, PARTIAL at most that. The commission and taxes stay earned; the
- * merchant's available balance pays the whole refund (docs/decisions/0065-refunds-return-what-was-paid.md "Refunds return what
- * was paid"). Creating one is one unit of work under the payment's row lock (so concurrent
+ * merchant's available balance pays the whole refund (docs/decisions/0065-refunds-return-what-was-paid.md). Creating one is one unit of work under the payment's row lock (so concurrent
  * refunds of a payment are serialised and the sum never exceeds what was received): the refund
  * row PENDING, its ledger entry (merchant available → in transit), its outgoing transfer recorded
  * (`OutgoingTransfers`, purpose `refund`, reference the refund id, the bank's idempotency key)

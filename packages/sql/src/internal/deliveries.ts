@@ -92,7 +92,7 @@ const nullableMillis = (t: DateTime.Utc | null): number | null => (t === null ? 
  * The row of `d` as `DeliveryRow` encodes it, its instants made epoch milliseconds by hand: every
  * credited payment with a webhook URL writes one and every attempt rewrites its state, and the
  * schema's pass (a transform over eighteen columns, each instant through its own schema) was
- * about 13 KB of allocation a faucet transfer (bench/results.md). The delivery is a
+ * much of a faucet transfer's allocation. The delivery is a
  * `WebhookDelivery`, checked when it was made. `deliveries.test.ts` holds it to the schema's
  * encoding.
  */

@@ -23,7 +23,7 @@ export const PaymentRow = Schema.Struct({
 /**
  * The row of `p` as `PaymentRow` encodes it, written by hand: every creation and every credited
  * transfer writes a payment, and the schema's pass over the row (the instants, the flag, the
- * document through its JSON) was a measurable part of both (bench/results.md).
+ * document through its JSON) was a measurable part of both.
  * `paymentRow.test.ts` holds it to the schema's encoding.
  */
 export const encodedRow = (p: P.Payment): typeof PaymentRow.Encoded => ({

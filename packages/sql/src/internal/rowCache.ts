@@ -2,7 +2,7 @@
  * A short cache of rows read on most requests, for reads outside a unit of work: merchants (every
  * creation of a payment and every detailed read of one reads its merchant) and access tokens
  * (every authenticated request reads its token). On Postgres each such statement is a round trip,
- * about a tenth of such a request's CPU (bench/results.md). Entries live `TTL_MILLIS` of real
+ * a noticeable share of such a request's CPU. Entries live `TTL_MILLIS` of real
  * time (a cache's age is not the engine's clock, which a sandbox test clock may move).
  *
  * - A write through this instance forgets the entry and, for `TTL_MILLIS` after it, nothing read

@@ -68,8 +68,8 @@ export const forUpdateSkipLocked = (sql: SqlClient.SqlClient) =>
 /**
  * A statement of `@effect/sql` run on its connection directly when no span is recorded.
  * `Statement` opens a span (a no-op one with tracing off), reads its transformer and, outside a
- * unit of work, opens a scope for each statement: about 9 µs of CPU above the statement itself
- * (bench/results.md), on every statement of every request. Here the statement is compiled and
+ * unit of work, opens a scope for each statement: CPU above the statement itself, on every
+ * statement of every request. Here the statement is compiled and
  * executed on the unit of work's connection (`TransactionConnection`), or on the one the
  * client's own acquirer gives (the statement's, as `Statement` itself does: on SQLite it waits
  * for a unit of work in progress to finish, on Postgres it is the pool). With tracing on the

@@ -22,7 +22,7 @@ import { DateTime, Effect, Option } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, expectLedgerOk, seedUser, u1 } from "./fixtures.js"
 
-/** The faucet of 123456789012345.67 pesos, and 2^53 + 1 centavos: not exact as doubles. */
+/** A faucet of 123456789012345.67 pesos, and 2^53 + 1 centavos: not exact as doubles. */
 const huge = 12_345_678_901_234_567n
 const pastSafe = 9_007_199_254_740_993n
 

@@ -1,8 +1,7 @@
 /**
  * The stored payment's version 1 read and written by hand: the trusted path of `Payment` in
  * `payment.ts`. A row of `cobro_payments` was written by the schema's validated encode, so its
- * reads need not validate it again, and the schema's parser is most of a read's CPU: decoding a
- * paid payment took about 50 µs, encoding it about 30 (bench/results.md). This codec does the
+ * reads need not validate it again, and the schema's parser is most of a read's CPU. This codec does the
  * same conversions (amounts as text or numbers to `Money`, ISO text to `DateTime`, rates to
  * `BigDecimal`, absent or null optional fields) without the checks, and builds the domain
  * classes without their constructors' validation.

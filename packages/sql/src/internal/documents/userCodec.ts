@@ -1,8 +1,8 @@
 /**
  * The stored user's version 1 read and written by hand: the trusted path of `User` in
  * `account.ts`, as `paymentCodec.ts` is the payment's. A user is read on every creation of a
- * payment and every detailed read of one (its `user_info`); the schema's parser took about
- * 16 µs a read (the CUIT's check digit, the settings' ranges), this about 2 (bench/results.md).
+ * payment and every detailed read of one (its `user_info`), and the schema's parser (the CUIT's
+ * check digit, the settings' ranges) was most of that read's CPU.
  * Every row was written through the validated domain value; `userCodec.test.ts` checks that this
  * codec and the schema's answer the same for users of every kind of content.
  */
