@@ -22,6 +22,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import pg from "pg"
 import {
+  bindEnv,
   type CobroProcess,
   execCobro,
   execCobroJson,
@@ -232,12 +233,7 @@ const killMidFlightAndRestart = async (database: string, reader: Reader) => {
     // Due work runs when the test advances the sandbox clock (and once at each start).
     COBRO_JOB_INTERVAL: "1 hour",
     COBRO_RECONCILE_INTERVAL: "1 hour",
-    COBRO_BANK: "bind",
-    COBRO_BIND_BASE_URL: sim.url,
-    COBRO_BIND_TOKEN_URL: sim.tokenUrl,
-    COBRO_BIND_CLIENT_ID: sim.clientId,
-    COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
-    COBRO_BIND_CUIT: sim.entity.cuit,
+    ...bindEnv(sim),
     // A lost answer is a timeout soon, and a transfer is not retried within the send.
     COBRO_BIND_TIMEOUT: "500 millis",
     COBRO_BIND_RETRIES: "0",

@@ -4,6 +4,7 @@
  * (bin/cobro.js) as separate processes: `cobro serve` started, waited for, stopped or killed, and
  * `cobro <args>` run to completion.
  */
+import type { BindSimulator } from "@cobro/bank-bind/testing"
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { ConfigProvider, Console, Effect, Exit, Layer, type Scope } from "effect"
@@ -39,6 +40,16 @@ export const tempDb: Effect.Effect<string, never, Scope.Scope> = Effect.map(temp
 )
 
 export type Env = Readonly<Record<string, string>>
+
+/** The settings that put a server or a command on BIND, reaching `sim` (`COBRO_BANK=bind`). */
+export const bindEnv = (sim: BindSimulator.Simulator): Env => ({
+  COBRO_BANK: "bind",
+  COBRO_BIND_BASE_URL: sim.url,
+  COBRO_BIND_TOKEN_URL: sim.tokenUrl,
+  COBRO_BIND_CLIENT_ID: sim.clientId,
+  COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
+  COBRO_BIND_CUIT: sim.entity.cuit
+})
 
 export const provider = (env: Env) => ConfigProvider.fromMap(new Map(Object.entries(env)))
 
