@@ -316,6 +316,9 @@ describe("cobro listen", () => {
         )
         expect(failureOf(result)).toContain("auth.credentials.invalid")
         expect(result.stdout).not.toContain("Ready!")
+        // A server without credentials: the command names what it needs.
+        const bare = yield* cli(["listen", "--api-url", `http://127.0.0.1:${port}`], {})
+        expect(failureOf(bare)).toContain("needs the merchant's --user-id (or COBRO_USER_ID)")
       }).pipe(Effect.provide(serverLayer(config)))
     })
   )
