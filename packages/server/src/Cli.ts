@@ -73,7 +73,7 @@ const listenCommand = Command.make("listen", listenOptions, (o) =>
   listen({ ...o, interval: Duration.seconds(Math.max(1, o.interval)) })
 ).pipe(
   Command.withDescription(
-    "forward a merchant's webhook events to a local receiver, signed, like `stripe listen`: from the local sandbox database (bare: the demo merchant's, where `npm start` runs), or from a server with --api-url and credentials"
+    "forward a merchant's webhook events to a local receiver, signed, like `stripe listen`: from the local sandbox database (bare: the demo merchant's, where `npm start` runs), or through a server's API (given its URL and the merchant's credentials)"
   )
 )
 

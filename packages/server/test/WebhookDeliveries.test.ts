@@ -279,6 +279,14 @@ describe("cobro listen", () => {
               : Effect.fail("nothing forwarded yet")
           )
         )
+        // The command prints the receiver's answer once it has it (after the receiver got the body).
+        yield* eventually(
+          Effect.suspend(() =>
+            printed.some((l) => l.startsWith("--> payment.updated"))
+              ? Effect.void
+              : Effect.fail("not printed yet")
+          )
+        )
         yield* Fiber.interrupt(listening)
         expect(local.received).toHaveLength(1)
         expect(printed.join("\n")).not.toContain(a.client_secret)
