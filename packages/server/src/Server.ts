@@ -27,6 +27,7 @@ import * as BankRoutes from "./BankRoutes.js"
 import * as Health from "./Health.js"
 import * as Metrics from "./Metrics.js"
 import * as RateLimits from "./RateLimits.js"
+import * as Reference from "./Reference.js"
 import * as RequestLog from "./RequestLog.js"
 import { type ServerConfig, variables } from "./ServerConfig.js"
 import {
@@ -132,13 +133,16 @@ const metricsOwnListener = (config: ServerConfig) => {
 // request's id (`RequestId.middleware`) outside the request log, so that its line has the id too.
 const api = (config: ServerConfig, bankRoutes: ReturnType<typeof BankRoutes.layer>) =>
   CobroHttp.restricted(
-    HttpApiBuilder.serve((app) => Tracing.traceContext(RequestId.middleware(RequestLog.middleware(app)))),
+    HttpApiBuilder.serve((app) =>
+      Tracing.traceContext(RequestId.middleware(RequestLog.middleware(Reference.compression(app))))
+    ),
     servedOn
   ).pipe(
     Layer.provide(
       Layer.mergeAll(
         CobroHttp.layer(httpSettings(config)).pipe(Layer.provide(RateLimits.layer(config))),
         Health.routes,
+        Reference.home,
         metricsOnApi(config),
         bankRoutes
       )
