@@ -102,17 +102,26 @@ describe("the README's client walkthrough", () => {
         }
         const printed: Array<ReadonlyArray<unknown>> = []
         const console = { log: (...args: ReadonlyArray<unknown>) => void printed.push(args) }
-        const source = walkthrough()
-          .replace(/^import .* from "@cobro\/client"\n/m, "")
-          .replace('"http://localhost:3000"', JSON.stringify(base))
-          .replace('"<client_id>"', JSON.stringify(credentials.clientId))
-          .replace('"<client_secret>"', JSON.stringify(credentials.clientSecret))
+        const source = walkthrough().replace(/^import .* from "@cobro\/client"\n/m, "")
         expect(source).not.toMatch(/^import /m)
+        // The block reads the server's address and the credentials from the environment.
+        const process = {
+          env: {
+            COBRO_URL: base,
+            COBRO_CLIENT_ID: credentials.clientId,
+            COBRO_CLIENT_SECRET: credentials.clientSecret
+          }
+        }
         const { code } = await esbuild.transform(source, { loader: "ts" })
         const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
           ...args: ReadonlyArray<string>
         ) => (...args: ReadonlyArray<unknown>) => Promise<void>
-        await new AsyncFunction("Cobro", "CobroError", "console", code)(RecordedCobro, CobroError, console)
+        await new AsyncFunction("Cobro", "CobroError", "console", "process", code)(
+          RecordedCobro,
+          CobroError,
+          console,
+          process
+        )
 
         expect(printed).toEqual([["credited"], ["SUCCESS"], [404, "payment.not.found"]])
         const calls = sent.filter((s) => !isTokenRequest(s))
