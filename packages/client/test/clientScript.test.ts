@@ -5,21 +5,12 @@
  * `SUCCESS`.
  */
 import { execFile } from "node:child_process"
-import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { firstTsBlock, read } from "./documents.js"
 import { type RunningServer, START_TIMEOUT, startServer } from "./server.js"
 
 const example = fileURLToPath(new URL("../../../examples/client-script/", import.meta.url))
-const readme = fs.readFileSync(fileURLToPath(new URL("../../../README.md", import.meta.url)), "utf8")
-
-/** The TypeScript block of the README's step 3. */
-const walkthrough = (): string => {
-  const step = readme.slice(readme.indexOf("### 3. The same from JavaScript"))
-  const block = /```ts\n([\s\S]*?)```/.exec(step)?.[1]
-  if (block === undefined) throw new Error("README: no ```ts block under step 3")
-  return block
-}
 
 const npmStart = (env: Record<string, string>) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
@@ -44,7 +35,8 @@ afterAll(async () => {
 
 describe("examples/client-script", () => {
   it("is the README's client walkthrough as written", () => {
-    expect(fs.readFileSync(`${example}src/main.ts`, "utf8")).toBe(walkthrough())
+    const walkthrough = firstTsBlock(read("../../../README.md"), "### 3. The same from JavaScript")
+    expect(read("../../../examples/client-script/src/main.ts")).toBe(walkthrough)
   })
 
   it("npm start prints credited and SUCCESS, on every run", async () => {

@@ -8,13 +8,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cobro, CobroError, type CobroOptions } from "@cobro/client"
 import { CredentialRepository, Ids } from "@cobro/core"
-import { HttpServer } from "@effect/platform"
 import * as esbuild from "esbuild"
 import { DateTime, Effect } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
-import { Admin } from "../src/index.js"
-import { configOf, serverLayer, tempDb } from "./support.js"
+import { configOf, demoServer, serverLayer, tempDb } from "./support.js"
 
 const readme = fs.readFileSync(fileURLToPath(new URL("../../../README.md", import.meta.url)), "utf8")
 
@@ -73,16 +71,8 @@ const withServer = <A, E>(
       COBRO_LOG_LEVEL: "warn"
     })
     return yield* Effect.gen(function* () {
-      const demo = yield* Admin.ensureDemo()
-      if (demo._tag !== "Created") throw new Error(`demo merchant not created: ${demo._tag}`)
-      const server = yield* HttpServer.HttpServer
-      if (server.address._tag !== "TcpAddress") throw new Error("not on TCP")
-      const base = `http://127.0.0.1:${server.address.port}`
-      return yield* body(base, {
-        userId: demo.user_id,
-        clientId: demo.client_id,
-        clientSecret: demo.client_secret
-      })
+      const { base, credentials } = yield* demoServer
+      return yield* body(base, credentials)
     }).pipe(Effect.provide(serverLayer(config)))
   })
 

@@ -7,14 +7,12 @@
  * is refused at the preflight.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { HttpServer } from "@effect/platform"
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { type Browser, chromium } from "playwright-core"
-import { Admin } from "../src/index.js"
-import { configOf, serverLayer, tempDb } from "./support.js"
+import { chromiumArgs, configOf, demoServer, serverLayer, tempDb } from "./support.js"
 
 const problems = (env: Record<string, string>) => Effect.map(Effect.flip(configOf(env)), (e) => e.problems)
 
@@ -79,14 +77,8 @@ const withServer = <A>(
       COBRO_LOG_LEVEL: "warn"
     })
     return yield* Effect.gen(function* () {
-      const demo = yield* Admin.ensureDemo()
-      if (demo._tag !== "Created") throw new Error(`demo merchant not created: ${demo._tag}`)
-      const server = yield* HttpServer.HttpServer
-      if (server.address._tag !== "TcpAddress") throw new Error("not on TCP")
-      const base = `http://127.0.0.1:${server.address.port}`
-      return yield* Effect.promise(() =>
-        body(base, { clientId: demo.client_id, clientSecret: demo.client_secret })
-      )
+      const { base, credentials } = yield* demoServer
+      return yield* Effect.promise(() => body(base, credentials))
     }).pipe(Effect.provide(serverLayer(config)))
   })
 
@@ -266,15 +258,7 @@ describe.skipIf(!existsSync(CHROMIUM))("a browser on a listed origin", () => {
           Effect.promise(() =>
             chromium.launch({
               executablePath: CHROMIUM,
-              args: [
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run"
-              ]
+              args: chromiumArgs
             })
           ),
           (b) => Effect.promise(() => b.close())
