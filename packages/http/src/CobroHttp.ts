@@ -45,6 +45,7 @@ import { Effect, Layer, Option } from "effect"
 import { CobroApi } from "./Api.js"
 import { handlers, type Requirements } from "./Http.js"
 import { HttpConfig, type Settings } from "./HttpConfig.js"
+import * as Cors from "./Cors.js"
 import { boundary } from "./internal/boundary.js"
 import { MAX_PARAM_LENGTH } from "./internal/input.js"
 import * as Docs from "./internal/docs.js"
@@ -168,7 +169,14 @@ export const layer = (settings: Partial<Settings> = {}): Layer.Layer<HttpApi.Api
   // Built on the engine's services it calls, not on the host's whole context: each group keeps
   // the context it was built in and copies it into every request (`internal/restricted.ts`).
   return restricted(
-    Layer.mergeAll(docs, pages, HttpApiBuilder.middleware(boundary)).pipe(
+    Layer.mergeAll(
+      docs,
+      pages,
+      HttpApiBuilder.middleware(boundary),
+      // Preflights and the browser routes' CORS headers (`Cors.ts`), whichever side of the
+      // boundary it lands on: it gives the request its id itself, and touches no other route.
+      HttpApiBuilder.middleware(Cors.middleware)
+    ).pipe(
       Layer.provideMerge(api),
       Layer.provide(limits(settings)),
       // The router's own limit on a path parameter (100 by default) would make a longer id, such

@@ -79,7 +79,8 @@ export const csrfKeyOf = (config: ServerConfig): Redacted.Redacted<Uint8Array> =
 const httpSettings = (config: ServerConfig): Partial<HttpConfig.Settings> => ({
   csrfKey: csrfKeyOf(config),
   ...(config.trustProxy ? { clientAddress: forwardedAddress } : {}),
-  rateLimits: config.rateLimits ? config.limits : false
+  rateLimits: config.rateLimits ? config.limits : false,
+  corsOrigins: config.corsOrigins
 })
 
 /** What `NodeHttpServer.layer` (and `layerTest`) provide. */

@@ -8,7 +8,7 @@
  * built from `internal/configReaders.ts` (or a module of its own beside the rate limits', the
  * metrics' and the key's), a field of `ServerConfig` and an entry of `config`.
  */
-import type { HttpConfig } from "@cobro/http"
+import { Cors, type HttpConfig } from "@cobro/http"
 import { Config, ConfigError, Duration, Effect, Either, LogLevel, Option, Redacted, Schema } from "effect"
 import {
   type Database,
@@ -103,6 +103,11 @@ export interface ServerConfig {
    * request renews it, so this is how soon the key of a request whose process died is free again.
    */
   readonly idempotencyLease: Duration.Duration
+  /**
+   * The origins whose pages may call the routes a browser may call (POST /payments/ and
+   * GET /payments/{id}/public; `@cobro/http`'s `Cors`), exact; none by default.
+   */
+  readonly corsOrigins: ReadonlyArray<string>
   /**
    * Set when `COBRO_DATABASE_URL` is unset: the directory the search for `.cobro/cobro.db` started
    * from (see `defaultDatabase`), for a message saying where the database was looked for.
@@ -258,6 +263,26 @@ export const metricsExposure = (config: ServerConfig): MetricsExposure =>
         ? { _tag: "Open" }
         : { _tag: "Off" }
 
+/** `COBRO_CORS_ORIGINS`: origins separated by commas, each `scheme://host[:port]` and nothing more. */
+const corsOrigins = Config.string(variables.corsOrigins).pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((text) => {
+    const origins = text
+      .split(",")
+      .map((origin) => origin.trim())
+      .filter((origin) => origin !== "")
+    const bad = origins.find((origin) => !Cors.isOrigin(origin))
+    return bad === undefined
+      ? Either.right(origins)
+      : Either.left(
+          invalid(
+            variables.corsOrigins,
+            `must list origins such as https://shop.example.com (scheme, host and port only, no path or trailing slash), separated by commas; got "${bad}"`
+          )
+        )
+  })
+)
+
 /** The whole configuration. */
 export const config: Config.Config<ServerConfig> = Config.all({
   mode,
@@ -279,7 +304,8 @@ export const config: Config.Config<ServerConfig> = Config.all({
   metricsToken,
   metricsAddress,
   tokenLifetime,
-  idempotencyLease
+  idempotencyLease,
+  corsOrigins
 }).pipe(
   Config.map(({ secretKey, ...rest }) => ({
     ...rest,

@@ -15,7 +15,7 @@ import * as os from "node:os"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Cli, Server, ServerConfig } from "../src/index.js"
+import { Admin, Cli, Server, ServerConfig } from "../src/index.js"
 
 /** The series of a Prometheus text exposition (`GET /metrics`): `name{labels}` → value. */
 export const metricSeries = (text: string): Map<string, number> => {
@@ -114,6 +114,41 @@ export const serverLayer = (config: ServerConfig.ServerConfig) =>
     Layer.provide(FetchHttpClient.layer),
     Layer.provideMerge(Server.layer(config, 0))
   )
+
+/**
+ * Inside `serverLayer`: the demo merchant, created now, and the server's base URL
+ * (`http://127.0.0.1:<port>`).
+ */
+export interface DemoServer {
+  readonly base: string
+  readonly credentials: { readonly userId: string; readonly clientId: string; readonly clientSecret: string }
+}
+
+export const demoServer: Effect.Effect<
+  DemoServer,
+  Effect.Effect.Error<ReturnType<typeof Admin.ensureDemo>>,
+  Effect.Effect.Context<ReturnType<typeof Admin.ensureDemo>> | HttpServer.HttpServer
+> = Effect.gen(function* () {
+  const demo = yield* Admin.ensureDemo()
+  if (demo._tag !== "Created") throw new Error(`demo merchant not created: ${demo._tag}`)
+  const server = yield* HttpServer.HttpServer
+  if (server.address._tag !== "TcpAddress") throw new Error("not on TCP")
+  return {
+    base: `http://127.0.0.1:${server.address.port}`,
+    credentials: { userId: demo.user_id, clientId: demo.client_id, clientSecret: demo.client_secret }
+  }
+})
+
+/** Headless Chromium's flags on this kind of machine (Debian's `/usr/bin/chromium`). */
+export const chromiumArgs = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run"
+]
 
 /** A request to the test server: status, headers and parsed JSON body. */
 export const request = (req: HttpClientRequest.HttpClientRequest) =>

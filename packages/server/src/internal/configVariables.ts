@@ -29,6 +29,7 @@ export const variables = {
   metricsAddress: "COBRO_METRICS_ADDR",
   tokenLifetime: "COBRO_TOKEN_LIFETIME",
   idempotencyLease: "COBRO_IDEMPOTENCY_LEASE",
+  corsOrigins: "COBRO_CORS_ORIGINS",
   ...SmtpMailer.variables,
   ...OtelConfig.variables
 } as const
@@ -78,6 +79,10 @@ export const variableHelp: {
   idempotencyLease: [
     "5 seconds",
     "how soon an Idempotency-Key held by a process that died is free again, at least 1 second"
+  ],
+  corsOrigins: [
+    "none",
+    "comma-separated origins (https://shop.example.com) whose pages may create payments and read their public state"
   ],
   ...SmtpMailer.variableHelp,
   ...OtelConfig.variableHelp
