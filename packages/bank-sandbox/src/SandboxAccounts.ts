@@ -6,21 +6,22 @@
  * address it does not hold.
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
-import type { Alias } from "../bank/BankAccount.js"
-import { isValidCbu } from "../bank/BankAccount.js"
-import { AccountHolder, BankError, BankProvider } from "../bank/BankProvider.js"
-import * as SandboxBank from "../bank/SandboxBank.js"
-import { randomAlias, randomCbu } from "../bank/sandboxRandom.js"
-import { Conflict, NotFound, ProviderFailure } from "../Errors.js"
-import type { UserId } from "../Ids.js"
-import { Transactor } from "../Transactor.js"
-import { UserRepository } from "../accounts/UserRepository.js"
+import {
+  BankAccount,
+  BankProvider as Bank,
+  Errors,
+  type Ids,
+  MemoryDb,
+  Spans,
+  Transactor,
+  UserRepository
+} from "@cobro/core"
+import { randomAlias, randomCbu } from "./internal/random.js"
 import * as A from "./SandboxAccount.js"
-import * as MemoryDb from "../internal/memoryDb.js"
 import * as Repository from "./SandboxAccountRepository.js"
-import * as Spans from "../Spans.js"
+import * as SandboxBank from "./SandboxBank.js"
 
-const notFound = (cbu: string) => NotFound.of("sandbox_bank_account", cbu)
+const notFound = (cbu: string) => Errors.NotFound.of("sandbox_bank_account", cbu)
 
 const toHolder = (account: A.SandboxAccount): SandboxBank.ExternalHolder => ({
   account: account.cbu,
@@ -37,14 +38,14 @@ const sameAccount = (stored: A.SandboxAccount, wanted: Omit<A.SandboxAccount, "c
   stored.holder_name === wanted.holder_name &&
   stored.cuit === wanted.cuit
 
-export class SandboxAccounts extends Effect.Service<SandboxAccounts>()("@cobro/core/SandboxAccounts", {
+export class SandboxAccounts extends Effect.Service<SandboxAccounts>()("@cobro/bank-sandbox/SandboxAccounts", {
   effect: Effect.gen(function* () {
     const repo = yield* Repository.SandboxAccountRepository
-    const users = yield* UserRepository
+    const users = yield* UserRepository.UserRepository
     const bank = yield* SandboxBank.SandboxBank
-    const transactor = yield* Transactor
+    const transactor = yield* Transactor.Transactor
 
-    const owned = (owner: UserId, cbu: string) =>
+    const owned = (owner: Ids.UserId, cbu: string) =>
       Effect.flatMap(repo.findByAddress(cbu), (found) =>
         Option.isSome(found) && found.value.user_id === owner && found.value.cbu === cbu
           ? Effect.succeed(found.value)
@@ -64,14 +65,14 @@ export class SandboxAccounts extends Effect.Service<SandboxAccounts>()("@cobro/c
      * holder and CUIT) answers the stored account; a number or alias in use fails with 409.
      */
     const register = Spans.fn("SandboxAccounts.register")(function* (
-      owner: UserId,
+      owner: Ids.UserId,
       request: A.RegisterRequest
     ) {
       const user = yield* Effect.flatMap(users.findById(owner), (u) =>
-        Option.isSome(u) ? Effect.succeed(u.value) : Effect.fail(NotFound.of("user", owner))
+        Option.isSome(u) ? Effect.succeed(u.value) : Effect.fail(Errors.NotFound.of("user", owner))
       )
       const cbu = request.cbu ?? (yield* drawFree(randomCbu, free, "CBU"))
-      const alias: Alias = request.alias ?? (yield* drawFree(randomAlias, free, "alias"))
+      const alias: BankAccount.Alias = request.alias ?? (yield* drawFree(randomAlias, free, "alias"))
       const wanted = {
         cbu,
         alias,
@@ -86,7 +87,7 @@ export class SandboxAccounts extends Effect.Service<SandboxAccounts>()("@cobro/c
           const byNumber = yield* repo.findByAddress(cbu)
           if (Option.isSome(byNumber)) {
             if (sameAccount(byNumber.value, wanted)) return byNumber.value
-            return yield* new Conflict({
+            return yield* new Errors.Conflict({
               key: "sandbox_bank_account.exists",
               message: `cbu: ${cbu} is already registered at the sandbox bank${
                 byNumber.value.user_id === owner ? " with other details" : ""
@@ -94,19 +95,19 @@ export class SandboxAccounts extends Effect.Service<SandboxAccounts>()("@cobro/c
             })
           }
           if (yield* bank.knows(cbu)) {
-            return yield* new Conflict({
+            return yield* new Errors.Conflict({
               key: "sandbox_bank_account.exists",
               message: `cbu: ${cbu} is already an account of the sandbox bank`
             })
           }
           if (!(yield* free(alias))) {
-            return yield* new Conflict({
+            return yield* new Errors.Conflict({
               key: "sandbox_bank_account.alias.taken",
               message: `alias: ${alias} is already in use at the sandbox bank`
             })
           }
           if ((yield* repo.listOf(owner)).length >= A.maxAccountsPerMerchant) {
-            return yield* new Conflict({
+            return yield* new Errors.Conflict({
               key: "sandbox_bank_account.limit.reached",
               message: `a merchant may register at most ${A.maxAccountsPerMerchant} sandbox bank accounts; remove one first`
             })
@@ -121,22 +122,22 @@ export class SandboxAccounts extends Effect.Service<SandboxAccounts>()("@cobro/c
       return stored
     })
 
-    const list = Spans.fn("SandboxAccounts.list")(function* (owner: UserId) {
+    const list = Spans.fn("SandboxAccounts.list")(function* (owner: Ids.UserId) {
       return yield* repo.listOf(owner)
     })
 
-    const get = Spans.fn("SandboxAccounts.get")(function* (owner: UserId, cbu: string) {
+    const get = Spans.fn("SandboxAccounts.get")(function* (owner: Ids.UserId, cbu: string) {
       return yield* owned(owner, cbu)
     })
 
     /** What the account received (payouts and refunds sent to it), newest first: its owner's only. */
-    const received = Spans.fn("SandboxAccounts.received")(function* (owner: UserId, cbu: string) {
+    const received = Spans.fn("SandboxAccounts.received")(function* (owner: Ids.UserId, cbu: string) {
       const account = yield* owned(owner, cbu)
       return yield* bank.receivedBy(account.cbu, A.maxReceivedListed)
     })
 
     /** Removes the account: the bank no longer knows it (look-ups fail; transfers already sent stay). */
-    const remove = Spans.fn("SandboxAccounts.remove")(function* (owner: UserId, cbu: string) {
+    const remove = Spans.fn("SandboxAccounts.remove")(function* (owner: Ids.UserId, cbu: string) {
       const account = yield* owned(owner, cbu)
       if (!(yield* repo.remove(owner, account.cbu))) return yield* notFound(cbu)
       yield* bank.forgetHolder(account.cbu)
@@ -152,13 +153,13 @@ const drawFree = <A extends string>(
   generate: Effect.Effect<A>,
   isFree: (a: string) => Effect.Effect<boolean>,
   what: string
-): Effect.Effect<A, ProviderFailure> =>
+): Effect.Effect<A, Errors.ProviderFailure> =>
   Effect.gen(function* () {
     for (let i = 0; i < 100; i++) {
       const candidate = yield* generate
       if (yield* isFree(candidate)) return candidate
     }
-    return yield* new ProviderFailure({
+    return yield* new Errors.ProviderFailure({
       key: "bank.unavailable",
       message: `the sandbox bank could not draw an unused ${what}`
     })
@@ -170,7 +171,7 @@ const drawFree = <A extends string>(
  * new CVU consult `SandboxAccountRepository`, and a stored account found is registered at the bank.
  */
 export const bankLayer: Layer.Layer<
-  BankProvider | SandboxBank.SandboxBank,
+  Bank.BankProvider | SandboxBank.SandboxBank,
   never,
   Repository.SandboxAccountRepository
 > = Layer.effectContext(
@@ -182,7 +183,7 @@ export const bankLayer: Layer.Layer<
       Effect.tap(repo.findByAddress(address), (found) =>
         Option.isSome(found) ? controls.registerHolder(toHolder(found.value)) : Effect.void
       )
-    const wrapped: Context.Tag.Service<BankProvider> = {
+    const wrapped: Context.Tag.Service<Bank.BankProvider> = {
       ...bank,
       openAccount: (request) =>
         request.alias === undefined
@@ -190,7 +191,7 @@ export const bankLayer: Layer.Layer<
           : Effect.flatMap(repo.findByAddress(request.alias), (stored) =>
               Option.isSome(stored)
                 ? Effect.fail(
-                    new BankError({
+                    new Bank.BankError({
                       reason: "alias_taken",
                       message: `alias ${request.alias} is already in use`
                     })
@@ -206,17 +207,17 @@ export const bankLayer: Layer.Layer<
                 Option.match(found, {
                   onNone: () => Effect.fail(e),
                   onSome: (a) =>
-                    Effect.succeed(new AccountHolder({ account: a.cbu, cuit: a.cuit, name: a.holder_name }))
+                    Effect.succeed(new Bank.AccountHolder({ account: a.cbu, cuit: a.cuit, name: a.holder_name }))
                 })
               )
           )
         ),
       sendTransfer: (transfer) =>
-        isValidCbu(transfer.to)
+        BankAccount.isValidCbu(transfer.to)
           ? bank.sendTransfer(transfer)
           : Effect.zipRight(load(transfer.to), bank.sendTransfer(transfer))
     }
-    return Context.make(BankProvider, wrapped).pipe(Context.add(SandboxBank.SandboxBank, controls))
+    return Context.make(Bank.BankProvider, wrapped).pipe(Context.add(SandboxBank.SandboxBank, controls))
   })
 )
 
@@ -227,5 +228,5 @@ export const bankLayer: Layer.Layer<
 export const layerMemory: Layer.Layer<
   SandboxAccounts,
   never,
-  SandboxBank.SandboxBank | UserRepository | Transactor
+  SandboxBank.SandboxBank | UserRepository.UserRepository | Transactor.Transactor
 > = SandboxAccounts.Default.pipe(Layer.provide(Repository.layerMemory), Layer.provide(MemoryDb.layer))
