@@ -37,6 +37,7 @@ export type Sandbox =
   | SandboxBank.SandboxBank
   | BankProvider.BankProvider
   | SecondFactor.SecondFactor
+  | SecondFactor.SandboxSecondFactor
 
 /** A complete sandbox engine over `storage`, with its own sandbox bank and second factor. */
 export const layerSandbox = <E, R>(

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, Option } from "effect"
 import {
-  Engine,
   Ids,
   Ledger,
   LedgerAccount,
@@ -11,9 +10,11 @@ import {
   Transactor,
   UserRepository
 } from "../src/index.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { ars, events, expectLedgerOk, seedUser } from "./fixtures.js"
 
-const withStorage = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, Engine.layerMemory())
+const withStorage = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.provide(effect, SandboxEngine.layerMemory())
 
 describe("memory adapters are transactional", () => {
   it.effect("a failed unit of work rolls back every table it touched; a successful one commits", () =>

@@ -5,16 +5,16 @@ import {
   Auth,
   CredentialRepository,
   Crypto,
-  Engine,
   Onboarding,
   PartnerRepository,
   Principal
 } from "../src/index.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { createMerchant, createPartner, cuitFor, partnerToken } from "./accountFixtures.js"
 import { events, expectLedgerOk } from "./fixtures.js"
 
 const provideEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.provide(effect, Engine.layerMemory())
+  Effect.provide(effect, SandboxEngine.layerMemory())
 
 const exchange = (partner: Effect.Effect.Success<ReturnType<typeof createPartner>>, code: string) =>
   Effect.flatMap(Auth.Auth, (auth) =>

@@ -10,10 +10,10 @@ import {
   type Payment,
   PaymentRequest,
   Payments,
-  SandboxBank,
   User,
   UserRepository
 } from "../src/index.js"
+import { SandboxBank } from "@cobro/bank-sandbox"
 
 export const merchantCuit = BankAccount.makeCuit("30", "71234567")
 
