@@ -12,11 +12,11 @@ import {
   Money,
   PaymentRequest,
   Payments,
-  SandboxBank,
   Transfers,
   User,
   UserRepository
 } from "@cobro/core"
+import { SandboxBank, SandboxEngine } from "@cobro/bank-sandbox"
 import { PgStorage } from "@cobro/sql-pg"
 import { SqliteStorage } from "@cobro/sql-sqlite"
 import Database from "better-sqlite3"
@@ -148,7 +148,7 @@ const library = (storage: Layer.Layer<Engine.Storage, unknown>) =>
       ingestAll: perSecond(N, ingestAllMs),
       concurrent: perSecond(N, concurrentMs)
     }
-  }).pipe(Effect.provide(Engine.layerSandbox(storage)))
+  }).pipe(Effect.provide(SandboxEngine.layerSandbox(storage)))
 
 const rawRow = (i: number) => [
   `VAR-raw-${i}`,

@@ -11,7 +11,6 @@ import {
   BankAccount,
   Customer,
   Customers,
-  Faucet,
   Ids,
   Outbox,
   PaymentRequest,
@@ -19,9 +18,6 @@ import {
   Principal,
   Refund,
   Refunds,
-  SandboxAccount,
-  SandboxAccounts,
-  SandboxBank,
   Schedule,
   Schedules,
   SecondFactor,
@@ -30,6 +26,7 @@ import {
   Splits,
   UserRepository
 } from "@cobro/core"
+import { Faucet, SandboxAccount, SandboxAccounts, SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Duration, Effect, Option, Schema, TestClock } from "effect"
 import * as TestSecondFactors from "./secondFactors.js"
 import { merchant, raw, serverLayer, tokenFor } from "./support.js"

@@ -10,6 +10,7 @@ import { Engine, PaymentRepository, PaymentRequest, Payments } from "@cobro/core
 import { Effect, Layer, Logger, Schema } from "effect"
 import * as http from "node:http"
 import { CobroHttp } from "../src/index.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { merchant, tokenFor } from "./support.js"
 
 /** The memory engine whose payments port dies on every page after the first. */
@@ -33,7 +34,7 @@ const collect = Logger.make(({ logLevel, message }) => {
 const server = HttpApiBuilder.serve().pipe(
   Layer.provide(CobroHttp.layer()),
   Layer.provideMerge(
-    Engine.layerSandbox(failingSecondPage.pipe(Layer.provideMerge(Engine.layerMemoryStorage)))
+    SandboxEngine.layerSandbox(failingSecondPage.pipe(Layer.provideMerge(Engine.layerMemoryStorage)))
   ),
   Layer.provideMerge(NodeHttpServer.layerTest),
   Layer.provide(Logger.replace(Logger.defaultLogger, collect))

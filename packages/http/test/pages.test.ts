@@ -7,7 +7,6 @@ import { HttpClientRequest } from "@effect/platform"
 import {
   Auth,
   BankAccount,
-  Faucet,
   Ids,
   Jobs,
   Onboarding,
@@ -15,6 +14,7 @@ import {
   PaymentRequest,
   UserRepository
 } from "@cobro/core"
+import { Faucet } from "@cobro/bank-sandbox"
 import { Duration, Effect, Option, Schema, TestClock } from "effect"
 import { merchant, raw, serverLayer } from "./support.js"
 

@@ -11,10 +11,10 @@ import {
   type Jobs,
   type MerchantClocks,
   RealTime,
-  SandboxClocks,
   type TestClockRepository,
   type TestClocks
 } from "@cobro/core"
+import { SandboxClocks } from "@cobro/bank-sandbox"
 import { Webhooks } from "@cobro/webhooks"
 import { Effect, Layer } from "effect"
 

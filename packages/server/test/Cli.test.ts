@@ -3,7 +3,6 @@ import {
   Auth,
   BankAccount,
   Crypto,
-  Faucet,
   Ids,
   Ledger,
   LedgerAccount,
@@ -12,7 +11,6 @@ import {
   PaymentRequest,
   Payments,
   Principal,
-  SandboxBank,
   Split,
   Splits,
   UserRepository
@@ -22,6 +20,7 @@ import { SqlClient } from "@effect/sql"
 import { NodeTransport, Webhooks } from "@cobro/webhooks"
 import { Effect, Exit, Layer, Option, Schema } from "effect"
 import { Services } from "../src/index.js"
+import { Faucet, SandboxBank } from "@cobro/bank-sandbox"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { cli, cliJson, configOf, failureOf, tempDb, tempDir } from "./support.js"

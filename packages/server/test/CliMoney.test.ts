@@ -9,7 +9,6 @@ import {
   Money,
   PaymentRequest,
   Payments,
-  SandboxBank,
   Schedule,
   ScheduleRepository,
   Transfers
@@ -17,6 +16,7 @@ import {
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
 import { DateTime, Effect, type Layer, Schema } from "effect"
 import { Services } from "../src/index.js"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { cli, cliJson, configOf, failureOf, tempDb } from "./support.js"
 
 const pg = await Effect.runPromise(pgAvailable)

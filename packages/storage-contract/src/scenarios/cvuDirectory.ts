@@ -12,7 +12,6 @@ import {
   CustomerRepository,
   Customers,
   CvuDirectory,
-  Faucet,
   Ids,
   PaymentRepository,
   Payments,
@@ -23,6 +22,7 @@ import {
   Transactor,
   User
 } from "@cobro/core"
+import { Faucet } from "@cobro/bank-sandbox"
 import { Cause, DateTime, Effect, Exit, Option, Random, Ref, Schema } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { createRequest, seedUser, u1, u2 } from "./fixtures.js"

@@ -7,7 +7,6 @@
 import { expect } from "@effect/vitest"
 import {
   BankAccount,
-  Faucet,
   Ids,
   Ledger,
   LedgerAccount,
@@ -18,6 +17,7 @@ import {
   Payments,
   TransferRepository
 } from "@cobro/core"
+import { Faucet } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, expectLedgerOk, seedUser, u1 } from "./fixtures.js"

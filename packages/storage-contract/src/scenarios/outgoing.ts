@@ -15,9 +15,9 @@ import {
   OutgoingTransfer,
   OutgoingTransferRepository,
   OutgoingTransfers,
-  SandboxBank,
   Schedules
 } from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { expectLedgerOk } from "./fixtures.js"

@@ -12,12 +12,12 @@ import {
   Outbox,
   PaymentRepository,
   Payments,
-  SandboxBank,
   Transactor,
   TransferRepository,
   Transfers,
   UserRepository
 } from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { Chunk, DateTime, Effect, Option, Stream, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, expectLedgerOk, seedUser, u1, u2 } from "./fixtures.js"

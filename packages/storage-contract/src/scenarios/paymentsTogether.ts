@@ -17,9 +17,9 @@ import {
   Money,
   Payment,
   PaymentRepository,
-  Payments,
-  SandboxBank
+  Payments
 } from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { Cause, DateTime, Effect, Either, Exit, Layer, Metric, Option } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { createRequest, seedUser, u1 } from "./fixtures.js"

@@ -22,9 +22,9 @@ import {
   Refund,
   RefundRepository,
   Refunds,
-  SandboxBank,
   Transfers
 } from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option, Schema, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, expectLedgerOk, seedUser, u1, u2 } from "./fixtures.js"

@@ -15,11 +15,11 @@ import {
   Outbox,
   Payments,
   Refunds,
-  SandboxBank,
   Transfers,
   TransferRepository,
   User
 } from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { Effect, Either, Option, Schema } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, expectLedgerOk, seedUser, u1 } from "./fixtures.js"

@@ -17,13 +17,13 @@ import {
   Payment,
   PaymentRepository,
   Payments,
-  SandboxBank,
   Transactor,
   TransferRepository,
   Transfers,
   User,
   WebhookDeliveryRepository
 } from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Either, Option, Schema } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, expectLedgerOk, seedUser, u1 } from "./fixtures.js"

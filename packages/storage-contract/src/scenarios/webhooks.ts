@@ -8,13 +8,13 @@ import {
   Ids,
   Outbox,
   Payments,
-  SandboxBank,
   Transactor,
   Principal,
   Transfers,
   WebhookDeliveries,
   WebhookDeliveryRepository as W
 } from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Duration, Effect, Layer, Option, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, seedUser, u1, u2 } from "./fixtures.js"

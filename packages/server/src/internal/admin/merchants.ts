@@ -15,12 +15,12 @@ import {
   type Partner,
   PartnerRepository,
   Principal,
-  SandboxBank,
   Spans,
   Transactor,
   User,
   UserRepository
 } from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect, Option, Schema } from "effect"
 import { idFrom, type ListInput, pageLimit, partnerIdFrom, userIdFrom } from "./input.js"

@@ -8,7 +8,6 @@ import {
   BankAccount,
   CustomerRepository,
   Errors,
-  Faucet,
   Money,
   PaymentRepository,
   Spans,
@@ -17,6 +16,7 @@ import {
   type Ids,
   UserRepository
 } from "@cobro/core"
+import { Faucet } from "@cobro/bank-sandbox"
 import { Context, DateTime, Duration, Effect, Option, ParseResult, Schema } from "effect"
 import { paymentIdFrom, userIdFrom } from "./input.js"
 

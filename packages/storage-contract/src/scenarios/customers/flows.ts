@@ -11,10 +11,10 @@ import {
   LedgerAccount,
   Money,
   Outbox,
-  SandboxBank,
   Transfers,
   User
 } from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { Chunk, Effect, Either, Option, Schema, Stream, TestClock } from "effect"
 import type { Scenario } from "../../Scenario.js"
 import { ars, expectLedgerOk, seedUser, u1, u2 } from "../fixtures.js"

@@ -5,12 +5,12 @@ import {
   Ids,
   Jobs,
   Money,
-  SandboxBank,
   Schedule,
   ScheduleRepository,
   Schedules,
   UserRepository
 } from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option, Schema, TestClock } from "effect"
 import type { Scenario } from "../../Scenario.js"
 import { expectLedgerOk, seedUser, u1, u2 } from "../fixtures.js"

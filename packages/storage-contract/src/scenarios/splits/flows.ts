@@ -8,12 +8,12 @@ import {
   LedgerAccount,
   Money,
   Outbox,
-  SandboxBank,
   Split,
   SplitRepository,
   Splits,
   Transfers
 } from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Duration, Effect, Option, TestClock } from "effect"
 import type { Scenario } from "../../Scenario.js"
 import { ars, expectLedgerOk, seedUser } from "../fixtures.js"
