@@ -16,7 +16,9 @@ export class FaucetRequest extends Wire.Class<FaucetRequest>("FaucetRequest")({
    * random valid CBU when absent, so every sandbox transfer has a sender account.
    */
   cbu: Schema.optional(
-    Schema.String.pipe(Schema.filter(BankAccount.isValidCbu, { message: () => "must be a valid 22-digit CBU or CVU" }))
+    Schema.String.pipe(
+      Schema.filter(BankAccount.isValidCbu, { message: () => "must be a valid 22-digit CBU or CVU" })
+    )
   )
 }) {}
 
@@ -40,7 +42,11 @@ export class Faucet extends Effect.Service<Faucet>()("@cobro/bank-sandbox/Faucet
      * a failure, the caller gone) books it: the bank received the money, and reconciliation reads
      * the statement for notifications the engine missed.
      */
-    const send = Spans.fn("Faucet.send")(function* (owner: Ids.UserId, cvu: BankAccount.Cvu, request: FaucetRequest) {
+    const send = Spans.fn("Faucet.send")(function* (
+      owner: Ids.UserId,
+      cvu: BankAccount.Cvu,
+      request: FaucetRequest
+    ) {
       const amount = yield* Either.mapLeft(Money.fromInput(request.amount, "ARS"), (e) =>
         Errors.InvalidInput.of("amount", e.message)
       )

@@ -38,115 +38,118 @@ const sameAccount = (stored: A.SandboxAccount, wanted: Omit<A.SandboxAccount, "c
   stored.holder_name === wanted.holder_name &&
   stored.cuit === wanted.cuit
 
-export class SandboxAccounts extends Effect.Service<SandboxAccounts>()("@cobro/bank-sandbox/SandboxAccounts", {
-  effect: Effect.gen(function* () {
-    const repo = yield* Repository.SandboxAccountRepository
-    const users = yield* UserRepository.UserRepository
-    const bank = yield* SandboxBank.SandboxBank
-    const transactor = yield* Transactor.Transactor
+export class SandboxAccounts extends Effect.Service<SandboxAccounts>()(
+  "@cobro/bank-sandbox/SandboxAccounts",
+  {
+    effect: Effect.gen(function* () {
+      const repo = yield* Repository.SandboxAccountRepository
+      const users = yield* UserRepository.UserRepository
+      const bank = yield* SandboxBank.SandboxBank
+      const transactor = yield* Transactor.Transactor
 
-    const owned = (owner: Ids.UserId, cbu: string) =>
-      Effect.flatMap(repo.findByAddress(cbu), (found) =>
-        Option.isSome(found) && found.value.user_id === owner && found.value.cbu === cbu
-          ? Effect.succeed(found.value)
-          : Effect.fail(notFound(cbu))
-      )
+      const owned = (owner: Ids.UserId, cbu: string) =>
+        Effect.flatMap(repo.findByAddress(cbu), (found) =>
+          Option.isSome(found) && found.value.user_id === owner && found.value.cbu === cbu
+            ? Effect.succeed(found.value)
+            : Effect.fail(notFound(cbu))
+        )
 
-    /** An address nobody uses: neither a stored account nor one the bank holds. */
-    const free = (address: string) =>
-      Effect.zipWith(
-        repo.findByAddress(address),
-        bank.knows(address),
-        (stored, held) => Option.isNone(stored) && !held
-      )
+      /** An address nobody uses: neither a stored account nor one the bank holds. */
+      const free = (address: string) =>
+        Effect.zipWith(
+          repo.findByAddress(address),
+          bank.knows(address),
+          (stored, held) => Option.isNone(stored) && !held
+        )
 
-    /**
-     * Registers an account for `owner`'s tests. The same request again (same number, alias,
-     * holder and CUIT) answers the stored account; a number or alias in use fails with 409.
-     */
-    const register = Spans.fn("SandboxAccounts.register")(function* (
-      owner: Ids.UserId,
-      request: A.RegisterRequest
-    ) {
-      const user = yield* Effect.flatMap(users.findById(owner), (u) =>
-        Option.isSome(u) ? Effect.succeed(u.value) : Effect.fail(Errors.NotFound.of("user", owner))
-      )
-      const cbu = request.cbu ?? (yield* drawFree(randomCbu, free, "CBU"))
-      const alias: BankAccount.Alias = request.alias ?? (yield* drawFree(randomAlias, free, "alias"))
-      const wanted = {
-        cbu,
-        alias,
-        holder_name: request.holder_name ?? user.name,
-        cuit: request.cuit ?? user.cuit,
-        user_id: owner
-      }
-      const stored = yield* transactor.withTransaction(
-        Effect.gen(function* () {
-          // The merchant's row, locked: two registrations at once cannot both pass the cap.
-          yield* users.findByIdForUpdate(owner)
-          const byNumber = yield* repo.findByAddress(cbu)
-          if (Option.isSome(byNumber)) {
-            if (sameAccount(byNumber.value, wanted)) return byNumber.value
-            return yield* new Errors.Conflict({
-              key: "sandbox_bank_account.exists",
-              message: `cbu: ${cbu} is already registered at the sandbox bank${
-                byNumber.value.user_id === owner ? " with other details" : ""
-              }`
-            })
-          }
-          if (yield* bank.knows(cbu)) {
-            return yield* new Errors.Conflict({
-              key: "sandbox_bank_account.exists",
-              message: `cbu: ${cbu} is already an account of the sandbox bank`
-            })
-          }
-          if (!(yield* free(alias))) {
-            return yield* new Errors.Conflict({
-              key: "sandbox_bank_account.alias.taken",
-              message: `alias: ${alias} is already in use at the sandbox bank`
-            })
-          }
-          if ((yield* repo.listOf(owner)).length >= A.maxAccountsPerMerchant) {
-            return yield* new Errors.Conflict({
-              key: "sandbox_bank_account.limit.reached",
-              message: `a merchant may register at most ${A.maxAccountsPerMerchant} sandbox bank accounts; remove one first`
-            })
-          }
-          const account = new A.SandboxAccount({ ...wanted, creation_timestamp: yield* DateTime.now })
-          yield* repo.insert(account)
-          return account
-        })
-      )
-      // Known to this instance's bank at once; others find it in storage when asked.
-      yield* bank.registerHolder(toHolder(stored))
-      return stored
+      /**
+       * Registers an account for `owner`'s tests. The same request again (same number, alias,
+       * holder and CUIT) answers the stored account; a number or alias in use fails with 409.
+       */
+      const register = Spans.fn("SandboxAccounts.register")(function* (
+        owner: Ids.UserId,
+        request: A.RegisterRequest
+      ) {
+        const user = yield* Effect.flatMap(users.findById(owner), (u) =>
+          Option.isSome(u) ? Effect.succeed(u.value) : Effect.fail(Errors.NotFound.of("user", owner))
+        )
+        const cbu = request.cbu ?? (yield* drawFree(randomCbu, free, "CBU"))
+        const alias: BankAccount.Alias = request.alias ?? (yield* drawFree(randomAlias, free, "alias"))
+        const wanted = {
+          cbu,
+          alias,
+          holder_name: request.holder_name ?? user.name,
+          cuit: request.cuit ?? user.cuit,
+          user_id: owner
+        }
+        const stored = yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            // The merchant's row, locked: two registrations at once cannot both pass the cap.
+            yield* users.findByIdForUpdate(owner)
+            const byNumber = yield* repo.findByAddress(cbu)
+            if (Option.isSome(byNumber)) {
+              if (sameAccount(byNumber.value, wanted)) return byNumber.value
+              return yield* new Errors.Conflict({
+                key: "sandbox_bank_account.exists",
+                message: `cbu: ${cbu} is already registered at the sandbox bank${
+                  byNumber.value.user_id === owner ? " with other details" : ""
+                }`
+              })
+            }
+            if (yield* bank.knows(cbu)) {
+              return yield* new Errors.Conflict({
+                key: "sandbox_bank_account.exists",
+                message: `cbu: ${cbu} is already an account of the sandbox bank`
+              })
+            }
+            if (!(yield* free(alias))) {
+              return yield* new Errors.Conflict({
+                key: "sandbox_bank_account.alias.taken",
+                message: `alias: ${alias} is already in use at the sandbox bank`
+              })
+            }
+            if ((yield* repo.listOf(owner)).length >= A.maxAccountsPerMerchant) {
+              return yield* new Errors.Conflict({
+                key: "sandbox_bank_account.limit.reached",
+                message: `a merchant may register at most ${A.maxAccountsPerMerchant} sandbox bank accounts; remove one first`
+              })
+            }
+            const account = new A.SandboxAccount({ ...wanted, creation_timestamp: yield* DateTime.now })
+            yield* repo.insert(account)
+            return account
+          })
+        )
+        // Known to this instance's bank at once; others find it in storage when asked.
+        yield* bank.registerHolder(toHolder(stored))
+        return stored
+      })
+
+      const list = Spans.fn("SandboxAccounts.list")(function* (owner: Ids.UserId) {
+        return yield* repo.listOf(owner)
+      })
+
+      const get = Spans.fn("SandboxAccounts.get")(function* (owner: Ids.UserId, cbu: string) {
+        return yield* owned(owner, cbu)
+      })
+
+      /** What the account received (payouts and refunds sent to it), newest first: its owner's only. */
+      const received = Spans.fn("SandboxAccounts.received")(function* (owner: Ids.UserId, cbu: string) {
+        const account = yield* owned(owner, cbu)
+        return yield* bank.receivedBy(account.cbu, A.maxReceivedListed)
+      })
+
+      /** Removes the account: the bank no longer knows it (look-ups fail; transfers already sent stay). */
+      const remove = Spans.fn("SandboxAccounts.remove")(function* (owner: Ids.UserId, cbu: string) {
+        const account = yield* owned(owner, cbu)
+        if (!(yield* repo.remove(owner, account.cbu))) return yield* notFound(cbu)
+        yield* bank.forgetHolder(account.cbu)
+        return account
+      })
+
+      return { register, list, get, received, remove } as const
     })
-
-    const list = Spans.fn("SandboxAccounts.list")(function* (owner: Ids.UserId) {
-      return yield* repo.listOf(owner)
-    })
-
-    const get = Spans.fn("SandboxAccounts.get")(function* (owner: Ids.UserId, cbu: string) {
-      return yield* owned(owner, cbu)
-    })
-
-    /** What the account received (payouts and refunds sent to it), newest first: its owner's only. */
-    const received = Spans.fn("SandboxAccounts.received")(function* (owner: Ids.UserId, cbu: string) {
-      const account = yield* owned(owner, cbu)
-      return yield* bank.receivedBy(account.cbu, A.maxReceivedListed)
-    })
-
-    /** Removes the account: the bank no longer knows it (look-ups fail; transfers already sent stay). */
-    const remove = Spans.fn("SandboxAccounts.remove")(function* (owner: Ids.UserId, cbu: string) {
-      const account = yield* owned(owner, cbu)
-      if (!(yield* repo.remove(owner, account.cbu))) return yield* notFound(cbu)
-      yield* bank.forgetHolder(account.cbu)
-      return account
-    })
-
-    return { register, list, get, received, remove } as const
-  })
-}) {}
+  }
+) {}
 
 /** Draws from `generate` until `isFree` says the value is unused. */
 const drawFree = <A extends string>(
@@ -207,7 +210,9 @@ export const bankLayer: Layer.Layer<
                 Option.match(found, {
                   onNone: () => Effect.fail(e),
                   onSome: (a) =>
-                    Effect.succeed(new Bank.AccountHolder({ account: a.cbu, cuit: a.cuit, name: a.holder_name }))
+                    Effect.succeed(
+                      new Bank.AccountHolder({ account: a.cbu, cuit: a.cuit, name: a.holder_name })
+                    )
                 })
               )
           )

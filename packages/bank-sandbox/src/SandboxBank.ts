@@ -128,7 +128,8 @@ const emptyState = (): State => ({
   returned: Chunk.empty()
 })
 
-const bankError = (reason: Bank.BankError["reason"], message: string) => new Bank.BankError({ reason, message })
+const bankError = (reason: Bank.BankError["reason"], message: string) =>
+  new Bank.BankError({ reason, message })
 
 const { aliasTaken, resolve } = Holders
 

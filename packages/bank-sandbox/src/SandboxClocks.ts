@@ -11,15 +11,8 @@
  * once, at the new time (as after a host that was down for that long).
  */
 import { Clock, Context, DateTime, Duration, Effect, Either, Layer, Schedule } from "effect"
-import {
-  type Errors,
-  type Ids,
-  Jobs,
-  MerchantClocks,
-  Spans,
-  TestClockRepository,
-  TestClocks
-} from "@cobro/core"
+import { type Errors, type Ids, Jobs, MerchantClocks, Spans, TestClockRepository } from "@cobro/core"
+import * as TestClocks from "./TestClocks.js"
 
 /** How often an instance re-reads the stored offsets. */
 export const refreshInterval = Duration.seconds(1)
@@ -48,10 +41,15 @@ export interface ClockCache {
   readonly real: Clock.Clock
 }
 
-export class SandboxClocks extends Context.Tag("@cobro/bank-sandbox/SandboxClocks")<SandboxClocks, ClockCache>() {}
+export class SandboxClocks extends Context.Tag("@cobro/bank-sandbox/SandboxClocks")<
+  SandboxClocks,
+  ClockCache
+>() {}
 
 /** A cache over `real`, and the `MerchantClocks` it answers. */
-export const makeCache = (real: Clock.Clock): { cache: ClockCache; clocks: MerchantClocks.MerchantClocksShape } => {
+export const makeCache = (
+  real: Clock.Clock
+): { cache: ClockCache; clocks: MerchantClocks.MerchantClocksShape } => {
   const offsets = new Map<Ids.UserId, number>()
   const clocks = new Map<Ids.UserId, Clock.Clock>()
   const offsetOf = (user: Ids.UserId) => offsets.get(user) ?? 0
@@ -91,7 +89,11 @@ export const makeCache = (real: Clock.Clock): { cache: ClockCache; clocks: Merch
  */
 export const layerWith = (options: {
   readonly refreshEvery: Duration.DurationInput | undefined
-}): Layer.Layer<SandboxClocks | MerchantClocks.MerchantClocks, never, TestClockRepository.TestClockRepository> =>
+}): Layer.Layer<
+  SandboxClocks | MerchantClocks.MerchantClocks,
+  never,
+  TestClockRepository.TestClockRepository
+> =>
   Layer.scopedContext(
     Effect.gen(function* () {
       const repo = yield* TestClockRepository.TestClockRepository
@@ -115,7 +117,11 @@ export const layerWith = (options: {
   )
 
 /** The merchants' clocks, re-read every `refreshInterval` (several instances on one database). */
-export const layer: Layer.Layer<SandboxClocks | MerchantClocks.MerchantClocks, never, TestClockRepository.TestClockRepository> = layerWith({
+export const layer: Layer.Layer<
+  SandboxClocks | MerchantClocks.MerchantClocks,
+  never,
+  TestClockRepository.TestClockRepository
+> = layerWith({
   refreshEvery: refreshInterval
 })
 

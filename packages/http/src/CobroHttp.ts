@@ -35,10 +35,9 @@ import {
   Schedules,
   SecondFactors,
   Splits,
-  TestClocks,
   WebhookDeliveries
 } from "@cobro/core"
-import { Faucet, SandboxAccounts, SandboxClocks } from "@cobro/bank-sandbox"
+import { Faucet, SandboxAccounts, SandboxClocks, TestClocks } from "@cobro/bank-sandbox"
 import { Effect, Layer, Option } from "effect"
 import { CobroApi } from "./Api.js"
 import { handlers, type Requirements } from "./Http.js"

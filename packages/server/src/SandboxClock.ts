@@ -7,14 +7,8 @@
  * Credentials, tokens, codes, `Idempotency-Key` retention, rate limits, web forms, webhook leases
  * and `webhook-timestamp`, and transfers at the bank stay on real time.
  */
-import {
-  type Jobs,
-  type MerchantClocks,
-  RealTime,
-  type TestClockRepository,
-  type TestClocks
-} from "@cobro/core"
-import { SandboxClocks } from "@cobro/bank-sandbox"
+import { type Jobs, type MerchantClocks, RealTime, type TestClockRepository } from "@cobro/core"
+import { SandboxClocks, type TestClocks } from "@cobro/bank-sandbox"
 import { Webhooks } from "@cobro/webhooks"
 import { Effect, Layer } from "effect"
 

@@ -21,11 +21,16 @@ import {
   Reconciliation,
   SecondFactor,
   SecondFactors,
-  type TestClocks,
   type Transactor,
   type UserRepository
 } from "@cobro/core"
-import { SandboxAccounts, SandboxBank, type SandboxClocks, SandboxEngine } from "@cobro/bank-sandbox"
+import {
+  SandboxAccounts,
+  SandboxBank,
+  type SandboxClocks,
+  SandboxEngine,
+  type TestClocks
+} from "@cobro/bank-sandbox"
 import type { CobroHttp } from "@cobro/http"
 import { NodeTransport, Webhooks, type WebhooksConfig } from "@cobro/webhooks"
 import { ConfigError } from "effect"

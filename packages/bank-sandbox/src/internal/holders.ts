@@ -60,7 +60,11 @@ export const lookup = (state: HolderState, address: string): Option.Option<BankP
 
 /** `state` with `holder` registered (by account and, when given, alias); replaces an earlier one. */
 export const register = <S extends HolderState>(state: S, holder: ExternalHolder): S => {
-  const record = new BankProvider.AccountHolder({ account: holder.account, cuit: holder.cuit, name: holder.name })
+  const record = new BankProvider.AccountHolder({
+    account: holder.account,
+    cuit: holder.cuit,
+    name: holder.name
+  })
   const byAccount = HashMap.set(state.holders, holder.account, record)
   return {
     ...state,

@@ -59,7 +59,10 @@ const acceptance = (transfer: SentTransfer): BankProvider.TransferAcceptance => 
 })
 
 /** The transfer already held under `reference`, answered as a repeated send answers it. */
-export const previous = (state: OutgoingState, reference: string): Option.Option<BankProvider.TransferAcceptance> =>
+export const previous = (
+  state: OutgoingState,
+  reference: string
+): Option.Option<BankProvider.TransferAcceptance> =>
   Option.map(HashMap.get(state.byReference, reference), (e) => acceptance(e.transfer))
 
 /**
@@ -73,7 +76,11 @@ export const book = (
   /** `transfer.to` as the account it names (an alias resolved). */
   account: string,
   booked_at: DateTime.Utc
-): { readonly answer: BankProvider.TransferAcceptance; readonly timedOut: boolean; readonly next: OutgoingState } => {
+): {
+  readonly answer: BankProvider.TransferAcceptance
+  readonly timedOut: boolean
+  readonly next: OutgoingState
+} => {
   const failure = Option.getOrNull(
     Option.orElse(HashMap.get(state.lateFailures, transfer.to), () =>
       HashMap.get(state.lateFailures, account)
@@ -126,7 +133,10 @@ const statusOf = (entry: Entry): BankProvider.TransferStatus => {
 }
 
 /** A status query: a held transfer counts it down, then completes (or fails, if set to). */
-export const query = (state: OutgoingState, reference: string): readonly [BankProvider.TransferStatus, OutgoingState] => {
+export const query = (
+  state: OutgoingState,
+  reference: string
+): readonly [BankProvider.TransferStatus, OutgoingState] => {
   const found = HashMap.get(state.byReference, reference)
   if (Option.isNone(found)) return [{ _tag: "NotFound" }, state]
   const entry = found.value

@@ -23,7 +23,11 @@ export interface Statement {
 export const empty = (): Statement => ({ entries: [], start: 0 })
 
 /** Books `transfer` at `now` in `statement`, the oldest dropped past the bounds; `statement` itself. */
-export const book = (statement: Statement, now: DateTime.Utc, transfer: BankProvider.IncomingTransfer): Statement => {
+export const book = (
+  statement: Statement,
+  now: DateTime.Utc,
+  transfer: BankProvider.IncomingTransfer
+): Statement => {
   const { entries } = statement
   entries.push([now, transfer] as const)
   const oldest = DateTime.subtractDuration(now, statementRetention)

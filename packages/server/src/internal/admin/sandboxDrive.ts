@@ -12,11 +12,10 @@ import {
   PaymentRepository,
   Spans,
   SplitRepository,
-  TestClocks,
   type Ids,
   UserRepository
 } from "@cobro/core"
-import { Faucet } from "@cobro/bank-sandbox"
+import { Faucet, TestClocks } from "@cobro/bank-sandbox"
 import { Context, DateTime, Duration, Effect, Option, ParseResult, Schema } from "effect"
 import { paymentIdFrom, userIdFrom } from "./input.js"
 
