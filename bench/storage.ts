@@ -5,17 +5,8 @@
  *   npm run bench:storage    (SQLite, and Postgres when 127.0.0.1:5432 answers; `npm run bench`
  *                            runs it before bench:http)
  */
-import {
-  BankAccount,
-  Engine,
-  Ids,
-  Money,
-  PaymentRequest,
-  Payments,
-  Transfers,
-  User,
-  UserRepository
-} from "@cobro/core"
+import { BankAccount, Engine, Ids, Money, PaymentRequest, Payments, Transfers, User } from "@cobro/core"
+import { UserRepository } from "@cobro/core/ports"
 import { SandboxBank, SandboxEngine } from "@cobro/bank-sandbox"
 import { PgStorage } from "@cobro/sql-pg"
 import { SqliteStorage } from "@cobro/sql-sqlite"

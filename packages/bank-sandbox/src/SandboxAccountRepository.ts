@@ -5,7 +5,8 @@
  * operator's CLI registered it).
  */
 import { Context, Effect, Either, HashMap, Layer, Option } from "effect"
-import { Errors, type Ids, MemoryDb } from "@cobro/core"
+import { Errors, type Ids } from "@cobro/core"
+import { MemoryDb } from "@cobro/core/ports"
 import type { SandboxAccount } from "./SandboxAccount.js"
 
 export class SandboxAccountRepository extends Context.Tag("@cobro/bank-sandbox/SandboxAccountRepository")<

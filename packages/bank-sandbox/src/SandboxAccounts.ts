@@ -6,16 +6,8 @@
  * address it does not hold.
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
-import {
-  BankAccount,
-  BankProvider as Bank,
-  Errors,
-  type Ids,
-  MemoryDb,
-  Spans,
-  Transactor,
-  UserRepository
-} from "@cobro/core"
+import { BankAccount, BankProvider as Bank, Errors, type Ids, Spans } from "@cobro/core"
+import { MemoryDb, Transactor, UserRepository } from "@cobro/core/ports"
 import { randomAlias, randomCbu } from "./internal/random.js"
 import * as A from "./SandboxAccount.js"
 import * as Repository from "./SandboxAccountRepository.js"

@@ -11,7 +11,8 @@
  * once, at the new time (as after a host that was down for that long).
  */
 import { Clock, Context, DateTime, Duration, Effect, Either, Layer, Schedule } from "effect"
-import { type Errors, type Ids, Jobs, MerchantClocks, Spans, TestClockRepository } from "@cobro/core"
+import { type Errors, type Ids, Jobs, MerchantClocks, Spans } from "@cobro/core"
+import { TestClockRepository } from "@cobro/core/ports"
 import * as TestClocks from "./TestClocks.js"
 
 /** How often an instance re-reads the stored offsets. */

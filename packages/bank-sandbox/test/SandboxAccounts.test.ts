@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, Layer } from "effect"
-import { BankAccount, BankProvider as Bank, Ids, MemoryDb, Money } from "@cobro/core"
+import { BankAccount, BankProvider as Bank, Ids, Money } from "@cobro/core"
+import { MemoryDb } from "@cobro/core/ports"
 import * as SandboxBank from "../src/SandboxBank.js"
 import { SandboxAccount } from "../src/SandboxAccount.js"
 import * as Repository from "../src/SandboxAccountRepository.js"

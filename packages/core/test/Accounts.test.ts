@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, Schema, TestClock } from "effect"
-import { Accounts, Auth, CredentialRepository, Crypto, Ids, Payments, Principal } from "../src/index.js"
+import { Accounts, Auth, Crypto, Ids, Payments, Principal } from "../src/index.js"
+import { CredentialRepository } from "../src/ports.js"
 import { SandboxEngine } from "@cobro/bank-sandbox"
 import { createMerchant, createPartner, cuitFor, partnerToken, userToken } from "./accountFixtures.js"
 import { createRequest, events, expectLedgerOk } from "./fixtures.js"

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Either, Encoding, Exit, Option, Redacted, TestClock } from "effect"
-import { Auth, CredentialRepository, Crypto, Ids, Principal } from "../src/index.js"
+import { Auth, Crypto, Ids, Principal } from "../src/index.js"
+import { CredentialRepository } from "../src/ports.js"
 import { SandboxEngine } from "@cobro/bank-sandbox"
 import { createMerchant, cuitFor, userToken } from "./accountFixtures.js"
 import { expectLedgerOk } from "./fixtures.js"

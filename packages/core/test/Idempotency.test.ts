@@ -1,14 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Deferred, Duration, Effect, Fiber, Option, Ref, Schema, TestClock } from "effect"
-import {
-  type Errors,
-  Idempotency,
-  IdempotencyRepository,
-  Ids,
-  type Payment,
-  PaymentRepository,
-  Payments
-} from "../src/index.js"
+import { type Errors, Idempotency, Ids, type Payment, Payments } from "../src/index.js"
+import { IdempotencyRepository, PaymentRepository } from "../src/ports.js"
 import { SandboxEngine } from "@cobro/bank-sandbox"
 import { createRequest, expectLedgerOk, seedUser } from "./fixtures.js"
 

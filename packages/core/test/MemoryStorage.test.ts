@@ -1,15 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, Option } from "effect"
-import {
-  Ids,
-  Ledger,
-  LedgerAccount,
-  LedgerRepository,
-  Money,
-  Outbox,
-  Transactor,
-  UserRepository
-} from "../src/index.js"
+import { Ids, Ledger, LedgerAccount, Money, Outbox } from "../src/index.js"
+import { LedgerRepository, Transactor, UserRepository } from "../src/ports.js"
 import { SandboxEngine } from "@cobro/bank-sandbox"
 import { ars, events, expectLedgerOk, seedUser } from "./fixtures.js"
 

@@ -1,14 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Option, TestClock } from "effect"
-import {
-  Accounts,
-  Auth,
-  CredentialRepository,
-  Crypto,
-  Onboarding,
-  PartnerRepository,
-  Principal
-} from "../src/index.js"
+import { Accounts, Auth, Crypto, Onboarding, Principal } from "../src/index.js"
+import { CredentialRepository, PartnerRepository } from "../src/ports.js"
 import { SandboxEngine } from "@cobro/bank-sandbox"
 import { createMerchant, createPartner, cuitFor, partnerToken } from "./accountFixtures.js"
 import { events, expectLedgerOk } from "./fixtures.js"

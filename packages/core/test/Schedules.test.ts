@@ -13,10 +13,9 @@ import {
   Schedule,
   Schedules,
   Transfers,
-  User,
-  UserRepository,
-  OutgoingTransferRepository
+  User
 } from "../src/index.js"
+import { OutgoingTransferRepository, UserRepository } from "../src/ports.js"
 import { SandboxBank, SandboxEngine } from "@cobro/bank-sandbox"
 import { ars, createRequest, expectLedgerOk, merchantCuit, seedUser } from "./fixtures.js"
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Option, TestClock } from "effect"
-import { BankProvider, Ids, Jobs, Money, Split, SplitRepository, Splits } from "../src/index.js"
+import { BankProvider, Ids, Jobs, Money, Split, Splits } from "../src/index.js"
+import { SplitRepository } from "../src/ports.js"
 import { SandboxBank, SandboxEngine } from "@cobro/bank-sandbox"
 import { ars, events, expectLedgerOk, seedUser } from "./fixtures.js"
 import {

@@ -4,16 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Exit, Fiber, FiberId, Layer, Option, Random } from "effect"
-import {
-  BankAccount,
-  BankProvider,
-  Engine,
-  Errors,
-  LedgerRepository,
-  Payment,
-  Transactor,
-  Transfers
-} from "../src/index.js"
+import { BankAccount, BankProvider, Engine, Errors, Payment, Transfers } from "../src/index.js"
+import { LedgerRepository, Transactor } from "../src/ports.js"
 import { SandboxBank, SandboxEngine } from "@cobro/bank-sandbox"
 import { ars, available, events, expectLedgerOk, newPayment, reload, seedUser, transfer } from "./fixtures.js"
 

@@ -10,9 +10,9 @@ import {
   type Payment,
   PaymentRequest,
   Payments,
-  User,
-  UserRepository
+  User
 } from "../src/index.js"
+import { UserRepository } from "../src/ports.js"
 import { SandboxBank } from "@cobro/bank-sandbox"
 
 export const merchantCuit = BankAccount.makeCuit("30", "71234567")

@@ -28,7 +28,6 @@ import {
   Idempotency,
   MerchantClocks,
   Onboarding,
-  PaymentRepository,
   Payments,
   RealTime,
   Refunds,
@@ -37,6 +36,7 @@ import {
   Splits,
   WebhookDeliveries
 } from "@cobro/core"
+import { PaymentRepository } from "@cobro/core/ports"
 import { Faucet, SandboxAccounts, SandboxClocks, TestClocks } from "@cobro/bank-sandbox"
 import { Effect, Layer, Option } from "effect"
 import { CobroApi } from "./Api.js"

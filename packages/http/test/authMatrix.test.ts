@@ -23,9 +23,9 @@ import {
   SecondFactor,
   SecondFactors,
   Split,
-  Splits,
-  UserRepository
+  Splits
 } from "@cobro/core"
+import { UserRepository } from "@cobro/core/ports"
 import { Faucet, SandboxAccount, SandboxAccounts, SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Duration, Effect, Option, Schema, TestClock } from "effect"
 import * as TestSecondFactors from "./secondFactors.js"

@@ -20,10 +20,9 @@ import {
   FeePolicy,
   Reconciliation,
   SecondFactor,
-  SecondFactors,
-  type Transactor,
-  type UserRepository
+  SecondFactors
 } from "@cobro/core"
+import { type Transactor, type UserRepository } from "@cobro/core/ports"
 import {
   SandboxAccounts,
   SandboxBank,

@@ -7,14 +7,13 @@ import {
   Ledger,
   LedgerAccount,
   Money,
-  PartnerRepository,
   PaymentRequest,
   Payments,
   Principal,
   Split,
-  Splits,
-  UserRepository
+  Splits
 } from "@cobro/core"
+import { PartnerRepository, UserRepository } from "@cobro/core/ports"
 import { freshPgUrl, pgAdminUrl, pgAvailable } from "@cobro/storage-contract"
 import { SqlClient } from "@effect/sql"
 import { NodeTransport, Webhooks } from "@cobro/webhooks"

@@ -6,7 +6,8 @@
  * unit of work always reads the row; what does not exist is not remembered as missing.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { CredentialRepository, User, UserRepository } from "@cobro/core"
+import { User } from "@cobro/core"
+import { CredentialRepository, UserRepository } from "@cobro/core/ports"
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { pgAvailable, postgres, sqlite, type SqlBackend } from "../src/index.js"

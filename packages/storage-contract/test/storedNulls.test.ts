@@ -4,7 +4,8 @@
  * sent without `null`: on SQLite and on Postgres.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { BankAccount, Ids, Payment, Payments, Split, SplitRepository } from "@cobro/core"
+import { BankAccount, Ids, Payment, Payments, Split } from "@cobro/core"
+import { SplitRepository } from "@cobro/core/ports"
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { pgAvailable, postgres, sqlite, type SqlBackend } from "../src/index.js"

@@ -5,18 +5,8 @@
  * back exactly, so `Ledger.verify` reports the books as they are.
  */
 import { expect } from "@effect/vitest"
-import {
-  BankAccount,
-  Ids,
-  Ledger,
-  LedgerAccount,
-  LedgerRepository,
-  Money,
-  PaymentRepository,
-  PaymentRequest,
-  Payments,
-  TransferRepository
-} from "@cobro/core"
+import { BankAccount, Ids, Ledger, LedgerAccount, Money, PaymentRequest, Payments } from "@cobro/core"
+import { LedgerRepository, PaymentRepository, TransferRepository } from "@cobro/core/ports"
 import { Faucet } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option } from "effect"
 import type { Scenario } from "../Scenario.js"

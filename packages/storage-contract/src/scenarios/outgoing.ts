@@ -13,10 +13,10 @@ import {
   Money,
   Outbox,
   OutgoingTransfer,
-  OutgoingTransferRepository,
   OutgoingTransfers,
   Schedules
 } from "@cobro/core"
+import { OutgoingTransferRepository } from "@cobro/core/ports"
 import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"

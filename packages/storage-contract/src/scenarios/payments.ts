@@ -3,20 +3,14 @@
  * engine flows over it.
  */
 import { expect } from "@effect/vitest"
+import { Ids, Jobs, Ledger, LedgerAccount, Outbox, Payments, Transfers } from "@cobro/core"
 import {
-  Ids,
-  Jobs,
-  Ledger,
-  LedgerAccount,
   LedgerRepository,
-  Outbox,
   PaymentRepository,
-  Payments,
   Transactor,
   TransferRepository,
-  Transfers,
   UserRepository
-} from "@cobro/core"
+} from "@cobro/core/ports"
 import { SandboxBank } from "@cobro/bank-sandbox"
 import { Chunk, DateTime, Effect, Option, Stream, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"

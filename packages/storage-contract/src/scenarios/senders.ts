@@ -10,15 +10,14 @@ import {
   BankAccount,
   Customer,
   Customers,
-  LedgerRepository,
   Money,
   Outbox,
   Payments,
   Refunds,
   Transfers,
-  TransferRepository,
   User
 } from "@cobro/core"
+import { LedgerRepository, TransferRepository } from "@cobro/core/ports"
 import { SandboxBank } from "@cobro/bank-sandbox"
 import { Effect, Either, Option, Schema } from "effect"
 import type { Scenario } from "../Scenario.js"

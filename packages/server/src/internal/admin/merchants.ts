@@ -7,19 +7,16 @@ import {
   Auth,
   BankAccount,
   Credential,
-  CredentialRepository,
   Crypto,
   Errors,
   Ids,
   Onboarding,
   type Partner,
-  PartnerRepository,
   Principal,
   Spans,
-  Transactor,
-  User,
-  UserRepository
+  User
 } from "@cobro/core"
+import { CredentialRepository, PartnerRepository, Transactor, UserRepository } from "@cobro/core/ports"
 import { SandboxBank } from "@cobro/bank-sandbox"
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect, Option, Schema } from "effect"
