@@ -76,3 +76,9 @@ export const Omittable = <S extends Schema.Schema.AnyNoContext>(schema: S) =>
     Schema.NullOr(Schema.typeSchema(schema)),
     { decode: Option.getOrNull, encode: Option.fromNullable }
   )
+
+/**
+ * `Schema.Class` with its constructor's validator compiled once per class: the constructor of the
+ * engine's classes, for the classes of packages that extend it (the sandbox bank's requests).
+ */
+export { Class } from "./internal/schemaClass.js"

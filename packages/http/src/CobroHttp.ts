@@ -7,7 +7,7 @@
  * - `NodeHttp.toNodeListener(engine, settings)` (from `@cobro/http/node`, which needs
  *   `@effect/platform-node`): a `(req, res)` listener for node:http or Express.
  *
- * The engine (services and storage) comes from the host: `Engine.layerMemory`, or the services
+ * The engine (services and storage) comes from the host: `SandboxEngine.layerMemory`, or the services
  * over `SqlStorage`. The faucet route works only when the engine has the sandbox's `Faucet`, the
  * test clock routes only with `TestClocks` (`SandboxClocks.testClocks`, over `SandboxClocks.layer`
  * provided below the engine so that its merchants follow their clocks). The rate limits count in
@@ -25,22 +25,19 @@ import {
   BankProvider,
   Crypto,
   Customers,
-  Faucet,
   Idempotency,
   MerchantClocks,
   Onboarding,
-  PaymentRepository,
   Payments,
   RealTime,
   Refunds,
-  SandboxAccounts,
-  SandboxClocks,
   Schedules,
   SecondFactors,
   Splits,
-  TestClocks,
   WebhookDeliveries
 } from "@cobro/core"
+import { PaymentRepository } from "@cobro/core/ports"
+import { Faucet, SandboxAccounts, SandboxClocks, TestClocks } from "@cobro/bank-sandbox"
 import { Effect, Layer, Option } from "effect"
 import { CobroApi } from "./Api.js"
 import { handlers, type Requirements } from "./Http.js"

@@ -11,7 +11,8 @@
  * the security headers of `internal/pages/layout.ts`.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import type { Auth, Crypto, Onboarding, PaymentRepository, Payments } from "@cobro/core"
+import type { Auth, Crypto, Onboarding, Payments } from "@cobro/core"
+import { type PaymentRepository } from "@cobro/core/ports"
 import { Effect } from "effect"
 import type { HttpConfig } from "./HttpConfig.js"
 import * as AuthorizeRoutes from "./internal/pages/authorizeRoutes.js"

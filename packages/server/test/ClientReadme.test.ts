@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cobro, CobroError, type CobroOptions } from "@cobro/client"
-import { CredentialRepository, Ids } from "@cobro/core"
+import { Ids } from "@cobro/core"
+import { CredentialRepository } from "@cobro/core/ports"
 import * as esbuild from "esbuild"
 import { DateTime, Effect } from "effect"
 import * as fs from "node:fs"

@@ -15,9 +15,9 @@ import {
   PaymentRequest,
   Payments,
   Reconciliation,
-  ReconciliationCursor,
   Transfers
 } from "@cobro/core"
+import { ReconciliationCursor } from "@cobro/core/ports"
 import { SqlReconciliationCursor } from "@cobro/sql"
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
 import { DateTime, Duration, Effect, Layer, Option, Schema } from "effect"

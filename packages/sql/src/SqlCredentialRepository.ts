@@ -4,7 +4,8 @@
  * UPDATEs, so a token is revoked once and counted once even when revocations race.
  */
 import { SqlClient, type Statement } from "@effect/sql"
-import { Credential, CredentialRepository as Port, Ids } from "@cobro/core"
+import { Credential, Ids } from "@cobro/core"
+import { CredentialRepository as Port } from "@cobro/core/ports"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as RowCache from "./internal/rowCache.js"
 import {

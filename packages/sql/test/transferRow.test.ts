@@ -4,7 +4,8 @@
  * must be the record.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { BankAccount, Ids, Money, TransferRepository as T } from "@cobro/core"
+import { BankAccount, Ids, Money } from "@cobro/core"
+import { TransferRepository as T } from "@cobro/core/ports"
 import { DateTime, Schema } from "effect"
 import { encodedTransfer, TransferRowIn } from "../src/SqlTransferRepository.js"
 

@@ -12,18 +12,20 @@
  * `Clock` time.
  */
 import {
-  type CredentialRepository,
   type Crypto,
   DueScope,
   Errors,
   type Ids,
   MerchantClocks,
   Metrics,
-  type PartnerRepository,
   RealTime,
-  Spans,
-  WebhookDeliveryRepository as W
+  Spans
 } from "@cobro/core"
+import {
+  type CredentialRepository,
+  type PartnerRepository,
+  WebhookDeliveryRepository as W
+} from "@cobro/core/ports"
 import {
   Cause,
   type ConfigError,

@@ -5,9 +5,9 @@ import { Context, DateTime, Effect, Either, Layer, Option, Order, RedBlackTree, 
 import type { Cvu } from "../bank/BankAccount.js"
 import { Conflict } from "../Errors.js"
 import type { ExternalId, PaymentId, TeamId, UserId } from "../Ids.js"
-import { MemoryCvuTable } from "../internal/memoryCvuTable.js"
+import { MemoryCvuTable } from "../bank/memoryCvuTable.js"
 import { makeRef, MemoryDb, timeKey } from "../internal/memoryDb.js"
-import { CvuEntry } from "../transfers/CvuDirectory.js"
+import { CvuEntry } from "../bank/CvuDirectory.js"
 import type { Payment } from "./Payment.js"
 import { type DueScope, everyone, includes } from "../clocks/DueScope.js"
 

@@ -3,7 +3,8 @@
  * append stores the rows core's `deliveriesOf` decides, in the same transaction as the events).
  */
 import type { SqlClient } from "@effect/sql"
-import { Ids, Outbox, WebhookDeliveryRepository as Port } from "@cobro/core"
+import { Ids, Outbox } from "@cobro/core"
+import { WebhookDeliveryRepository as Port } from "@cobro/core/ports"
 import { DateTime, Effect, Schema, Struct } from "effect"
 import { execute, millis, Millis, NullableMillis, orDie } from "./sql.js"
 

@@ -5,19 +5,9 @@
  * back exactly, so `Ledger.verify` reports the books as they are.
  */
 import { expect } from "@effect/vitest"
-import {
-  BankAccount,
-  Faucet,
-  Ids,
-  Ledger,
-  LedgerAccount,
-  LedgerRepository,
-  Money,
-  PaymentRepository,
-  PaymentRequest,
-  Payments,
-  TransferRepository
-} from "@cobro/core"
+import { BankAccount, Ids, Ledger, LedgerAccount, Money, PaymentRequest, Payments } from "@cobro/core"
+import { LedgerRepository, PaymentRepository, TransferRepository } from "@cobro/core/ports"
+import { Faucet } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, expectLedgerOk, seedUser, u1 } from "./fixtures.js"

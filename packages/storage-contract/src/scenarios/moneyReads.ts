@@ -14,11 +14,11 @@ import {
   Jobs,
   type MerchantMoney,
   Page,
-  SandboxBank,
   Schedules,
   Transfers,
   User
 } from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option, Schema, TestClock } from "effect"
 import type { EngineContext, Scenario } from "../Scenario.js"
 import { ars, expectLedgerOk, seedUser, u1, u2 } from "./fixtures.js"

@@ -15,16 +15,15 @@ import {
   Jobs,
   Ledger,
   LedgerAccount,
-  LedgerRepository,
   Money,
   Outbox,
   Payments,
   Refund,
-  RefundRepository,
   Refunds,
-  SandboxBank,
   Transfers
 } from "@cobro/core"
+import { LedgerRepository, RefundRepository } from "@cobro/core/ports"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option, Schema, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, expectLedgerOk, seedUser, u1, u2 } from "./fixtures.js"

@@ -10,16 +10,15 @@ import {
   BankAccount,
   Customer,
   Customers,
-  LedgerRepository,
   Money,
   Outbox,
   Payments,
   Refunds,
-  SandboxBank,
   Transfers,
-  TransferRepository,
   User
 } from "@cobro/core"
+import { LedgerRepository, TransferRepository } from "@cobro/core/ports"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { Effect, Either, Option, Schema } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, expectLedgerOk, seedUser, u1 } from "./fixtures.js"

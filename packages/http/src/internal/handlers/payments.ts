@@ -3,16 +3,8 @@
  * and without a token) and `payments` (the merchant's list, detail and changes of its payments).
  */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import {
-  Accounts,
-  Idempotency,
-  Money,
-  type Payment,
-  PaymentEncoding,
-  Payments,
-  Refund,
-  Refunds
-} from "@cobro/core"
+import { Accounts, Idempotency, Money, type Payment, Payments, Refund, Refunds } from "@cobro/core"
+import { PaymentEncoding } from "@cobro/core/ports"
 import { Effect, Schema } from "effect"
 import * as Api from "../../Api.js"
 import { ok } from "../../Envelope.js"

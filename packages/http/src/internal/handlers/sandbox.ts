@@ -3,18 +3,14 @@
  * accounts a tester registers at the sandbox bank. They exist only when the engine has the
  * sandbox's `Faucet` (and `SandboxAccounts`, on the sandbox bank); otherwise they answer 404.
  */
+import { type Errors, type Ids, type Idempotency, Money, type Transfers } from "@cobro/core"
 import {
-  type Errors,
   Faucet,
-  type Ids,
-  type Idempotency,
-  Money,
   type SandboxAccount,
   SandboxAccounts,
   type SandboxBank,
-  TestClocks,
-  type Transfers
-} from "@cobro/core"
+  TestClocks
+} from "@cobro/bank-sandbox"
 import { Duration, Effect, Option } from "effect"
 import * as Api from "../../Api.js"
 import { ApiError } from "../../ApiError.js"

@@ -7,16 +7,9 @@
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import {
-  BankProvider,
-  Faucet,
-  Ids,
-  MerchantClocks,
-  Money,
-  type Payment,
-  PaymentRepository,
-  Payments
-} from "@cobro/core"
+import { BankProvider, Ids, MerchantClocks, Money, type Payment, Payments } from "@cobro/core"
+import { PaymentRepository } from "@cobro/core/ports"
+import { Faucet } from "@cobro/bank-sandbox"
 import { Cache, DateTime, Duration, Effect, Either, Exit, Option, Schema } from "effect"
 import * as Csrf from "./csrf.js"
 import * as Layout from "./layout.js"

@@ -9,7 +9,8 @@
  * The frozen shape of version 1 (`payment.ts`) is the contract: `paymentCodec.test.ts` checks
  * that this codec and the schema's answer the same for payments of every kind of content.
  */
-import { BankAccount, Payment as P, PaymentEncoding } from "@cobro/core"
+import { BankAccount, Payment as P } from "@cobro/core"
+import { PaymentEncoding } from "@cobro/core/ports"
 import { BigDecimal } from "effect"
 import { arsNumber, arsText, numberOf, time, trusted } from "./trusted.js"
 

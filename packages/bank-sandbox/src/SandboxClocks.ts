@@ -11,14 +11,9 @@
  * once, at the new time (as after a host that was down for that long).
  */
 import { Clock, Context, DateTime, Duration, Effect, Either, Layer, Schedule } from "effect"
-import type { InvalidInput } from "../Errors.js"
-import type { UserId } from "../Ids.js"
-import { Jobs } from "../Jobs.js"
-import type { MerchantClocksShape } from "./MerchantClocks.js"
-import { MerchantClocks } from "./MerchantClocks.js"
-import { TestClockRepository } from "./TestClockRepository.js"
+import { type Errors, type Ids, Jobs, MerchantClocks, Spans } from "@cobro/core"
+import { TestClockRepository } from "@cobro/core/ports"
 import * as TestClocks from "./TestClocks.js"
-import * as Spans from "../Spans.js"
 
 /** How often an instance re-reads the stored offsets. */
 export const refreshInterval = Duration.seconds(1)
@@ -41,19 +36,24 @@ export const offsetClock = (base: Clock.Clock, offset: () => number): Clock.Cloc
 /** The offsets this instance knows, and the real time they are added to. */
 export interface ClockCache {
   /** Milliseconds `user`'s clock runs ahead of real time (zero if never moved). */
-  readonly offsetOf: (user: UserId) => number
+  readonly offsetOf: (user: Ids.UserId) => number
   /** Sets `user`'s offset to `millis` if that is ahead of the known one. */
-  readonly raise: (user: UserId, millis: number) => void
+  readonly raise: (user: Ids.UserId, millis: number) => void
   readonly real: Clock.Clock
 }
 
-export class SandboxClocks extends Context.Tag("@cobro/core/SandboxClocks")<SandboxClocks, ClockCache>() {}
+export class SandboxClocks extends Context.Tag("@cobro/bank-sandbox/SandboxClocks")<
+  SandboxClocks,
+  ClockCache
+>() {}
 
 /** A cache over `real`, and the `MerchantClocks` it answers. */
-export const makeCache = (real: Clock.Clock): { cache: ClockCache; clocks: MerchantClocksShape } => {
-  const offsets = new Map<UserId, number>()
-  const clocks = new Map<UserId, Clock.Clock>()
-  const offsetOf = (user: UserId) => offsets.get(user) ?? 0
+export const makeCache = (
+  real: Clock.Clock
+): { cache: ClockCache; clocks: MerchantClocks.MerchantClocksShape } => {
+  const offsets = new Map<Ids.UserId, number>()
+  const clocks = new Map<Ids.UserId, Clock.Clock>()
+  const offsetOf = (user: Ids.UserId) => offsets.get(user) ?? 0
   const cache: ClockCache = {
     offsetOf,
     raise: (user, millis) => {
@@ -61,7 +61,7 @@ export const makeCache = (real: Clock.Clock): { cache: ClockCache; clocks: Merch
     },
     real
   }
-  const clockOf = (user: UserId) => {
+  const clockOf = (user: Ids.UserId) => {
     if (offsetOf(user) <= 0) return undefined
     let clock = clocks.get(user)
     if (clock === undefined) {
@@ -90,10 +90,14 @@ export const makeCache = (real: Clock.Clock): { cache: ClockCache; clocks: Merch
  */
 export const layerWith = (options: {
   readonly refreshEvery: Duration.DurationInput | undefined
-}): Layer.Layer<SandboxClocks | MerchantClocks, never, TestClockRepository> =>
+}): Layer.Layer<
+  SandboxClocks | MerchantClocks.MerchantClocks,
+  never,
+  TestClockRepository.TestClockRepository
+> =>
   Layer.scopedContext(
     Effect.gen(function* () {
-      const repo = yield* TestClockRepository
+      const repo = yield* TestClockRepository.TestClockRepository
       const real = yield* Effect.clock
       const { cache, clocks } = makeCache(real)
       const refresh = Effect.map(repo.moved, (moved) => {
@@ -109,12 +113,16 @@ export const layerWith = (options: {
           Effect.forkScoped
         )
       }
-      return Context.make(SandboxClocks, cache).pipe(Context.add(MerchantClocks, clocks))
+      return Context.make(SandboxClocks, cache).pipe(Context.add(MerchantClocks.MerchantClocks, clocks))
     })
   )
 
 /** The merchants' clocks, re-read every `refreshInterval` (several instances on one database). */
-export const layer: Layer.Layer<SandboxClocks | MerchantClocks, never, TestClockRepository> = layerWith({
+export const layer: Layer.Layer<
+  SandboxClocks | MerchantClocks.MerchantClocks,
+  never,
+  TestClockRepository.TestClockRepository
+> = layerWith({
   refreshEvery: refreshInterval
 })
 
@@ -123,15 +131,15 @@ export const layer: Layer.Layer<SandboxClocks | MerchantClocks, never, TestClock
  * (`Webhooks.deliverDueOf` in the reference server). Core delivers no webhooks; without a host's
  * say an advance attempts none (they go out with the host's own deliveries) and reports zero.
  */
-export class DueDeliveries extends Context.Reference<DueDeliveries>()("@cobro/core/DueDeliveries", {
+export class DueDeliveries extends Context.Reference<DueDeliveries>()("@cobro/bank-sandbox/DueDeliveries", {
   defaultValue: (): {
-    readonly deliverDueOf: (user: UserId) => Effect.Effect<TestClocks.DeliveryCounts>
+    readonly deliverDueOf: (user: Ids.UserId) => Effect.Effect<TestClocks.DeliveryCounts>
   } => ({
     deliverDueOf: () => Effect.succeed({ attempted: 0, delivered: 0, retrying: 0, dead: 0, errors: 0 })
   })
 }) {}
 
-const readingOf = (cache: ClockCache, user: UserId): TestClocks.ClockReading => {
+const readingOf = (cache: ClockCache, user: Ids.UserId): TestClocks.ClockReading => {
   const offset = cache.offsetOf(user)
   return {
     now: DateTime.unsafeMake(cache.real.unsafeCurrentTimeMillis() + offset),
@@ -148,25 +156,25 @@ const readingOf = (cache: ClockCache, user: UserId): TestClocks.ClockReading => 
 export const testClocks: Layer.Layer<
   TestClocks.TestClocks,
   never,
-  SandboxClocks | TestClockRepository | Jobs
+  SandboxClocks | TestClockRepository.TestClockRepository | Jobs.Jobs
 > = Layer.effect(
   TestClocks.TestClocks,
   Effect.gen(function* () {
     const cache = yield* SandboxClocks
-    const repo = yield* TestClockRepository
-    const jobs = yield* Jobs
+    const repo = yield* TestClockRepository.TestClockRepository
+    const jobs = yield* Jobs.Jobs
     const deliveries = yield* DueDeliveries
 
     /** The stored clock of `user`, its offset known to this instance from now on. */
-    const load = (user: UserId) =>
+    const load = (user: Ids.UserId) =>
       Effect.tap(repo.get(user), (stored) => cache.raise(user, Duration.toMillis(stored.offset)))
 
-    const read = (user: UserId) => Effect.map(load(user), () => readingOf(cache, user))
+    const read = (user: Ids.UserId) => Effect.map(load(user), () => readingOf(cache, user))
 
     const advance = (
-      user: UserId,
+      user: Ids.UserId,
       request: TestClocks.AdvanceRequest
-    ): Effect.Effect<TestClocks.AdvanceReport, InvalidInput> =>
+    ): Effect.Effect<TestClocks.AdvanceReport, Errors.InvalidInput> =>
       Effect.gen(function* () {
         const stored = yield* load(user)
         const realMillis = cache.real.unsafeCurrentTimeMillis()

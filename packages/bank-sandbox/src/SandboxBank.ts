@@ -22,21 +22,14 @@ import {
   Option,
   SynchronizedRef
 } from "effect"
-import type { Cvu } from "./BankAccount.js"
-import { isValidAlias, isValidCbu } from "./BankAccount.js"
-import { AccountHolder, BankAccountRef, BankError, BankProvider, IncomingTransfer } from "./BankProvider.js"
-import { BankTransactionId } from "../Ids.js"
-import { randomDigits } from "../internal/ids.js"
-import type { Money } from "../Money.js"
-import { fresh, randomAlias, randomCbu, randomCuit, randomCvu } from "./sandboxRandom.js"
-import * as Holders from "./sandboxHolders.js"
-import * as Outgoing from "./sandboxOutgoing.js"
-import * as Statement from "./sandboxStatement.js"
-import { RealTime } from "../RealTime.js"
-import * as Spans from "../Spans.js"
+import { BankAccount, BankProvider as Bank, Ids, Money, RealTime as Time, Spans } from "@cobro/core"
+import * as Holders from "./internal/holders.js"
+import * as Outgoing from "./internal/outgoing.js"
+import { fresh, randomAlias, randomCbu, randomCuit, randomCvu } from "./internal/random.js"
+import * as Statement from "./internal/statement.js"
 
 const DEFAULT_SENDER_NAME = "Pagador Sandbox"
-export { statementRetention, statementSize } from "./sandboxStatement.js"
+export { statementRetention, statementSize } from "./internal/statement.js"
 
 export type TransferFailure = "rejected" | "unavailable"
 
@@ -44,8 +37,8 @@ export type SentTransfer = Outgoing.SentTransfer
 export type Received = Outgoing.Received
 
 export interface SimulateIncoming {
-  readonly cvu: Cvu
-  readonly amount: Money
+  readonly cvu: BankAccount.Cvu
+  readonly amount: Money.Money
   /** The sender's CUIT as the bank reports it (any text: a bank's may be wrong); a valid random one when omitted. */
   readonly senderCuit?: string | undefined
   readonly senderName?: string | undefined
@@ -55,23 +48,23 @@ export interface SimulateIncoming {
 
 export type ExternalHolder = Holders.ExternalHolder
 
-export class SandboxBank extends Context.Tag("@cobro/core/SandboxBank")<
+export class SandboxBank extends Context.Tag("@cobro/bank-sandbox/SandboxBank")<
   SandboxBank,
   {
     /**
      * Creates the record of a transfer into `cvu` and books it in the statement
      * (`incomingTransfers`); the engine's faucet ingests it, not this.
      */
-    readonly simulateIncoming: (input: SimulateIncoming) => Effect.Effect<IncomingTransfer>
+    readonly simulateIncoming: (input: SimulateIncoming) => Effect.Effect<Bank.IncomingTransfer>
     /**
      * `simulateIncoming` in two steps, for a caller that decides between them whether the
      * transfer happens at all (the faucet refuses a CVU that is not the caller's, and then
      * nothing reaches the statement): the record of a transfer into `cvu`, numbered and sealed
      * as this bank's own (`returnTransfer` takes it) but not booked...
      */
-    readonly drawIncoming: (input: SimulateIncoming) => Effect.Effect<IncomingTransfer>
+    readonly drawIncoming: (input: SimulateIncoming) => Effect.Effect<Bank.IncomingTransfer>
     /** ...and the booking of a drawn transfer in the statement, at the time it is booked. */
-    readonly bookIncoming: (transfer: IncomingTransfer) => Effect.Effect<void>
+    readonly bookIncoming: (transfer: Bank.IncomingTransfer) => Effect.Effect<void>
     /** Makes an external account known to `lookupHolder` (by its CVU/CBU and its alias). */
     readonly registerHolder: (holder: ExternalHolder) => Effect.Effect<void>
     /** Undoes `registerHolder` of this CVU/CBU (and its alias); unknown: nothing happens. */
@@ -84,9 +77,9 @@ export class SandboxBank extends Context.Tag("@cobro/core/SandboxBank")<
      */
     readonly receivedBy: (account: string, limit: number) => Effect.Effect<ReadonlyArray<Outgoing.Received>>
     /** From now on `changeAlias` on this CVU fails with `alias_change_refused`. */
-    readonly refuseAliasChange: (cvu: Cvu) => Effect.Effect<void>
+    readonly refuseAliasChange: (cvu: BankAccount.Cvu) => Effect.Effect<void>
     /** Undoes `refuseAliasChange`. */
-    readonly allowAliasChange: (cvu: Cvu) => Effect.Effect<void>
+    readonly allowAliasChange: (cvu: BankAccount.Cvu) => Effect.Effect<void>
     /** `sendTransfer` to this address (or an alias resolving to it) fails with `reason`. */
     readonly failTransfersTo: (address: string, reason: TransferFailure) => Effect.Effect<void>
     /** Undoes `failTransfersTo` and `failTransfersLate` for this address. */
@@ -108,18 +101,18 @@ export class SandboxBank extends Context.Tag("@cobro/core/SandboxBank")<
       outcome: { readonly status: "completed" } | { readonly status: "failed"; readonly reason: string }
     ) => Effect.Effect<void>
     /** Transfers returned to their senders, in order, each once. */
-    readonly returnedTransfers: Effect.Effect<ReadonlyArray<IncomingTransfer>>
-    readonly isOpen: (cvu: Cvu) => Effect.Effect<boolean>
+    readonly returnedTransfers: Effect.Effect<ReadonlyArray<Bank.IncomingTransfer>>
+    readonly isOpen: (cvu: BankAccount.Cvu) => Effect.Effect<boolean>
   }
 >() {}
 
 interface State extends Holders.HolderState {
-  readonly refused: HashSet.HashSet<Cvu>
+  readonly refused: HashSet.HashSet<BankAccount.Cvu>
   readonly failures: HashMap.HashMap<string, TransferFailure>
   /** Outgoing transfers by our reference (the bank's idempotency key), and their faults. */
   readonly outgoing: Outgoing.OutgoingState
   readonly returnedIds: HashSet.HashSet<string>
-  readonly returned: Chunk.Chunk<IncomingTransfer>
+  readonly returned: Chunk.Chunk<Bank.IncomingTransfer>
 }
 
 /** A bank with nothing open: its own maps (mutated in place, see `HolderState`). */
@@ -135,7 +128,8 @@ const emptyState = (): State => ({
   returned: Chunk.empty()
 })
 
-const bankError = (reason: BankError["reason"], message: string) => new BankError({ reason, message })
+const bankError = (reason: Bank.BankError["reason"], message: string) =>
+  new Bank.BankError({ reason, message })
 
 const { aliasTaken, resolve } = Holders
 
@@ -159,31 +153,31 @@ export const make = Effect.gen(function* () {
    * taken in the same synchronous step that builds the id, so it needs no lock either.
    */
   const nextTransactionId: Effect.Effect<string> = Effect.map(
-    randomDigits(16, 16),
+    Ids.randomDigits(16, 16),
     (random) => `SBX-${(sequence++).toString(16).padStart(8, "0")}${random}`
   )
   // The statement books transfers in on real time, as a bank does: a merchant's sandbox test
   // clock moves that merchant's payments, not the bank's books (nor reconciliation's windows).
-  const realTime = yield* RealTime
+  const realTime = yield* Time.RealTime
   /**
    * A transfer in carries a mark of its id, CVU and amount under this bank's own key, so the
    * bank recognises it when asked to return it, however old, without keeping a list; another
    * instance's (or a made-up) transfer is refused.
    */
-  const key = yield* randomDigits(16, 16)
-  const seal = (id: string, cvu: Cvu, amount: Money) =>
+  const key = yield* Ids.randomDigits(16, 16)
+  const seal = (id: string, cvu: BankAccount.Cvu, amount: Money.Money) =>
     (Hash.string(`${key}|${id}|${cvu}|${amount.currency}|${amount.minor}`) >>> 0)
       .toString(16)
       .padStart(8, "0")
-  const sealed = (transfer: IncomingTransfer) => {
+  const sealed = (transfer: Bank.IncomingTransfer) => {
     const id = transfer.bank_transaction_id
     return id.length > 8 && seal(id.slice(0, -8), transfer.cvu, transfer.amount) === id.slice(-8)
   }
-  const modify = <B>(f: (state: State) => Effect.Effect<readonly [B, State], BankError>) =>
+  const modify = <B>(f: (state: State) => Effect.Effect<readonly [B, State], Bank.BankError>) =>
     SynchronizedRef.modifyEffect(ref, f)
   const update = (f: (state: State) => State) => SynchronizedRef.update(ref, f)
 
-  const bank: Context.Tag.Service<BankProvider> = {
+  const bank: Context.Tag.Service<Bank.BankProvider> = {
     openAccount: Spans.fn("SandboxBank.openAccount")(function* (request) {
       return yield* modify((state) =>
         Effect.gen(function* () {
@@ -197,10 +191,10 @@ export const make = Effect.gen(function* () {
           state.aliases.set(alias, cvu)
           if (request.holder !== undefined) {
             // Typed values, drawn or given: the classes do not check them again (every creation).
-            const holder = new AccountHolder({ account: cvu, ...request.holder }, true)
+            const holder = new Bank.AccountHolder({ account: cvu, ...request.holder }, true)
             state.ownHolders.set(cvu, holder).set(alias, holder)
           }
-          return [new BankAccountRef({ cvu, alias }, true), state] as const
+          return [new Bank.BankAccountRef({ cvu, alias }, true), state] as const
         })
       )
     }),
@@ -226,7 +220,7 @@ export const make = Effect.gen(function* () {
             state.ownHolders.delete(current.value)
             state.ownHolders.set(alias, holder)
           }
-          return [new BankAccountRef({ cvu, alias }), state] as const
+          return [new Bank.BankAccountRef({ cvu, alias }), state] as const
         })
       )
     }),
@@ -257,7 +251,7 @@ export const make = Effect.gen(function* () {
         Effect.gen(function* () {
           const previous = Outgoing.previous(state.outgoing, transfer.reference)
           if (Option.isSome(previous)) return [Either.right(previous.value), state] as const
-          if (!isValidCbu(transfer.to) && !isValidAlias(transfer.to)) {
+          if (!BankAccount.isValidCbu(transfer.to) && !BankAccount.isValidAlias(transfer.to)) {
             return yield* bankError("rejected", `${transfer.to} is not a CVU, CBU or alias`)
           }
           if (transfer.amount.minor <= 0n) {
@@ -273,7 +267,7 @@ export const make = Effect.gen(function* () {
           const booked = Outgoing.book(
             state.outgoing,
             transfer,
-            BankTransactionId.make(id),
+            Ids.BankTransactionId.make(id),
             resolve(state, transfer.to),
             now
           )
@@ -323,9 +317,9 @@ export const make = Effect.gen(function* () {
       const sender_account = input.senderAccount ?? (yield* randomCbu)
       const id = yield* nextTransactionId
       // Typed values, drawn or given: the class does not check them again (every faucet transfer).
-      return new IncomingTransfer(
+      return new Bank.IncomingTransfer(
         {
-          bank_transaction_id: BankTransactionId.make(`${id}${seal(id, input.cvu, input.amount)}`),
+          bank_transaction_id: Ids.BankTransactionId.make(`${id}${seal(id, input.cvu, input.amount)}`),
           cvu: input.cvu,
           amount: input.amount,
           sender_cuit,
@@ -394,8 +388,8 @@ export const make = Effect.gen(function* () {
 })
 
 /** The sandbox bank: `BankProvider` and its `SandboxBank` controls over one shared state. */
-export const layer: Layer.Layer<BankProvider | SandboxBank> = Layer.effectContext(
+export const layer: Layer.Layer<Bank.BankProvider | SandboxBank> = Layer.effectContext(
   Effect.map(make, ({ bank, controls }) =>
-    Context.make(BankProvider, bank).pipe(Context.add(SandboxBank, controls))
+    Context.make(Bank.BankProvider, bank).pipe(Context.add(SandboxBank, controls))
   )
 )

@@ -5,11 +5,7 @@
  * alone lists it and reads what it received.
  */
 import { Schema } from "effect"
-import { Alias, Cuit, isValidCbu } from "../bank/BankAccount.js"
-import { CuitInput, DisplayName } from "../accounts/Accounts.js"
-import { UserId } from "../Ids.js"
-import { Timestamp } from "../Wire.js"
-import { Class } from "../internal/schemaClass.js"
+import { Accounts, BankAccount, Ids, Wire } from "@cobro/core"
 
 /** Accounts one merchant may have registered at a time (removing one frees its place). */
 export const maxAccountsPerMerchant = 20
@@ -19,19 +15,19 @@ export const maxReceivedListed = 100
 
 /** A 22-digit CBU or CVU with correct check digits. */
 export const AccountNumber = Schema.String.pipe(
-  Schema.filter(isValidCbu, {
+  Schema.filter(BankAccount.isValidCbu, {
     message: () => "must be a valid 22-digit CBU or CVU (both check digits right)"
   })
 )
 
-export class SandboxAccount extends Class<SandboxAccount>("SandboxAccount")({
+export class SandboxAccount extends Wire.Class<SandboxAccount>("SandboxAccount")({
   /** The CBU or CVU. */
   cbu: AccountNumber,
-  alias: Alias,
+  alias: BankAccount.Alias,
   holder_name: Schema.String,
-  cuit: Cuit,
-  user_id: UserId,
-  creation_timestamp: Timestamp
+  cuit: BankAccount.Cuit,
+  user_id: Ids.UserId,
+  creation_timestamp: Wire.Timestamp
 }) {}
 
 /**
@@ -39,10 +35,10 @@ export class SandboxAccount extends Class<SandboxAccount>("SandboxAccount")({
  * three-word alias, and the merchant's own name and CUIT (an account of its own, which payout
  * schedules require).
  */
-export class RegisterRequest extends Class<RegisterRequest>("SandboxBankAccountRequest")({
+export class RegisterRequest extends Wire.Class<RegisterRequest>("SandboxBankAccountRequest")({
   cbu: Schema.optional(AccountNumber),
-  alias: Schema.optional(Alias),
-  holder_name: Schema.optional(DisplayName),
+  alias: Schema.optional(BankAccount.Alias),
+  holder_name: Schema.optional(Accounts.DisplayName),
   /** Bare digits or written with dashes ("30-71234567-1"). */
-  cuit: Schema.optional(CuitInput)
+  cuit: Schema.optional(Accounts.CuitInput)
 }) {}

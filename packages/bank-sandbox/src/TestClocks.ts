@@ -9,11 +9,7 @@
  * two at once, end at that instant.
  */
 import { Context, DateTime, Duration, type Effect, Either, Schema } from "effect"
-import { InvalidInput } from "../Errors.js"
-import type { UserId } from "../Ids.js"
-import type { RunReport } from "../Jobs.js"
-import { Class } from "../internal/schemaClass.js"
-import { Timestamp } from "../Wire.js"
+import { Errors, type Ids, type Jobs, Wire } from "@cobro/core"
 
 /** How far one advance may move a clock. */
 export const maxAdvance = Duration.days(400)
@@ -22,7 +18,7 @@ export const maxAdvance = Duration.days(400)
 export const maxAdvanceSeconds = Math.floor(Duration.toSeconds(maxAdvance))
 
 /** `POST /sandbox/clock/advance`: exactly one of `seconds` and `to`. */
-export class AdvanceRequest extends Class<AdvanceRequest>("AdvanceRequest")({
+export class AdvanceRequest extends Wire.Class<AdvanceRequest>("AdvanceRequest")({
   /** How far to move the clock, 1 s to 400 days. */
   seconds: Schema.optional(
     Schema.Int.pipe(
@@ -32,7 +28,7 @@ export class AdvanceRequest extends Class<AdvanceRequest>("AdvanceRequest")({
     )
   ),
   /** The instant to move the clock to (ISO 8601): not before the clock's time, at most 400 days ahead. */
-  to: Schema.optional(Timestamp)
+  to: Schema.optional(Wire.Timestamp)
 }) {}
 
 /** A merchant's clock. */
@@ -54,21 +50,24 @@ export interface DeliveryCounts {
 
 /** A clock after an advance, with the work of its merchant that ran because of it. */
 export interface AdvanceReport extends ClockReading {
-  readonly jobs: RunReport
+  readonly jobs: Jobs.RunReport
   readonly webhooks: DeliveryCounts
 }
 
-export class TestClocks extends Context.Tag("@cobro/core/TestClocks")<
+export class TestClocks extends Context.Tag("@cobro/bank-sandbox/TestClocks")<
   TestClocks,
   {
     /** The clock of merchant `user` (at real time if it was never moved). */
-    readonly read: (user: UserId) => Effect.Effect<ClockReading>
+    readonly read: (user: Ids.UserId) => Effect.Effect<ClockReading>
     /**
      * Moves `user`'s clock as `request` says, then runs that merchant's work that became due
      * (expiries, payout schedules, split holds, then webhook deliveries); fails with
      * `InvalidInput` naming the field when the move goes backwards or past `maxAdvance`.
      */
-    readonly advance: (user: UserId, request: AdvanceRequest) => Effect.Effect<AdvanceReport, InvalidInput>
+    readonly advance: (
+      user: Ids.UserId,
+      request: AdvanceRequest
+    ) => Effect.Effect<AdvanceReport, Errors.InvalidInput>
   }
 >() {}
 
@@ -92,28 +91,28 @@ export type Move =
 export const plan = (
   request: AdvanceRequest,
   clock: { readonly realMillis: number; readonly offsetMillis: number; readonly setMillis: number }
-): Either.Either<Move, InvalidInput> => {
+): Either.Either<Move, Errors.InvalidInput> => {
   if (request.seconds !== undefined && request.to !== undefined) {
-    return Either.left(InvalidInput.of("to", "give either seconds or to, not both"))
+    return Either.left(Errors.InvalidInput.of("to", "give either seconds or to, not both"))
   }
   if (request.seconds !== undefined) return Either.right({ _tag: "Add", millis: request.seconds * 1000 })
   if (request.to === undefined) {
     return Either.left(
-      InvalidInput.of("seconds", "give seconds (how far to move the clock) or to (an instant)")
+      Errors.InvalidInput.of("seconds", "give seconds (how far to move the clock) or to (an instant)")
     )
   }
   const clockMillis = clock.realMillis + clock.offsetMillis
   const to = DateTime.toEpochMillis(request.to)
   if (to < Math.min(clock.setMillis, clockMillis)) {
     return Either.left(
-      InvalidInput.of(
+      Errors.InvalidInput.of(
         "to",
         `must not be before the clock's time (${DateTime.formatIso(DateTime.unsafeMake(clockMillis))}): a test clock only moves forward`
       )
     )
   }
   if (to - clockMillis > Duration.toMillis(maxAdvance)) {
-    return Either.left(InvalidInput.of("to", "must be at most 400 days after the clock's time"))
+    return Either.left(Errors.InvalidInput.of("to", "must be at most 400 days after the clock's time"))
   }
   return to <= clockMillis
     ? Either.right({ _tag: "Stay" })

@@ -12,7 +12,7 @@
  * a CVU to one account only, and each owner's own storage refuses a CVU it already holds first.
  */
 import { Context, Data, type Effect, type Option, Schema } from "effect"
-import { Cvu } from "../bank/BankAccount.js"
+import { Cvu } from "./BankAccount.js"
 import { UserId } from "../Ids.js"
 import { Class } from "../internal/schemaClass.js"
 

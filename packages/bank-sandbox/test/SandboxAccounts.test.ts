@@ -6,15 +6,16 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, Layer } from "effect"
-import { Alias, makeCuit } from "../src/bank/BankAccount.js"
-import { BankProvider } from "../src/bank/BankProvider.js"
-import * as SandboxBank from "../src/bank/SandboxBank.js"
-import { UserId } from "../src/Ids.js"
-import * as MemoryDb from "../src/internal/memoryDb.js"
-import * as Money from "../src/Money.js"
-import { SandboxAccount } from "../src/sandbox/SandboxAccount.js"
-import * as Repository from "../src/sandbox/SandboxAccountRepository.js"
-import * as SandboxAccounts from "../src/sandbox/SandboxAccounts.js"
+import { BankAccount, BankProvider as Bank, Ids, Money } from "@cobro/core"
+import { MemoryDb } from "@cobro/core/ports"
+import * as SandboxBank from "../src/SandboxBank.js"
+import { SandboxAccount } from "../src/SandboxAccount.js"
+import * as Repository from "../src/SandboxAccountRepository.js"
+import * as SandboxAccounts from "../src/SandboxAccounts.js"
+
+const { Alias, makeCuit } = BankAccount
+const { UserId } = Ids
+const BankProvider = Bank.BankProvider
 
 const CBU = "2850590940090418135201"
 const CUIT = makeCuit("20", "12345678")

@@ -4,8 +4,7 @@
  * over the part of the bank's state that names accounts.
  */
 import { HashMap, Option } from "effect"
-import { type Alias, type Cuit, type Cvu, isValidAlias, isValidCbu } from "./BankAccount.js"
-import { AccountHolder } from "./BankProvider.js"
+import { BankAccount, BankProvider } from "@cobro/core"
 
 export interface HolderState {
   /**
@@ -17,20 +16,20 @@ export interface HolderState {
    * a persistent map of every open account on each account opened made the sandbox bank a
    * tenth of a payment creation's CPU, most of it garbage.
    */
-  readonly open: Map<Cvu, Alias>
+  readonly open: Map<BankAccount.Cvu, BankAccount.Alias>
   /** Aliases held by open accounts. */
-  readonly aliases: Map<string, Cvu>
+  readonly aliases: Map<string, BankAccount.Cvu>
   /** External holders, keyed by account and by alias. */
-  readonly holders: HashMap.HashMap<string, AccountHolder>
+  readonly holders: HashMap.HashMap<string, BankProvider.AccountHolder>
   /** The holders of open accounts opened with one (`openAccount`'s `holder`), by CVU and by alias. */
-  readonly ownHolders: Map<string, AccountHolder>
+  readonly ownHolders: Map<string, BankProvider.AccountHolder>
 }
 
 export interface ExternalHolder {
   /** CVU or CBU of the external account. */
   readonly account: string
   readonly alias?: string | undefined
-  readonly cuit: Cuit
+  readonly cuit: BankAccount.Cuit
   readonly name: string
 }
 
@@ -40,11 +39,11 @@ export const aliasTaken = (state: HolderState, alias: string): boolean =>
 
 /** Whether `address` (CVU, CBU or alias) names an account this bank knows: its own or registered. */
 export const known = (state: HolderState, address: string): boolean =>
-  state.open.has(address as Cvu) || aliasTaken(state, address)
+  state.open.has(address as BankAccount.Cvu) || aliasTaken(state, address)
 
 /** The account an address names: itself for a CVU/CBU, the registered account for an alias. */
 export const resolve = (state: HolderState, address: string): string =>
-  isValidCbu(address)
+  BankAccount.isValidCbu(address)
     ? address
     : Option.match(HashMap.get(state.holders, address), {
         onNone: () => address,
@@ -52,8 +51,8 @@ export const resolve = (state: HolderState, address: string): string =>
       })
 
 /** The holder `lookupHolder` answers for a CVU, CBU or alias, if any. */
-export const lookup = (state: HolderState, address: string): Option.Option<AccountHolder> =>
-  isValidCbu(address) || isValidAlias(address)
+export const lookup = (state: HolderState, address: string): Option.Option<BankProvider.AccountHolder> =>
+  BankAccount.isValidCbu(address) || BankAccount.isValidAlias(address)
     ? Option.orElse(HashMap.get(state.holders, address), () =>
         Option.fromNullable(state.ownHolders.get(address))
       )
@@ -61,7 +60,11 @@ export const lookup = (state: HolderState, address: string): Option.Option<Accou
 
 /** `state` with `holder` registered (by account and, when given, alias); replaces an earlier one. */
 export const register = <S extends HolderState>(state: S, holder: ExternalHolder): S => {
-  const record = new AccountHolder({ account: holder.account, cuit: holder.cuit, name: holder.name })
+  const record = new BankProvider.AccountHolder({
+    account: holder.account,
+    cuit: holder.cuit,
+    name: holder.name
+  })
   const byAccount = HashMap.set(state.holders, holder.account, record)
   return {
     ...state,
@@ -78,8 +81,8 @@ export const forget = <S extends HolderState>(state: S, account: string): S => {
 
 /** Why `registerHolder` cannot take `holder` (a caller's bug), if so. */
 export const invalid = (holder: ExternalHolder): Option.Option<string> =>
-  !isValidCbu(holder.account)
+  !BankAccount.isValidCbu(holder.account)
     ? Option.some(`registerHolder: ${holder.account} is not a valid CVU/CBU`)
-    : holder.alias !== undefined && !isValidAlias(holder.alias)
+    : holder.alias !== undefined && !BankAccount.isValidAlias(holder.alias)
       ? Option.some(`registerHolder: ${holder.alias} is not a valid alias`)
       : Option.none()

@@ -2,18 +2,12 @@ import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, Random } from "effect"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
-import {
-  Alias,
-  isValidAlias,
-  isValidCbu,
-  isValidCuit,
-  isValidCvu,
-  makeCuit,
-  makeCvu
-} from "../src/bank/BankAccount.js"
-import { BankProvider } from "../src/bank/BankProvider.js"
-import * as Money from "../src/Money.js"
-import * as SandboxBank from "../src/bank/SandboxBank.js"
+import { BankAccount, BankProvider as Bank, Money } from "@cobro/core"
+import * as SandboxBank from "../src/SandboxBank.js"
+
+const { Alias, isValidAlias, isValidCbu, isValidCuit, isValidCvu, makeCuit, makeCvu } = BankAccount
+const BankProvider = Bank.BankProvider
+type BankProvider = Bank.BankProvider
 
 const ars = (minor: bigint) => Money.make(minor, "ARS")
 const EXTERNAL_CVU = makeCvu("0000007", "1234567890123")

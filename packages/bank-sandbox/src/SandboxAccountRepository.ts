@@ -5,33 +5,32 @@
  * operator's CLI registered it).
  */
 import { Context, Effect, Either, HashMap, Layer, Option } from "effect"
-import { Conflict } from "../Errors.js"
-import type { UserId } from "../Ids.js"
-import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
+import { Errors, type Ids } from "@cobro/core"
+import { MemoryDb } from "@cobro/core/ports"
 import type { SandboxAccount } from "./SandboxAccount.js"
 
-export class SandboxAccountRepository extends Context.Tag("@cobro/core/SandboxAccountRepository")<
+export class SandboxAccountRepository extends Context.Tag("@cobro/bank-sandbox/SandboxAccountRepository")<
   SandboxAccountRepository,
   {
     /** Stores a new account; `Conflict` when its number or alias is already registered. */
-    readonly insert: (account: SandboxAccount) => Effect.Effect<void, Conflict>
+    readonly insert: (account: SandboxAccount) => Effect.Effect<void, Errors.Conflict>
     /** The account with this number (CBU/CVU) or alias. */
     readonly findByAddress: (address: string) => Effect.Effect<Option.Option<SandboxAccount>>
     /** The merchant's accounts, oldest first. */
-    readonly listOf: (user: UserId) => Effect.Effect<ReadonlyArray<SandboxAccount>>
+    readonly listOf: (user: Ids.UserId) => Effect.Effect<ReadonlyArray<SandboxAccount>>
     /** Removes the merchant's account with this number; whether there was one. */
-    readonly remove: (user: UserId, cbu: string) => Effect.Effect<boolean>
+    readonly remove: (user: Ids.UserId, cbu: string) => Effect.Effect<boolean>
   }
 >() {}
 
 export const exists = (cbu: string) =>
-  new Conflict({
+  new Errors.Conflict({
     key: "sandbox_bank_account.exists",
     message: `the account ${cbu} or its alias is already registered at the sandbox bank`
   })
 
 export const makeMemory = Effect.gen(function* () {
-  const table = yield* makeRef(HashMap.empty<string, SandboxAccount>())
+  const table = yield* MemoryDb.makeRef(HashMap.empty<string, SandboxAccount>())
   const matches = (address: string) => (a: SandboxAccount) => a.cbu === address || a.alias === address
   return SandboxAccountRepository.of({
     insert: (account) =>
@@ -58,7 +57,7 @@ export const makeMemory = Effect.gen(function* () {
 })
 
 /** The accounts in the memory store (one process), beside the other memory repositories. */
-export const layerMemory: Layer.Layer<SandboxAccountRepository, never, MemoryDb> = Layer.effect(
+export const layerMemory: Layer.Layer<SandboxAccountRepository, never, MemoryDb.MemoryDb> = Layer.effect(
   SandboxAccountRepository,
   makeMemory
 )

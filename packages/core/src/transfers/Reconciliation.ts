@@ -25,9 +25,9 @@
 import { Context, DateTime, Duration, Effect, Either, Layer, Metric, Option } from "effect"
 import { randomDigits } from "../internal/ids.js"
 import type { Money } from "../Money.js"
-import { type TransferRecord, TransferRepository } from "../transfers/TransferRepository.js"
-import { type IngestError, type IngestOutcome, Transfers } from "../transfers/Transfers.js"
-import { BankProvider, type BankError, type IncomingTransfer } from "./BankProvider.js"
+import { type TransferRecord, TransferRepository } from "./TransferRepository.js"
+import { type IngestError, type IngestOutcome, Transfers } from "./Transfers.js"
+import { BankProvider, type BankError, type IncomingTransfer } from "../bank/BankProvider.js"
 import { ReconciliationCursor, type StoredQuarantine } from "./ReconciliationCursor.js"
 import * as Spans from "../Spans.js"
 

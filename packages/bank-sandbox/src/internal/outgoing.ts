@@ -5,14 +5,13 @@
  * failed after it was accepted.
  */
 import { Chunk, type DateTime, HashMap, Option } from "effect"
-import type { BankTransactionId } from "../Ids.js"
-import type { OutgoingTransfer, TransferAcceptance, TransferStatus } from "./BankProvider.js"
+import type { BankProvider, Ids } from "@cobro/core"
 
 export type SentStatus = "pending" | "completed" | "failed"
 
 /** An outgoing transfer as the sandbox bank's books hold it. */
-export type SentTransfer = OutgoingTransfer & {
-  readonly bank_transaction_id: BankTransactionId
+export type SentTransfer = BankProvider.BankTransferRequest & {
+  readonly bank_transaction_id: Ids.BankTransactionId
   readonly status: SentStatus
 }
 
@@ -54,13 +53,16 @@ export const emptyOutgoing: OutgoingState = {
   lateFailures: HashMap.empty()
 }
 
-const acceptance = (transfer: SentTransfer): TransferAcceptance => ({
+const acceptance = (transfer: SentTransfer): BankProvider.TransferAcceptance => ({
   status: transfer.status === "completed" ? "completed" : "pending",
   bank_transaction_id: transfer.bank_transaction_id
 })
 
 /** The transfer already held under `reference`, answered as a repeated send answers it. */
-export const previous = (state: OutgoingState, reference: string): Option.Option<TransferAcceptance> =>
+export const previous = (
+  state: OutgoingState,
+  reference: string
+): Option.Option<BankProvider.TransferAcceptance> =>
   Option.map(HashMap.get(state.byReference, reference), (e) => acceptance(e.transfer))
 
 /**
@@ -69,12 +71,16 @@ export const previous = (state: OutgoingState, reference: string): Option.Option
  */
 export const book = (
   state: OutgoingState,
-  transfer: OutgoingTransfer,
-  bank_transaction_id: BankTransactionId,
+  transfer: BankProvider.BankTransferRequest,
+  bank_transaction_id: Ids.BankTransactionId,
   /** `transfer.to` as the account it names (an alias resolved). */
   account: string,
   booked_at: DateTime.Utc
-): { readonly answer: TransferAcceptance; readonly timedOut: boolean; readonly next: OutgoingState } => {
+): {
+  readonly answer: BankProvider.TransferAcceptance
+  readonly timedOut: boolean
+  readonly next: OutgoingState
+} => {
   const failure = Option.getOrNull(
     Option.orElse(HashMap.get(state.lateFailures, transfer.to), () =>
       HashMap.get(state.lateFailures, account)
@@ -114,7 +120,7 @@ const settled = (entry: Entry, status: SentStatus, failure: string | null): Entr
   failure
 })
 
-const statusOf = (entry: Entry): TransferStatus => {
+const statusOf = (entry: Entry): BankProvider.TransferStatus => {
   const id = entry.transfer.bank_transaction_id
   switch (entry.transfer.status) {
     case "pending":
@@ -127,7 +133,10 @@ const statusOf = (entry: Entry): TransferStatus => {
 }
 
 /** A status query: a held transfer counts it down, then completes (or fails, if set to). */
-export const query = (state: OutgoingState, reference: string): readonly [TransferStatus, OutgoingState] => {
+export const query = (
+  state: OutgoingState,
+  reference: string
+): readonly [BankProvider.TransferStatus, OutgoingState] => {
   const found = HashMap.get(state.byReference, reference)
   if (Option.isNone(found)) return [{ _tag: "NotFound" }, state]
   const entry = found.value

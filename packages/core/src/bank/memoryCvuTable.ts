@@ -5,9 +5,9 @@
  * and `layerDirectory` (the memory `CvuDirectory`) reads it.
  */
 import { Context, Effect, HashMap, Layer, Option } from "effect"
-import type { Cvu } from "../bank/BankAccount.js"
-import { CvuDirectory, type CvuEntry, CvuTaken } from "../transfers/CvuDirectory.js"
-import { makeRef, type MemoryDb, type TxRef } from "./memoryDb.js"
+import type { Cvu } from "./BankAccount.js"
+import { CvuDirectory, type CvuEntry, CvuTaken } from "./CvuDirectory.js"
+import { makeRef, type MemoryDb, type TxRef } from "../internal/memoryDb.js"
 
 export class MemoryCvuTable extends Context.Tag("@cobro/core/internal/MemoryCvuTable")<
   MemoryCvuTable,

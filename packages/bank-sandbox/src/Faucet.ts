@@ -3,34 +3,35 @@
  * it exactly as a real bank notification would be.
  */
 import { Cause, Effect, Either, Exit, Option, Schema } from "effect"
-import { Cuit, type Cvu, isValidCbu } from "../bank/BankAccount.js"
-import { InvalidInput } from "../Errors.js"
-import type { UserId } from "../Ids.js"
-import * as Money from "../Money.js"
-import { SandboxBank } from "../bank/SandboxBank.js"
-import { Transfers } from "./Transfers.js"
-import { Class } from "../internal/schemaClass.js"
-import { ArsInputNumber } from "../Wire.js"
-import * as Spans from "../Spans.js"
+import { BankAccount, type BankProvider, Errors, type Ids, Money, Spans, Transfers, Wire } from "@cobro/core"
+import { SandboxBank } from "./SandboxBank.js"
 
-export class FaucetRequest extends Class<FaucetRequest>("FaucetRequest")({
+export class FaucetRequest extends Wire.Class<FaucetRequest>("FaucetRequest")({
   /** Pesos, as a JSON number with at most 2 decimals; parsed by `send` (`Money.fromInput`). */
-  amount: ArsInputNumber,
+  amount: Wire.ArsInputNumber,
   /** The simulated sender's CUIT. */
-  cuit: Schema.optional(Cuit),
+  cuit: Schema.optional(BankAccount.Cuit),
   /**
    * The simulated sender's account (a CBU, or a CVU): where a refund of this transfer goes. A
    * random valid CBU when absent, so every sandbox transfer has a sender account.
    */
   cbu: Schema.optional(
-    Schema.String.pipe(Schema.filter(isValidCbu, { message: () => "must be a valid 22-digit CBU or CVU" }))
+    Schema.String.pipe(
+      Schema.filter(BankAccount.isValidCbu, { message: () => "must be a valid 22-digit CBU or CVU" })
+    )
   )
 }) {}
 
-export class Faucet extends Effect.Service<Faucet>()("@cobro/core/Faucet", {
+/** A faucet transfer: as the bank drew it, and what the engine made of it. */
+export interface Sent {
+  readonly transfer: BankProvider.IncomingTransfer
+  readonly outcome: Transfers.IngestOutcome
+}
+
+export class Faucet extends Effect.Service<Faucet>()("@cobro/bank-sandbox/Faucet", {
   effect: Effect.gen(function* () {
     const sandbox = yield* SandboxBank
-    const transfers = yield* Transfers
+    const transfers = yield* Transfers.Transfers
 
     /**
      * The transfer is drawn (numbered and sealed by the sandbox bank), then ingested for the
@@ -41,11 +42,15 @@ export class Faucet extends Effect.Service<Faucet>()("@cobro/core/Faucet", {
      * a failure, the caller gone) books it: the bank received the money, and reconciliation reads
      * the statement for notifications the engine missed.
      */
-    const send = Spans.fn("Faucet.send")(function* (owner: UserId, cvu: Cvu, request: FaucetRequest) {
+    const send = Spans.fn("Faucet.send")(function* (
+      owner: Ids.UserId,
+      cvu: BankAccount.Cvu,
+      request: FaucetRequest
+    ) {
       const amount = yield* Either.mapLeft(Money.fromInput(request.amount, "ARS"), (e) =>
-        InvalidInput.of("amount", e.message)
+        Errors.InvalidInput.of("amount", e.message)
       )
-      if (amount.minor <= 0n) return yield* InvalidInput.of("amount", "must be positive")
+      if (amount.minor <= 0n) return yield* Errors.InvalidInput.of("amount", "must be positive")
       const transfer = yield* sandbox.drawIncoming({
         cvu,
         amount,
@@ -62,7 +67,8 @@ export class Faucet extends Effect.Service<Faucet>()("@cobro/core/Faucet", {
               : sandbox.bookIncoming(transfer)
           )
         )
-      return { transfer, outcome } as const
+      const sent: Sent = { transfer, outcome }
+      return sent
     })
 
     return { send } as const

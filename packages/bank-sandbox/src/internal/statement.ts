@@ -9,21 +9,25 @@
  * are as many as the bound, so a booking costs the same however long the bank runs.
  */
 import { DateTime, Duration } from "effect"
-import type { IncomingTransfer } from "./BankProvider.js"
+import type { BankProvider } from "@cobro/core"
 
 export const statementRetention = Duration.days(7)
 export const statementSize = 1000
 
 export interface Statement {
   /** Bookings in order; those before `start` are past the bounds, kept until the next compaction. */
-  readonly entries: Array<readonly [DateTime.Utc, IncomingTransfer]>
+  readonly entries: Array<readonly [DateTime.Utc, BankProvider.IncomingTransfer]>
   start: number
 }
 
 export const empty = (): Statement => ({ entries: [], start: 0 })
 
 /** Books `transfer` at `now` in `statement`, the oldest dropped past the bounds; `statement` itself. */
-export const book = (statement: Statement, now: DateTime.Utc, transfer: IncomingTransfer): Statement => {
+export const book = (
+  statement: Statement,
+  now: DateTime.Utc,
+  transfer: BankProvider.IncomingTransfer
+): Statement => {
   const { entries } = statement
   entries.push([now, transfer] as const)
   const oldest = DateTime.subtractDuration(now, statementRetention)
@@ -45,7 +49,7 @@ export const window = (
   statement: Statement,
   from: DateTime.Utc,
   to: DateTime.Utc
-): ReadonlyArray<IncomingTransfer> =>
+): ReadonlyArray<BankProvider.IncomingTransfer> =>
   statement.entries
     .slice(statement.start)
     .flatMap(([at, transfer]) =>
