@@ -25,6 +25,10 @@ import * as LedgerRepository from "./ledger/LedgerRepository.js"
 import * as Outbox from "./webhooks/Outbox.js"
 import * as OutgoingTransferRepository from "./outgoing/OutgoingTransferRepository.js"
 import { OutgoingTransfers } from "./outgoing/OutgoingTransfers.js"
+import * as Settlements from "./outgoing/Settlement.js"
+import { refundSettlement } from "./refunds/refundSettlement.js"
+import { schedulePayoutSettlement } from "./schedules/payoutSettlement.js"
+import { splitPayoutSettlement } from "./splits/splitPayoutSettlement.js"
 import * as PartnerRepository from "./accounts/PartnerRepository.js"
 import * as RefundRepository from "./refunds/RefundRepository.js"
 import { Refunds } from "./refunds/Refunds.js"
@@ -60,7 +64,12 @@ export const services = Layer.mergeAll(
   Layer.provideMerge(Layer.mergeAll(Accounts.Default, Auth.Default)),
   Layer.provideMerge(Schedules.Default),
   Layer.provideMerge(Customers.Default),
-  Layer.provideMerge(OutgoingTransfers.Default),
+  Layer.provideMerge(
+    OutgoingTransfers.Default.pipe(
+      // Each owner of outgoing transfers registers how it hears their outcome.
+      Layer.provide(Settlements.layer(refundSettlement, schedulePayoutSettlement, splitPayoutSettlement))
+    )
+  ),
   Layer.provideMerge(Ledger.Default)
 )
 

@@ -296,9 +296,6 @@ export class Refunds extends Effect.Service<Refunds>()("@cobro/core/Refunds", {
       return found.value
     })
 
-    /** Runs the settle step of refund transfers in flight (the job; see `OutgoingTransfers`). */
-    const settleDue = () => outgoing.settleDue("refund")
-
-    return { create, list, get, ofPayment, settleDue } as const
+    return { create, list, get, ofPayment } as const
   })
 }) {}
