@@ -29,9 +29,9 @@ import * as Settlements from "./outgoing/Settlement.js"
 import { refundSettlement } from "./refunds/refundSettlement.js"
 import { schedulePayoutSettlement } from "./schedules/payoutSettlement.js"
 import { splitPayoutSettlement } from "./splits/splitPayoutSettlement.js"
-import * as PartnerRepository from "./accounts/PartnerRepository.js"
+import * as PartnerRepository from "./auth/PartnerRepository.js"
 import * as RefundRepository from "./refunds/RefundRepository.js"
-import { Refunds } from "./refunds/Refunds.js"
+import { layerPublicRefunds, Refunds } from "./refunds/Refunds.js"
 import * as PaymentRepository from "./payments/PaymentRepository.js"
 import { Payments } from "./payments/Payments.js"
 import * as SandboxBank from "./bank/SandboxBank.js"
@@ -57,7 +57,7 @@ export const services = Layer.mergeAll(
   Balances.Default,
   WebhookDeliveries.Default
 ).pipe(
-  Layer.provideMerge(Refunds.Default),
+  Layer.provideMerge(Layer.mergeAll(Refunds.Default, layerPublicRefunds)),
   Layer.provideMerge(Transfers.Default),
   Layer.provideMerge(Splits.Default),
   Layer.provideMerge(Onboarding.Default),

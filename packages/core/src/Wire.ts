@@ -76,3 +76,9 @@ export const Omittable = <S extends Schema.Schema.AnyNoContext>(schema: S) =>
     Schema.NullOr(Schema.typeSchema(schema)),
     { decode: Option.getOrNull, encode: Option.fromNullable }
   )
+
+/** A person's or business's name as shown: trimmed, 1-200 characters. */
+export const DisplayName = Schema.Trim.pipe(
+  Schema.minLength(1, { message: () => "must not be empty" }),
+  Schema.maxLength(200, { message: () => "must be at most 200 characters" })
+)

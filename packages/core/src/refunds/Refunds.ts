@@ -11,7 +11,7 @@
  * and "Payment updated". After commit the transfer is sent; its outcome is settled once by
  * `refundSettlement.ts` (in transit → bank, or back to available with the refund FAILED).
  */
-import { DateTime, Effect, Either, Option } from "effect"
+import { DateTime, Effect, Either, Layer, Option } from "effect"
 import { senderProblems } from "../bank/BankAccount.js"
 import { Conflict, InvalidInput, NotFound, Shortfall } from "../Errors.js"
 import * as Idempotency from "../Idempotency.js"
@@ -25,6 +25,7 @@ import { OutgoingTransfers } from "../outgoing/OutgoingTransfers.js"
 import * as P from "../payments/Payment.js"
 import { emitPaymentUpdated } from "../payments/paymentEvents.js"
 import { PaymentRepository } from "../payments/PaymentRepository.js"
+import { PublicRefunds } from "../payments/PublicRefunds.js"
 import { Transactor } from "../Transactor.js"
 import { Outbox } from "../webhooks/Outbox.js"
 import * as R from "./Refund.js"
@@ -299,3 +300,24 @@ export class Refunds extends Effect.Service<Refunds>()("@cobro/core/Refunds", {
     return { create, list, get, ofPayment } as const
   })
 }) {}
+
+/** What the payer's page says of a payment's refunds (none without a transfer received). */
+export const layerPublicRefunds = Layer.effect(
+  PublicRefunds,
+  Effect.map(RefundRepository, (repo) => ({
+    of: (payment: P.Payment) =>
+      payment.transactions.length === 0
+        ? Effect.succeed(null)
+        : Effect.map(repo.listByPayment(payment.id), (all) => {
+            const counted = all.filter((r) => r.status !== "FAILED")
+            if (counted.length === 0) return null
+            const amount = R.refundedTotal(counted)
+            return new P.PublicRefund({
+              amount,
+              // Everything the payer sent (what a FULL refund returns).
+              full: Money.orThrow(Money.compare(amount, payment.totalReceived)) >= 0,
+              pending: counted.some((r) => r.status === "PENDING")
+            })
+          })
+  }))
+)

@@ -18,25 +18,25 @@
  * never moves them.
  */
 import { DateTime, Duration, Effect, Either, Encoding, Layer, Option, Schema } from "effect"
-import { Email } from "../accounts/Accounts.js"
-import { UserRepository } from "../accounts/UserRepository.js"
+import { Email } from "./Accounts.js"
+import { UserRepository } from "./UserRepository.js"
 import { Conflict, InvalidInput, NotFound, ProviderFailure } from "../Errors.js"
 import type { UserId } from "../Ids.js"
 import { RealTime } from "../RealTime.js"
 import { Transactor } from "../Transactor.js"
 import { Timestamp } from "../Wire.js"
 import * as Spans from "../Spans.js"
-import { Authenticator } from "./Authenticator.js"
-import { Crypto } from "./Crypto.js"
-import { Mailer } from "./Mailer.js"
-import { SecondFactor, SecondFactorError, SecondFactorRefused } from "./SecondFactor.js"
+import { Authenticator } from "../auth/Authenticator.js"
+import { Crypto } from "../auth/Crypto.js"
+import { Mailer } from "../auth/Mailer.js"
+import { SecondFactor, SecondFactorError, SecondFactorRefused } from "../auth/SecondFactor.js"
 import {
   FactorKind,
   OneTimeCode,
   SecondFactorRepository,
   type FactorStatus,
   StoredFactor
-} from "./SecondFactorRepository.js"
+} from "../auth/SecondFactorRepository.js"
 
 /** Wrong codes in a row that lock an enrolled factor, or end an enrolment or an e-mailed code. */
 export const maxWrongCodes = 5
