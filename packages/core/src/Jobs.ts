@@ -95,7 +95,7 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
         batchSize: config.jobBatchSize,
         find: (limit) => payments.findDue(now, limit, scope),
         key: (p) => p.id,
-        batch: (due) => Metric.incrementBy(Metrics.jobsDue.payment_expiry, due.length),
+        counted: Metrics.jobsDue.payment_expiry,
         each: (payment) =>
           Effect.gen(function* () {
             const result = yield* closePayment(payment.id, now).pipe(

@@ -5,18 +5,18 @@
  * another run holds it) is not looked at again in the same drain, so a drain always ends; the
  * next run finds it.
  */
-import { Effect } from "effect"
+import { Effect, Metric } from "effect"
 
 export interface DrainDue<A, E, R, E2, R2> {
-  /** How many new items one read takes. */
+  /** How many new items one read takes (`EngineConfig.jobBatchSize`). */
   readonly batchSize: number
   /** Reads up to `limit` due items; the ones already looked at are among them when still due. */
   readonly find: (limit: number) => Effect.Effect<ReadonlyArray<A>, E, R>
   /** An item's identity. */
   readonly key: (item: A) => string
-  /** Runs once per batch read, before its items (a metric of how much was due). */
-  readonly batch?: (items: ReadonlyArray<A>) => Effect.Effect<void>
-  readonly each: (item: A) => Effect.Effect<void, E2, R2>
+  /** Counts the items each read found (how much was due). */
+  readonly counted?: Metric.Metric.Counter<number>
+  readonly each: (item: A) => Effect.Effect<unknown, E2, R2>
 }
 
 export const drainDue = <A, E, R, E2, R2>(
@@ -29,7 +29,7 @@ export const drainDue = <A, E, R, E2, R2>(
         (item) => !seen.has(drain.key(item))
       )
       if (due.length === 0) return
-      if (drain.batch !== undefined) yield* drain.batch(due)
+      if (drain.counted !== undefined) yield* Metric.incrementBy(drain.counted, due.length)
       for (const item of due) {
         seen.add(drain.key(item))
         yield* drain.each(item)

@@ -153,7 +153,7 @@ export const makePayoutRuns = Effect.gen(function* () {
       batchSize: config.jobBatchSize,
       find: (limit) => repo.findDue(now, limit, scope),
       key: (s) => s.schedule_id,
-      batch: (due) => Metric.incrementBy(Metrics.jobsDue.payout_schedule, due.length),
+      counted: Metrics.jobsDue.payout_schedule,
       each: (s) =>
         claim(s.schedule_id, now).pipe(
           Effect.flatMap(

@@ -148,7 +148,7 @@ export const make = Effect.gen(function* () {
       batchSize: config.jobBatchSize,
       find: (limit) => repo.findDue(now, limit, scope),
       key: (s) => s.split_payment_id,
-      batch: (due) => Metric.incrementBy(Metrics.jobsDue.split_payout, due.length),
+      counted: Metrics.jobsDue.split_payout,
       each: (candidate) =>
         claim(candidate.split_payment_id, now).pipe(
           Effect.flatMap(
