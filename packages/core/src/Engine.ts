@@ -25,9 +25,13 @@ import * as LedgerRepository from "./ledger/LedgerRepository.js"
 import * as Outbox from "./webhooks/Outbox.js"
 import * as OutgoingTransferRepository from "./outgoing/OutgoingTransferRepository.js"
 import { OutgoingTransfers } from "./outgoing/OutgoingTransfers.js"
-import * as PartnerRepository from "./accounts/PartnerRepository.js"
+import * as Settlements from "./outgoing/Settlement.js"
+import { refundSettlement } from "./refunds/refundSettlement.js"
+import { schedulePayoutSettlement } from "./schedules/payoutSettlement.js"
+import { splitPayoutSettlement } from "./splits/splitPayoutSettlement.js"
+import * as PartnerRepository from "./auth/PartnerRepository.js"
 import * as RefundRepository from "./refunds/RefundRepository.js"
-import { Refunds } from "./refunds/Refunds.js"
+import { layerPublicRefunds, Refunds } from "./refunds/Refunds.js"
 import * as PaymentRepository from "./payments/PaymentRepository.js"
 import { Payments } from "./payments/Payments.js"
 import * as ScheduleRepository from "./schedules/ScheduleRepository.js"
@@ -51,14 +55,19 @@ export const services = Layer.mergeAll(
   Balances.Default,
   WebhookDeliveries.Default
 ).pipe(
-  Layer.provideMerge(Refunds.Default),
+  Layer.provideMerge(Layer.mergeAll(Refunds.Default, layerPublicRefunds)),
   Layer.provideMerge(Transfers.Default),
   Layer.provideMerge(Splits.Default),
   Layer.provideMerge(Onboarding.Default),
   Layer.provideMerge(Layer.mergeAll(Accounts.Default, Auth.Default)),
   Layer.provideMerge(Schedules.Default),
   Layer.provideMerge(Customers.Default),
-  Layer.provideMerge(OutgoingTransfers.Default),
+  Layer.provideMerge(
+    OutgoingTransfers.Default.pipe(
+      // Each owner of outgoing transfers registers how it hears their outcome.
+      Layer.provide(Settlements.layer(refundSettlement, schedulePayoutSettlement, splitPayoutSettlement))
+    )
+  ),
   Layer.provideMerge(Ledger.Default)
 )
 

@@ -8,7 +8,6 @@
  */
 import { Metric, MetricBoundaries, MetricKey, MetricLabel } from "effect"
 import type { MetricKeyType } from "effect"
-import type { PaymentStatus } from "./payments/Payment.js"
 
 /**
  * The metric of `key` with `labels` (in this order) in its key. `Metric.tagged` keeps the labels
@@ -41,8 +40,11 @@ const settled = counterKey(
   "Payments closed at their expiry, by the state they ended in (EXPIRED when nothing was paid)"
 )
 
+/** A payment's state: every `Payment.PaymentStatus` is one (`Jobs` indexes the record below with it). */
+type PaymentState = "PENDING" | "SUCCESS" | "OVERPAID" | "UNDERPAID" | "EXPIRED"
+
 /** Payments closed at their expiry (their CVU released), by their final state. */
-export const paymentsSettled: Record<PaymentStatus, Metric.Metric.Counter<number>> = {
+export const paymentsSettled: Record<PaymentState, Metric.Metric.Counter<number>> = {
   PENDING: labelled(settled, { state: "PENDING" }),
   SUCCESS: labelled(settled, { state: "SUCCESS" }),
   OVERPAID: labelled(settled, { state: "OVERPAID" }),

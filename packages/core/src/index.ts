@@ -23,9 +23,9 @@ export * as Accounts from "./accounts/Accounts.js"
 export * as Auth from "./auth/Auth.js"
 export * as Credential from "./auth/Credential.js"
 export * as Onboarding from "./accounts/Onboarding.js"
-export * as Partner from "./accounts/Partner.js"
-export * as Principal from "./auth/Principal.js"
-export * as SecondFactors from "./auth/SecondFactors.js"
+export * as Partner from "./auth/Partner.js"
+export * as Principal from "./Principal.js"
+export * as SecondFactors from "./accounts/SecondFactors.js"
 export * as User from "./accounts/User.js"
 
 // Charging: payments, customers with a fixed CVU, split payments, and requests answered once.

@@ -12,7 +12,7 @@ export * as Transactor from "./Transactor.js"
 
 // Merchants, partners and their credentials.
 export * as CredentialRepository from "./auth/CredentialRepository.js"
-export * as PartnerRepository from "./accounts/PartnerRepository.js"
+export * as PartnerRepository from "./auth/PartnerRepository.js"
 export * as SecondFactorRepository from "./auth/SecondFactorRepository.js"
 export * as UserRepository from "./accounts/UserRepository.js"
 

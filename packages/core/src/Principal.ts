@@ -3,7 +3,7 @@
  * issued for. Every service operation is scoped to `principal.user_id`.
  */
 import { Data } from "effect"
-import type { PartnerId, UserId } from "../Ids.js"
+import type { PartnerId, UserId } from "./Ids.js"
 
 export type Principal = Data.TaggedEnum<{
   User: { readonly user_id: UserId }
