@@ -3,8 +3,9 @@
  * and every failure leaves here as an envelope. Content types, body limits and JSON nesting are
  * checked first; afterwards whatever failed (a typed error, a body that does not decode,
  * malformed JSON, an unknown route, a defect) becomes an `ApiError` in the route's envelope: this
- * is the one place that answers a path nobody serves (404) or a method a path does not take (405). A defect is logged with its cause and answered with a
- * bare 500: no stack trace or internal text reaches the wire.
+ * is the one place that answers a path nobody serves (404) or a method a path does not take
+ * (405). A defect is logged with its cause and answered with a bare 500: no stack trace or
+ * internal text reaches the wire.
  */
 import * as HttpApiError from "@effect/platform/HttpApiError"
 import type * as HttpApp from "@effect/platform/HttpApp"
@@ -54,10 +55,11 @@ const decodeError = (error: HttpApiError.HttpApiDecodeError): ApiError => {
 }
 
 /**
- * Set in a request's fiber once its route's handler has succeeded (`group` in
- * `handlers/shared.ts`). `HttpApiBuilder` reports a reply that does not encode as the same
- * `HttpApiDecodeError` as a request that does not decode; after the handler, it is the reply's,
- * a fault of ours (500, logged), not a 400 that blames the client.
+ * Set in a request's fiber once its route's handler has begun its work (`domain` and
+ * `asPrincipal` in `handlers/shared.ts`, through which every handler calls the engine): the
+ * request has decoded by then. `HttpApiBuilder` reports a reply that does not encode as the same
+ * `HttpApiDecodeError` as a request that does not decode; after the handler began, it is the
+ * reply's, a fault of ours (500, logged), not a 400 that blames the client.
  */
 export const replied: FiberRef.FiberRef<boolean> = globalValue(Symbol.for("@cobro/http/replied"), () =>
   FiberRef.unsafeMake(false)
