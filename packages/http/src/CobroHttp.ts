@@ -43,7 +43,7 @@ import { CobroApi } from "./Api.js"
 import { handlers, type Requirements } from "./Http.js"
 import { HttpConfig, type Settings } from "./HttpConfig.js"
 import * as Cors from "./Cors.js"
-import { boundary } from "./internal/boundary.js"
+import { edge } from "./internal/edge.js"
 import { MAX_PARAM_LENGTH } from "./internal/input.js"
 import * as Docs from "./internal/docs.js"
 import * as Pages from "./Pages.js"
@@ -146,10 +146,28 @@ const unservedRoutes = Effect.gen(function* () {
 })
 
 /**
- * The API with its handlers, auth, limits, error envelopes, `/openapi.json` and `/docs`, and the
- * hosted pages (`/pay/{id}`, `/authorize`) unless `settings.pages` is false.
+ * The hosted pages' layers, each adding its routes to `PageRouter` (`internal/pages/router.ts`);
+ * a new set of pages is one more entry here.
  */
-export const layer = (settings: Partial<Settings> = {}): Layer.Layer<HttpApi.Api, never, EngineServices> => {
+const pageLayers = (settings: Partial<Settings>) => (settings.pages === false ? [] : [Pages.layer])
+
+/**
+ * The edge (`internal/edge.ts`) as the API's middleware, over the page router once every page
+ * layer has added its routes.
+ */
+const edgeLayer = (settings: Partial<Settings>) =>
+  HttpApiBuilder.middleware(edge).pipe(
+    Layer.provide(Layer.mergeAll(Layer.empty, ...pageLayers(settings))),
+    Layer.provideMerge(Pages.PageRouter.Live)
+  )
+
+/**
+ * The API with its handlers, auth, limits, error envelopes, `/openapi.json` and `/docs`, and the
+ * hosted pages (`/pay/{id}`, `/authorize`) on their own router unless `settings.pages` is false.
+ */
+export const layer = (
+  settings: Partial<Settings> = {}
+): Layer.Layer<HttpApi.Api | Pages.PageRouter, never, EngineServices> => {
   const api = HttpApiBuilder.api(CobroApi).pipe(
     Layer.provide(handlers),
     Layer.provide(Layer.mergeAll(layerAuthentication, layerPartnerAuthentication, RateLimit.layer))
@@ -162,14 +180,12 @@ export const layer = (settings: Partial<Settings> = {}): Layer.Layer<HttpApi.Api
             Docs.layer({ openApi: "/openapi.json", docs: "/docs" }, unserved)
           )
         )
-  const pages = settings.pages === false ? Layer.empty : Pages.layer
   // Built on the engine's services it calls, not on the host's whole context: each group keeps
   // the context it was built in and copies it into every request (`internal/restricted.ts`).
   return restricted(
     Layer.mergeAll(
       docs,
-      pages,
-      HttpApiBuilder.middleware(boundary),
+      edgeLayer(settings),
       // Preflights and the browser routes' CORS headers (`Cors.ts`), whichever side of the
       // boundary it lands on: it gives the request its id itself, and touches no other route.
       HttpApiBuilder.middleware(Cors.middleware)

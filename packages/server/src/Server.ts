@@ -16,7 +16,7 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Path from "@effect/platform/Path"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { BindConfig } from "@cobro/bank-bind"
-import { CobroHttp, type HttpConfig, RequestId } from "@cobro/http"
+import { CobroHttp, type HttpConfig, Pages, RequestId } from "@cobro/http"
 import { NodeHttp } from "@cobro/http/node"
 import { Config, Console, Context, Duration, Effect, Layer, Logger, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
@@ -100,6 +100,7 @@ const servedOn = [
   FileSystem.FileSystem,
   Path.Path,
   HttpApi.Api,
+  Pages.PageRouter,
   ...CobroHttp.engineReferences
 ] as const
 

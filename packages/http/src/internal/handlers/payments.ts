@@ -3,14 +3,23 @@
  * and without a token) and `payments` (the merchant's list, detail and changes of its payments).
  */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Accounts, Idempotency, Money, type Payment, Payments, Refund, Refunds } from "@cobro/core"
+import {
+  Accounts,
+  Idempotency,
+  MerchantClocks,
+  Money,
+  type Payment,
+  Payments,
+  Refund,
+  Refunds
+} from "@cobro/core"
 import { PaymentEncoding } from "@cobro/core/ports"
 import { Effect, Schema } from "effect"
 import * as Api from "../../Api.js"
 import { ok } from "../../Envelope.js"
-import { type Authentication, CurrentPrincipal } from "../../Security.js"
+import type { Authentication } from "../../Security.js"
 import type { PublicRateLimit } from "../rateLimit.js"
-import { asPrincipal, domain, type GroupLive, group, ownList } from "./shared.js"
+import { asPrincipal, domain, type GroupLive, group, ownList, idempotent } from "./shared.js"
 import { streamedList } from "./streamedList.js"
 
 const toCreated = (payment: Payment.Payment): typeof Api.PaymentCreated.Type => ({
@@ -28,8 +37,16 @@ export const PublicPaymentsLive: GroupLive<
   Effect.gen(function* () {
     const payments = yield* Payments.Payments
     return handlers
-      .handle("create", ({ payload }) =>
-        domain(Idempotency.answering(payments.create(payload), (p) => ok("payment.created", toCreated(p))))
+      .handle(
+        "create",
+        idempotent("publicPayments", "create", ({ payload }) =>
+          // On the clock of the merchant the body names (its sandbox test clock, once moved).
+          MerchantClocks.run(payload.user_id)(
+            domain(
+              Idempotency.answering(payments.create(payload), (p) => ok("payment.created", toCreated(p)))
+            )
+          )
+        )
       )
       .handle("getPublic", ({ path }) =>
         Effect.map(domain(payments.getPublic(path.paymentId)), (view) => ok("payment.found", view))
@@ -78,16 +95,17 @@ export const PaymentsLive: GroupLive<
     const refunds = yield* Refunds.Refunds
     return handlers
       .handle("list", ({ urlParams }) =>
-        Effect.gen(function* () {
-          const principal = yield* CurrentPrincipal
-          yield* ownList(principal, urlParams.user_id)
-          return yield* streamedList(
-            "payments.found",
-            "payments",
-            Api.PaymentSummary,
-            payments.list(principal.user_id, urlParams)
+        asPrincipal((principal) =>
+          Effect.zipRight(
+            ownList(principal, urlParams.user_id),
+            streamedList(
+              "payments.found",
+              "payments",
+              Api.PaymentSummary,
+              payments.list(principal.user_id, urlParams)
+            )
           )
-        })
+        )
       )
       .handle("get", ({ path }) =>
         asPrincipal((principal) =>
@@ -109,10 +127,13 @@ export const PaymentsLive: GroupLive<
           )
         )
       )
-      .handle("refund", ({ path, payload }) =>
-        asPrincipal((principal) =>
-          Idempotency.answering(refunds.create(principal.user_id, path.paymentId, payload), (r) =>
-            ok("refund.created", Refund.toWire(r))
+      .handle(
+        "refund",
+        idempotent("payments", "refund", ({ path, payload }) =>
+          asPrincipal((principal) =>
+            Idempotency.answering(refunds.create(principal.user_id, path.paymentId, payload), (r) =>
+              ok("refund.created", Refund.toWire(r))
+            )
           )
         )
       )
