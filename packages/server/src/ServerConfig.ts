@@ -114,6 +114,12 @@ export interface ServerConfig {
    */
   readonly idempotencyLease: Duration.Duration
   /**
+   * How long a send owns an outgoing transfer before the settle job asks the bank about it, and
+   * how often a pending one is asked again (`EngineConfig.transferCheckInterval`). Longer than a
+   * bank call can take.
+   */
+  readonly transferCheckInterval: Duration.Duration
+  /**
    * Set when `COBRO_DATABASE_URL` is unset: the directory the search for `.cobro/cobro.db` started
    * from (see `defaultDatabase`), for a message saying where the database was looked for.
    */
@@ -303,33 +309,31 @@ const shutdownDelay = explained(
   (value) => `must be a finite duration such as "10 seconds" (0 closes the port at once), got "${value}"`
 ).pipe(Config.withDefault(Duration.zero))
 
-const tokenLifetime = explained(
-  variables.tokenLifetime,
-  Config.duration(variables.tokenLifetime).pipe(
-    Config.validate({
-      message: "",
-      validation: (d) => Duration.isFinite(d) && Duration.greaterThanOrEqualTo(d, Duration.seconds(1))
-    })
-  ),
-  (value) =>
-    Option.isSome(Duration.decodeUnknown(value))
-      ? `must be at least 1 second and finite, got "${value}"`
-      : `must be a duration such as "1 hour" or "15 minutes", got "${value}"`
-).pipe(Config.withDefault(Duration.hours(1)))
+/** A finite duration of at least 1 second; `example` is what the message shows when it is none. */
+const atLeastOneSecond = (name: string, example: string, fallback: Duration.Duration) =>
+  explained(
+    name,
+    Config.duration(name).pipe(
+      Config.validate({
+        message: "",
+        validation: (d) => Duration.isFinite(d) && Duration.greaterThanOrEqualTo(d, Duration.seconds(1))
+      })
+    ),
+    (value) =>
+      Option.isSome(Duration.decodeUnknown(value))
+        ? `must be at least 1 second and finite, got "${value}"`
+        : `must be a duration such as ${example}, got "${value}"`
+  ).pipe(Config.withDefault(fallback))
 
-const idempotencyLease = explained(
-  variables.idempotencyLease,
-  Config.duration(variables.idempotencyLease).pipe(
-    Config.validate({
-      message: "",
-      validation: (d) => Duration.isFinite(d) && Duration.greaterThanOrEqualTo(d, Duration.seconds(1))
-    })
-  ),
-  (value) =>
-    Option.isSome(Duration.decodeUnknown(value))
-      ? `must be at least 1 second and finite, got "${value}"`
-      : `must be a duration such as "5 seconds", got "${value}"`
-).pipe(Config.withDefault(Duration.seconds(5)))
+const tokenLifetime = atLeastOneSecond(variables.tokenLifetime, `"1 hour" or "15 minutes"`, Duration.hours(1))
+
+const idempotencyLease = atLeastOneSecond(variables.idempotencyLease, `"5 seconds"`, Duration.seconds(5))
+
+const transferCheckInterval = atLeastOneSecond(
+  variables.transferCheckInterval,
+  `"1 minute" or "30 seconds"`,
+  Duration.minutes(1)
+)
 
 /** The key: required in production; the public sandbox key in a sandbox without one. */
 const secretKey = Config.all({ mode, text: secretKeyText }).pipe(
@@ -410,7 +414,8 @@ export const config: Config.Config<ServerConfig> = Config.all({
   metricsToken,
   metricsAddress,
   tokenLifetime,
-  idempotencyLease
+  idempotencyLease,
+  transferCheckInterval
 }).pipe(
   Config.map(({ secretKey, ...rest }) => ({
     ...rest,
