@@ -238,8 +238,9 @@ export const killMidFlightAndRestart = async (database: string, reader: Reader) 
     COBRO_BIND_CLIENT_ID: sim.clientId,
     COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
     COBRO_BIND_CUIT: sim.entity.cuit,
-    // A lost answer is a timeout soon, and a transfer is not retried within the send.
-    COBRO_BIND_TIMEOUT: "500 millis",
+    // A lost answer is a timeout soon (yet long enough for a simulator on a busy machine to answer
+    // the others; shorter than RECHECK), and a transfer is not retried within the send.
+    COBRO_BIND_TIMEOUT: "2 seconds",
     COBRO_BIND_RETRIES: "0",
     COBRO_BIND_RETRY_BASE: "10 millis",
     COBRO_BIND_WEBHOOK_SECRET: SECRET
