@@ -109,6 +109,12 @@ export interface ServerConfig {
    */
   readonly corsOrigins: ReadonlyArray<string>
   /**
+   * How long a send owns an outgoing transfer before the settle job asks the bank about it, and
+   * how often a pending one is asked again (`EngineConfig.transferCheckInterval`). Longer than a
+   * bank call can take.
+   */
+  readonly transferCheckInterval: Duration.Duration
+  /**
    * Set when `COBRO_DATABASE_URL` is unset: the directory the search for `.cobro/cobro.db` started
    * from (see `defaultDatabase`), for a message saying where the database was looked for.
    */
@@ -228,6 +234,12 @@ const tokenLifetime = atLeastOneSecond(variables.tokenLifetime, '"1 hour" or "15
 
 const idempotencyLease = atLeastOneSecond(variables.idempotencyLease, '"5 seconds"', Duration.seconds(5))
 
+const transferCheckInterval = atLeastOneSecond(
+  variables.transferCheckInterval,
+  '"1 minute" or "30 seconds"',
+  Duration.minutes(1)
+)
+
 /** The key: required in production; the public sandbox key in a sandbox without one. */
 const secretKey = Config.all({ mode, text: secretKeyText }).pipe(
   Config.mapOrFail(({ mode, text }) => resolveKey(mode, text))
@@ -305,7 +317,8 @@ export const config: Config.Config<ServerConfig> = Config.all({
   metricsAddress,
   tokenLifetime,
   idempotencyLease,
-  corsOrigins
+  corsOrigins,
+  transferCheckInterval
 }).pipe(
   Config.map(({ secretKey, ...rest }) => ({
     ...rest,

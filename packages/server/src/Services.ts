@@ -61,6 +61,7 @@ export const engineSettings = (config: ServerConfig): Partial<EngineConfig.Engin
   secretKey: config.secretKey,
   userTokenLifetime: config.tokenLifetime,
   idempotencyLease: config.idempotencyLease,
+  transferCheckInterval: config.transferCheckInterval,
   // The transport's policy (`webhooks` below): no URL is accepted that it will never contact.
   webhookDestinations: config.mode
 })

@@ -30,6 +30,7 @@ export const variables = {
   tokenLifetime: "COBRO_TOKEN_LIFETIME",
   idempotencyLease: "COBRO_IDEMPOTENCY_LEASE",
   corsOrigins: "COBRO_CORS_ORIGINS",
+  transferCheckInterval: "COBRO_TRANSFER_CHECK_INTERVAL",
   ...SmtpMailer.variables,
   ...OtelConfig.variables
 } as const
@@ -83,6 +84,10 @@ export const variableHelp: {
   corsOrigins: [
     "none",
     "comma-separated origins (https://shop.example.com) whose pages may create payments and read their public state"
+  ],
+  transferCheckInterval: [
+    "1 minute",
+    "how soon the bank is asked about an outgoing transfer in flight, and again; longer than a bank call, at least 1 second"
   ],
   ...SmtpMailer.variableHelp,
   ...OtelConfig.variableHelp
