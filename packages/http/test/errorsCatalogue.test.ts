@@ -16,7 +16,13 @@ import { fileURLToPath } from "node:url"
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 
 /** Where error keys are made: the engine, its HTTP layer, the SQL adapters and the webhooks. */
-const SOURCES = ["packages/core/src", "packages/http/src", "packages/sql/src", "packages/webhooks/src"]
+const SOURCES = [
+  "packages/core/src",
+  "packages/bank-sandbox/src",
+  "packages/http/src",
+  "packages/sql/src",
+  "packages/webhooks/src"
+]
 
 const KEY = "[a-z0-9_]+(?:\\.[a-z0-9_]+)+"
 const isKey = new RegExp(`^${KEY}$`)
