@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { SqlDirectStatements } from "@cobro/sql"
-import { TransferRepository } from "@cobro/core"
+import { Ids, TransferRepository } from "@cobro/core"
 import { SqlClient, Statement } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { pgAvailable, postgres, sqlite, type SqlBackend } from "../src/index.js"
@@ -18,7 +18,7 @@ const readTransfer = (backend: SqlBackend, direct: boolean) =>
     const seen: Array<string> = []
     const sql = yield* SqlClient.SqlClient
     const transfers = yield* TransferRepository.TransferRepository
-    const find = transfers.findById("SBX-unknown").pipe(
+    const find = transfers.findById(Ids.BankTransactionId.make("SBX-unknown")).pipe(
       Statement.withTransformer((self) => Effect.sync(() => (seen.push(self.compile()[0]), self))),
       Effect.provideService(SqlDirectStatements.DirectStatements, direct)
     )
