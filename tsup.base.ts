@@ -43,8 +43,7 @@ const effectRequirement = (manifest: Manifest) => {
  * Writes each entry point of the package (`dist/index.js`, …) as a module that checks the
  * `effect` the package resolves (`requireEffect`) and only then imports the bundle of that entry
  * (`dist/impl/index.js`) and re-exports its names: a module that statically imported the bundle
- * would be linked, and fail on effect 4, before the check ran (docs/decisions.md, "Effect 3,
- * checked before the first import").
+ * would be linked, and fail on effect 4, before the check ran (docs/decisions/0063-effect-3-check.md).
  */
 const effectEntries = (names: ReadonlyArray<string>): Plugin => {
   const bundles = new Map<string, ReadonlyArray<string>>()

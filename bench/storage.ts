@@ -5,18 +5,9 @@
  *   npm run bench:storage    (SQLite, and Postgres when 127.0.0.1:5432 answers; `npm run bench`
  *                            runs it before bench:http)
  */
-import {
-  BankAccount,
-  Engine,
-  Ids,
-  Money,
-  PaymentRequest,
-  Payments,
-  SandboxBank,
-  Transfers,
-  User,
-  UserRepository
-} from "@cobro/core"
+import { BankAccount, Engine, Ids, Money, PaymentRequest, Payments, Transfers, User } from "@cobro/core"
+import { UserRepository } from "@cobro/core/ports"
+import { SandboxBank, SandboxEngine } from "@cobro/bank-sandbox"
 import { PgStorage } from "@cobro/sql-pg"
 import { SqliteStorage } from "@cobro/sql-sqlite"
 import Database from "better-sqlite3"
@@ -148,7 +139,7 @@ const library = (storage: Layer.Layer<Engine.Storage, unknown>) =>
       ingestAll: perSecond(N, ingestAllMs),
       concurrent: perSecond(N, concurrentMs)
     }
-  }).pipe(Effect.provide(Engine.layerSandbox(storage)))
+  }).pipe(Effect.provide(SandboxEngine.layerSandbox(storage)))
 
 const rawRow = (i: number) => [
   `VAR-raw-${i}`,

@@ -14,6 +14,7 @@
  * Appends a section to bench/results.md (BENCH_NO_WRITE=1 to only print).
  */
 import { Accounts, Engine, Ids, Outbox } from "@cobro/core"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { PgStorage } from "@cobro/sql-pg"
 import { SqliteStorage } from "@cobro/sql-sqlite"
 import { NodeTransport, Signature, Webhooks, WebhooksConfig } from "@cobro/webhooks"
@@ -103,7 +104,9 @@ const rawLatency = async () => {
 
 const engine = (storage: Layer.Layer<Engine.Storage, unknown>) =>
   Webhooks.layer({ pollInterval: POLL }).pipe(
-    Layer.provideMerge(Layer.merge(NodeTransport.layer({ mode: "sandbox" }), Engine.layerSandbox(storage)))
+    Layer.provideMerge(
+      Layer.merge(NodeTransport.layer({ mode: "sandbox" }), SandboxEngine.layerSandbox(storage))
+    )
   )
 
 const merchant = Effect.flatMap(Accounts.Accounts, (a) =>

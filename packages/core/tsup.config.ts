@@ -1,3 +1,3 @@
 import { packageBuild } from "../../tsup.base.js"
 
-export default packageBuild(["src/index.ts"])
+export default packageBuild(["src/index.ts", "src/ports.ts"])

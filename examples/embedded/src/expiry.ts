@@ -3,7 +3,8 @@
  * it with `TestClock` (see test/expiry.test.ts) instead of waiting five days; in production the
  * same code runs on the real clock and `Jobs.runDue` is called on an interval.
  */
-import { Engine, type Errors, Jobs, PaymentRequest, Payments } from "@cobro/core"
+import { type Errors, Jobs, PaymentRequest, Payments } from "@cobro/core"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { DateTime, Effect, type ParseResult, Schema } from "effect"
 import { registerMerchant } from "./payment.js"
 
@@ -38,4 +39,4 @@ export const runExpiryExample = (
       statusAfter: after.payment_status,
       expiredByJobs: report.expired
     }
-  }).pipe(Effect.provide(Engine.layerMemory()))
+  }).pipe(Effect.provide(SandboxEngine.layerMemory()))

@@ -5,9 +5,7 @@
  */
 import {
   Accounts,
-  Engine,
   type Errors,
-  Faucet,
   Ledger,
   LedgerAccount,
   Money,
@@ -16,6 +14,7 @@ import {
   Payments,
   type User
 } from "@cobro/core"
+import { Faucet, SandboxEngine } from "@cobro/bank-sandbox"
 import { Effect, type ParseResult, Schema } from "effect"
 
 export interface ExampleResult {
@@ -86,4 +85,4 @@ export const runPaymentExample: Effect.Effect<ExampleResult, Errors.DomainError 
       webhooks: pending.map(({ event }) => event.payload),
       ledgerProblems: verified.problems
     }
-  }).pipe(Effect.provide(Engine.layerMemory()))
+  }).pipe(Effect.provide(SandboxEngine.layerMemory()))

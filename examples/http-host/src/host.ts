@@ -7,7 +7,8 @@
  * an operator or the host's sign-up flow would), so the API has someone to take payments for.
  * Engine and HTTP layer share one in-memory engine instance.
  */
-import { Accounts, Engine } from "@cobro/core"
+import { Accounts } from "@cobro/core"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { NodeHttp } from "@cobro/http/node"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import * as Http from "node:http"
@@ -77,7 +78,7 @@ export const start = async (port: number): Promise<Host> => {
   const actual = (server.address() as AddressInfo).port
   const url = `http://localhost:${actual}`
 
-  const engine = ManagedRuntime.make(Engine.layerMemory({ paymentPageBaseUrl: `${url}${prefix}` }))
+  const engine = ManagedRuntime.make(SandboxEngine.layerMemory({ paymentPageBaseUrl: `${url}${prefix}` }))
   const merchant = await engine.runPromise(seedDemoMerchant)
   cobro = await NodeHttp.toNodeListener(Layer.succeedContext((await engine.runtime()).context), {
     prefix

@@ -9,7 +9,8 @@
  * - activating an account, which an operator does after identity verification (a merchant
  *   onboarded through a partner starts PENDING and cannot take payments until then).
  */
-import { Accounts, Auth, Engine, Ids } from "@cobro/core"
+import { Accounts, Auth, Ids } from "@cobro/core"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { NodeHttp } from "@cobro/http/node"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import * as Http from "node:http"
@@ -44,7 +45,7 @@ export const startCobro = async (port: number): Promise<Cobro> => {
   // The address is needed before the engine is made: it is the base of every `payment_url`.
   const server = Http.createServer()
   const url = await listen(server, port)
-  const engine = ManagedRuntime.make(Engine.layerMemory({ paymentPageBaseUrl: url }))
+  const engine = ManagedRuntime.make(SandboxEngine.layerMemory({ paymentPageBaseUrl: url }))
   const api = await NodeHttp.toNodeListener(Layer.succeedContext((await engine.runtime()).context))
   server.on("request", api.listener)
 

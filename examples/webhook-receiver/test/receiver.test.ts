@@ -3,7 +3,8 @@
  * a "Payment updated" event to it; it verifies, answers 200 before it looks anything up, then
  * confirms with GET /payments/{id} on a small stand-in for the API that reads the engine.
  */
-import { Accounts, Engine, Ids, Money, PaymentRequest, Payments, SandboxBank, Transfers } from "@cobro/core"
+import { Accounts, Ids, Money, PaymentRequest, Payments, Transfers } from "@cobro/core"
+import { SandboxBank, SandboxEngine } from "@cobro/bank-sandbox"
 import { NodeTransport, Signature, Webhooks } from "@cobro/webhooks"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import * as http from "node:http"
@@ -34,7 +35,7 @@ const listen = async (server: http.Server): Promise<string> => {
 const engine = () => {
   const runtime = ManagedRuntime.make(
     Webhooks.layer().pipe(
-      Layer.provideMerge(Layer.merge(NodeTransport.layer({ mode: "sandbox" }), Engine.layerMemory()))
+      Layer.provideMerge(Layer.merge(NodeTransport.layer({ mode: "sandbox" }), SandboxEngine.layerMemory()))
     )
   )
   cleanups.push(() => runtime.dispose())

@@ -9,6 +9,7 @@ import createClient, { type Client } from "openapi-fetch"
 import type { paths } from "./generated/openapi.js"
 import { type RetryOptions, retryPolicy } from "./internal/backoff.js"
 import { type CallOptions, callInit, randomKey, recordMethod, unwrap } from "./internal/call.js"
+import { paginate } from "./internal/pages.js"
 import { type Credentials, fixed, fromCredentials } from "./internal/tokens.js"
 import { type Fetch, send, type TransportOptions } from "./internal/transport.js"
 
@@ -26,6 +27,11 @@ export interface CobroOptions {
   readonly credentials?: Credentials
   /** A token to send as is instead (a partner's `PAR-` token): never refreshed. */
   readonly token?: string
+  /**
+   * The merchant the client acts for, where a route takes a `user_id` (`listPayments`,
+   * `getBalance`, …) and none is given. Default: `credentials.userId`.
+   */
+  readonly userId?: string
   /** Retries of GET, HEAD and idempotent POSTs on network errors and 5xx (default 3, 200 ms to 5 s). */
   readonly retry?: RetryOptions
   /** Each attempt's time limit in milliseconds, until the answer's headers. Default 30 000. */
@@ -46,6 +52,11 @@ type Method = "get" | "put" | "post" | "patch"
 export type RequestBody<P extends keyof paths, M extends Method> =
   NonNullable<paths[P][M]> extends { requestBody?: { content: { "application/json": infer B } } } ? B : never
 
+/** The query parameters a route takes, `user_id` optional (the client's merchant by default). */
+export type MerchantQuery<P extends keyof paths, M extends Method> = Omit<Query<P, M>, "user_id"> & {
+  readonly user_id?: string
+}
+
 /** The query parameters a route takes. */
 export type Query<P extends keyof paths, M extends Method> =
   NonNullable<paths[P][M]> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never
@@ -53,11 +64,14 @@ export type Query<P extends keyof paths, M extends Method> =
 export class Cobro {
   /** The openapi-fetch client, for any route by its path (answers `{ data, error, response }`). */
   readonly api: Client<paths>
+  /** The merchant the client acts for by default (`userId`, else `credentials.userId`). */
+  readonly userId: string | undefined
 
   constructor(options: CobroOptions) {
     if (options.credentials !== undefined && options.token !== undefined) {
       throw new TypeError("Cobro: give either credentials or a token, not both")
     }
+    this.userId = options.userId ?? options.credentials?.userId
     const baseUrl = options.baseUrl.replace(/\/+$/, "")
     const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request))
     const transport: TransportOptions = {
@@ -114,9 +128,22 @@ export class Cobro {
     return unwrap(this.api.POST("/payments/", { body, ...callInit(options) }))
   }
 
-  /** GET /payments/: a merchant's payments. */
-  listPayments(query: Query<"/payments/", "get">, options?: CallOptions) {
-    return unwrap(this.api.GET("/payments/", { params: { query }, ...callInit(options) }))
+  /** The `user_id` given, else the client's merchant. */
+  private merchant(userId: string | undefined, method: string): string {
+    const id = userId ?? this.userId
+    if (id === undefined)
+      throw new TypeError(
+        `Cobro.${method}: give a user_id (the client has no credentials or userId to default to)`
+      )
+    return id
+  }
+
+  /** GET /payments/: a merchant's payments (the client's own when `user_id` is not given). */
+  listPayments(query: MerchantQuery<"/payments/", "get"> = {}, options?: CallOptions) {
+    const user_id = this.merchant(query.user_id, "listPayments")
+    return unwrap(
+      this.api.GET("/payments/", { params: { query: { ...query, user_id } }, ...callInit(options) })
+    )
   }
 
   /** GET /payments/{paymentId}: the whole payment. */
@@ -220,9 +247,52 @@ export class Cobro {
     return unwrap(this.api.POST("/customers/", { body, ...callInit(options) }))
   }
 
-  /** GET /customers/: a merchant's customers. */
-  listCustomers(query: Query<"/customers/", "get">, options?: CallOptions) {
-    return unwrap(this.api.GET("/customers/", { params: { query }, ...callInit(options) }))
+  /** GET /customers/: a merchant's customers (the client's own when `user_id` is not given). */
+  listCustomers(query: MerchantQuery<"/customers/", "get"> = {}, options?: CallOptions) {
+    const user_id = this.merchant(query.user_id, "listCustomers")
+    return unwrap(
+      this.api.GET("/customers/", { params: { query: { ...query, user_id } }, ...callInit(options) })
+    )
+  }
+
+  /** GET /customers/{customer_id}: one fixed customer. */
+  getCustomer(customerId: string, options?: CallOptions) {
+    return unwrap(
+      this.api.GET("/customers/{customer_id}", {
+        params: { path: { customer_id: customerId } },
+        ...callInit(options)
+      })
+    )
+  }
+
+  /** GET /customers/{customer_id}/transactions: one page of a customer's transfers, newest first. */
+  listCustomerTransactions(
+    customerId: string,
+    query: Query<"/customers/{customer_id}/transactions", "get"> = {},
+    options?: CallOptions
+  ) {
+    return unwrap(
+      this.api.GET("/customers/{customer_id}/transactions", {
+        params: { path: { customer_id: customerId }, query },
+        ...callInit(options)
+      })
+    )
+  }
+
+  /** Every transfer of a customer, newest first, page after page: `for await (const t of …)`. */
+  allCustomerTransactions(
+    customerId: string,
+    query: Query<"/customers/{customer_id}/transactions", "get"> = {},
+    options?: CallOptions
+  ) {
+    return paginate(async (cursor) => {
+      const page = await this.listCustomerTransactions(
+        customerId,
+        { ...query, ...(cursor === undefined ? {} : { cursor }) },
+        options
+      )
+      return { items: page.data.transactions, next: page.data.next_cursor }
+    }, query.cursor)
   }
 
   /** PATCH /customers/{customer_id}/alias: a new alias, on the same CVU or a new one. */
@@ -370,12 +440,201 @@ export class Cobro {
     )
   }
 
+  // --- second factor (the merchant's own user token) ---------------------------------------------
+
+  /** GET /users/{user_id}/second-factor: whether a factor is enrolled, and which. */
+  getSecondFactor(userId?: string, options?: CallOptions) {
+    const user_id = this.merchant(userId, "getSecondFactor")
+    return unwrap(
+      this.api.GET("/users/{user_id}/second-factor", { params: { path: { user_id } }, ...callInit(options) })
+    )
+  }
+
+  /** POST /users/{user_id}/second-factor/totp: starts a TOTP enrolment (its secret and URI). */
+  enrolTotp(
+    body: RequestBody<"/users/{user_id}/second-factor/totp", "post">,
+    options?: CallOptions & { readonly userId?: string }
+  ) {
+    const user_id = this.merchant(options?.userId, "enrolTotp")
+    return unwrap(
+      this.api.POST("/users/{user_id}/second-factor/totp", {
+        params: { path: { user_id } },
+        body,
+        ...callInit(options)
+      })
+    )
+  }
+
+  /** POST /users/{user_id}/second-factor/email: starts an e-mail enrolment (a code is sent). */
+  enrolEmail(
+    body: RequestBody<"/users/{user_id}/second-factor/email", "post">,
+    options?: CallOptions & { readonly userId?: string }
+  ) {
+    const user_id = this.merchant(options?.userId, "enrolEmail")
+    return unwrap(
+      this.api.POST("/users/{user_id}/second-factor/email", {
+        params: { path: { user_id } },
+        body,
+        ...callInit(options)
+      })
+    )
+  }
+
+  /** POST /users/{user_id}/second-factor/confirm: confirms the enrolment with a code. */
+  confirmSecondFactor(
+    body: RequestBody<"/users/{user_id}/second-factor/confirm", "post">,
+    options?: CallOptions & { readonly userId?: string }
+  ) {
+    const user_id = this.merchant(options?.userId, "confirmSecondFactor")
+    return unwrap(
+      this.api.POST("/users/{user_id}/second-factor/confirm", {
+        params: { path: { user_id } },
+        body,
+        ...callInit(options)
+      })
+    )
+  }
+
+  /** POST /users/{user_id}/second-factor/code: e-mails a code of the enrolled e-mail factor. */
+  sendSecondFactorCode(userId?: string, options?: CallOptions) {
+    const user_id = this.merchant(userId, "sendSecondFactorCode")
+    return unwrap(
+      this.api.POST("/users/{user_id}/second-factor/code", {
+        params: { path: { user_id } },
+        ...callInit(options)
+      })
+    )
+  }
+
+  /** POST /users/{user_id}/second-factor/remove: removes the factor (a code of it proves the owner). */
+  removeSecondFactor(
+    body: RequestBody<"/users/{user_id}/second-factor/remove", "post">,
+    options?: CallOptions & { readonly userId?: string }
+  ) {
+    const user_id = this.merchant(options?.userId, "removeSecondFactor")
+    return unwrap(
+      this.api.POST("/users/{user_id}/second-factor/remove", {
+        params: { path: { user_id } },
+        body,
+        ...callInit(options)
+      })
+    )
+  }
+
+  // --- balance and payouts -----------------------------------------------------------------------
+
+  /** GET /users/{user_id}/balance: the merchant's balance (the client's own by default). */
+  getBalance(userId?: string, options?: CallOptions) {
+    const user_id = this.merchant(userId, "getBalance")
+    return unwrap(
+      this.api.GET("/users/{user_id}/balance", { params: { path: { user_id } }, ...callInit(options) })
+    )
+  }
+
+  /** GET /transactions/payouts: one page of the merchant's payouts, newest first. */
+  listPayouts(query: Query<"/transactions/payouts", "get"> = {}, options?: CallOptions) {
+    return unwrap(this.api.GET("/transactions/payouts", { params: { query }, ...callInit(options) }))
+  }
+
+  /** Every payout, newest first, page after page: `for await (const payout of cobro.allPayouts())`. */
+  allPayouts(query: Query<"/transactions/payouts", "get"> = {}, options?: CallOptions) {
+    return paginate(async (cursor) => {
+      const page = await this.listPayouts({ ...query, ...(cursor === undefined ? {} : { cursor }) }, options)
+      return { items: page.data.payouts, next: page.data.next_cursor }
+    }, query.cursor)
+  }
+
+  // --- webhook deliveries -------------------------------------------------------------------------
+
+  /** GET /webhooks/deliveries: one page of the account's deliveries, oldest first, with their attempts. */
+  listWebhookDeliveries(query: Query<"/webhooks/deliveries", "get"> = {}, options?: CallOptions) {
+    return unwrap(this.api.GET("/webhooks/deliveries", { params: { query }, ...callInit(options) }))
+  }
+
+  /** Every delivery, oldest first, page after page: `for await (const d of cobro.allWebhookDeliveries())`. */
+  allWebhookDeliveries(query: Query<"/webhooks/deliveries", "get"> = {}, options?: CallOptions) {
+    return paginate(async (after) => {
+      const page = await this.listWebhookDeliveries(
+        { ...query, ...(after === undefined ? {} : { after }) },
+        options
+      )
+      return { items: page.data.deliveries, next: page.data.next_after }
+    }, query.after)
+  }
+
+  /** GET /webhooks/deliveries/{event_id}: one delivery and its attempts. */
+  getWebhookDelivery(eventId: string, options?: CallOptions) {
+    return unwrap(
+      this.api.GET("/webhooks/deliveries/{event_id}", {
+        params: { path: { event_id: eventId } },
+        ...callInit(options)
+      })
+    )
+  }
+
+  /** POST /webhooks/deliveries/{event_id}/replay: sends the event again. */
+  replayWebhookDelivery(eventId: string, options?: CallOptions) {
+    return unwrap(
+      this.api.POST("/webhooks/deliveries/{event_id}/replay", {
+        params: { path: { event_id: eventId } },
+        ...callInit(options)
+      })
+    )
+  }
+
   // --- sandbox ----------------------------------------------------------------------------------
 
   /** POST /cvu/{cvu}/faucet (sandbox): a simulated incoming transfer to a CVU. */
   faucet(cvu: string, body: RequestBody<"/cvu/{cvu}/faucet", "post">, options?: CallOptions) {
     return unwrap(
       this.api.POST("/cvu/{cvu}/faucet", { params: { path: { cvu } }, body, ...callInit(options) })
+    )
+  }
+
+  /** GET /sandbox/clock (sandbox): the merchant's test clock (its time and how far it is ahead). */
+  getClock(options?: CallOptions) {
+    return unwrap(this.api.GET("/sandbox/clock", { ...callInit(options) }))
+  }
+
+  /**
+   * POST /sandbox/clock/advance (sandbox): moves the merchant's own test clock ahead by `seconds`,
+   * or to the instant `to`; what falls due in between (expiries, payouts) runs.
+   */
+  advanceClock(body: RequestBody<"/sandbox/clock/advance", "post">, options?: CallOptions) {
+    return unwrap(this.api.POST("/sandbox/clock/advance", { body, ...callInit(options) }))
+  }
+
+  /** POST /sandbox/bank-accounts (sandbox): a bank account of yours at the sandbox bank, for payouts and refunds. */
+  registerBankAccount(body: RequestBody<"/sandbox/bank-accounts", "post">, options?: CallOptions) {
+    return unwrap(this.api.POST("/sandbox/bank-accounts", { body, ...callInit(options) }))
+  }
+
+  /** GET /sandbox/bank-accounts (sandbox): your sandbox bank accounts. */
+  listBankAccounts(options?: CallOptions) {
+    return unwrap(this.api.GET("/sandbox/bank-accounts", { ...callInit(options) }))
+  }
+
+  /** GET /sandbox/bank-accounts/{cbu} (sandbox): one of them. */
+  getBankAccount(cbu: string, options?: CallOptions) {
+    return unwrap(
+      this.api.GET("/sandbox/bank-accounts/{cbu}", { params: { path: { cbu } }, ...callInit(options) })
+    )
+  }
+
+  /** DELETE /sandbox/bank-accounts/{cbu} (sandbox): removes it. */
+  removeBankAccount(cbu: string, options?: CallOptions) {
+    return unwrap(
+      this.api.DELETE("/sandbox/bank-accounts/{cbu}", { params: { path: { cbu } }, ...callInit(options) })
+    )
+  }
+
+  /** GET /sandbox/bank-accounts/{cbu}/transfers (sandbox): the transfers it received (payouts, refunds). */
+  listBankAccountTransfers(cbu: string, options?: CallOptions) {
+    return unwrap(
+      this.api.GET("/sandbox/bank-accounts/{cbu}/transfers", {
+        params: { path: { cbu } },
+        ...callInit(options)
+      })
     )
   }
 }

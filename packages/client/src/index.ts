@@ -15,12 +15,27 @@ export {
   Cobro,
   type CobroOptions,
   type Credentials,
+  type MerchantQuery,
   type Query,
   type RequestBody,
   type RetryOptions
 } from "./Cobro.js"
 export { type CallOptions, randomKey } from "./internal/call.js"
 export { CobroError, CobroNetworkError, type ErrorDetails } from "./CobroError.js"
+export {
+  type AccountActivated,
+  type CustomerPaymentReceived,
+  type PaymentUpdated,
+  type PayoutFailed,
+  type SplitFundsReceived,
+  type SplitPayoutsResult,
+  verifyWebhook,
+  type VerifyWebhookOptions,
+  type WebhookEvent,
+  type WebhookHeaders,
+  WebhookVerificationError,
+  type WebhookVerificationReason
+} from "./Webhooks.js"
 export type { components, operations, paths } from "./generated/openapi.js"
 
 import type { components } from "./generated/openapi.js"

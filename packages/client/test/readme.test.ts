@@ -3,20 +3,13 @@
  * and this package's README example, each compiled as a module beside these tests (not written
  * to disk), with the repository's compiler options.
  */
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
 import { describe, expect, it } from "vitest"
+import { firstTsBlock, read } from "./documents.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const read = (relative: string) => fs.readFileSync(path.resolve(here, relative), "utf8")
-
-const firstTsBlock = (text: string, after: string): string => {
-  const block = /```ts\n([\s\S]*?)```/.exec(text.slice(text.indexOf(after)))?.[1]
-  if (block === undefined) throw new Error(`no \`\`\`ts block after ${after}`)
-  return block
-}
 
 /** The diagnostics of each source, compiled together as `test/<name>.ts`, by name. */
 const typeErrors = (sources: Record<string, string>): Record<string, ReadonlyArray<string>> => {

@@ -3,7 +3,9 @@
  * defaults suit tests and the sandbox.
  */
 import { Context, Duration, Layer, type Redacted } from "effect"
-import type { Mode as WebhookDestinationMode } from "./webhooks/WebhookDestination.js"
+
+/** Which webhook URLs are accepted (`WebhookDestination`): see `EngineSettings.webhookDestinations`. */
+export type WebhookDestinationMode = "sandbox" | "production"
 
 export interface EngineSettings {
   /** Base of `payment_url`: the hosted payment page is `${paymentPageBaseUrl}/pay/{id}`. */

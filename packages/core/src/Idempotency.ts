@@ -10,7 +10,7 @@
  * turns the outcome into an HTTP answer (`internal/idempotent.ts`). When the operation fails or
  * dies before it committed anything, nothing is recorded and a retry runs again.
  *
- * Crashes (docs/decisions.md, "Idempotency across a crash"):
+ * Crashes (docs/decisions/0056-idempotency-across-crash.md):
  * - A request holds its key by a short lease (`EngineConfig.idempotencyLease`), renewed by a
  *   heartbeat while it runs: a live request keeps its key however long it takes, one whose
  *   process died frees it within the lease.

@@ -75,3 +75,6 @@ export type VerificationRequestId = typeof VerificationRequestId.Type
 
 export const SplitPayoutId = IdString.pipe(Schema.brand("SplitPayoutId"))
 export type SplitPayoutId = typeof SplitPayoutId.Type
+
+/** `length` uniformly random digits in base `radix`, from `Random` (not for secrets). */
+export { randomDigits } from "./internal/ids.js"

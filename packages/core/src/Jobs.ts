@@ -17,6 +17,9 @@ import { OutgoingTransfers, type SettleReport } from "./outgoing/OutgoingTransfe
 import * as P from "./payments/Payment.js"
 import { PaymentRepository } from "./payments/PaymentRepository.js"
 import { type PayoutRunReport, Schedules } from "./schedules/Schedules.js"
+import { withSettled } from "./schedules/payoutRuns.js"
+import { addRuns, fromSettle } from "./splits/splitExecution.js"
+import { drainDue } from "./internal/drainDue.js"
 import type { SplitRunReport } from "./splits/Split.js"
 import { Splits } from "./splits/Splits.js"
 import { Transactor } from "./Transactor.js"
@@ -88,39 +91,36 @@ export class Jobs extends Effect.Service<Jobs>()("@cobro/core/Jobs", {
       let expired = 0
       let released = 0
       let failed = 0
-      // Ids this run will not look at again: failed ones, and any another run already closed.
-      const skip = new Set<string>()
-      while (true) {
-        const due = (yield* payments.findDue(now, config.jobBatchSize + skip.size, scope)).filter(
-          (p) => !skip.has(p.id)
-        )
-        if (due.length === 0) break
-        yield* Metric.incrementBy(Metrics.jobsDue.payment_expiry, due.length)
-        for (const payment of due) {
-          const result = yield* closePayment(payment.id, now).pipe(
-            Effect.tapError((e) =>
-              Effect.logWarning("closing a due payment failed; retried next run", payment.id, e)
-            ),
-            Effect.option
-          )
-          if (Option.isSome(result) && Option.isSome(result.value)) {
-            const closed = result.value.value
-            released++
-            if (closed.payment_status === "EXPIRED") expired++
-            yield* closedMetrics(closed, now)
-          } else {
-            skip.add(payment.id)
+      yield* drainDue({
+        batchSize: config.jobBatchSize,
+        find: (limit) => payments.findDue(now, limit, scope),
+        key: (p) => p.id,
+        counted: Metrics.jobsDue.payment_expiry,
+        each: (payment) =>
+          Effect.gen(function* () {
+            const result = yield* closePayment(payment.id, now).pipe(
+              Effect.tapError((e) =>
+                Effect.logWarning("closing a due payment failed; retried next run", payment.id, e)
+              ),
+              Effect.option
+            )
             if (Option.isNone(result)) {
               failed++
               yield* Metric.increment(Metrics.jobsFailed.payment_expiry)
+            } else if (Option.isSome(result.value)) {
+              const closed = result.value.value
+              released++
+              if (closed.payment_status === "EXPIRED") expired++
+              yield* closedMetrics(closed, now)
             }
-          }
-        }
-      }
-      const payouts = yield* schedules.runDue(scope)
-      const splits = yield* splitPayments.runDue(scope)
-      // Transfers at the bank run on real time, whoever's pass this is (see `OutgoingTransfers`).
-      const refunds = yield* outgoing.settleDue("refund")
+          })
+      })
+      // Every transfer in flight, whatever it is for, before new ones are sent (transfers at the
+      // bank run on real time, whoever's pass this is: see `OutgoingTransfers`).
+      const settled = yield* outgoing.settleDue()
+      const payouts = withSettled(yield* schedules.runDue(scope), settled.schedule_payout)
+      const splits = addRuns(fromSettle(settled.split_payout), yield* splitPayments.runDue(scope))
+      const refunds = settled.refund
       yield* Metric.incrementBy(Metrics.jobsRun.payout_schedule, payouts.runs)
       yield* Metric.incrementBy(Metrics.jobsFailed.payout_schedule, payouts.errors)
       yield* Metric.incrementBy(Metrics.jobsRun.split_payout, splits.finished)

@@ -76,3 +76,15 @@ export const Omittable = <S extends Schema.Schema.AnyNoContext>(schema: S) =>
     Schema.NullOr(Schema.typeSchema(schema)),
     { decode: Option.getOrNull, encode: Option.fromNullable }
   )
+
+/**
+ * `Schema.Class` with its constructor's validator compiled once per class: the constructor of the
+ * engine's classes, for the classes of packages that extend it (the sandbox bank's requests).
+ */
+export { Class } from "./internal/schemaClass.js"
+
+/** A person's or business's name as shown: trimmed, 1-200 characters. */
+export const DisplayName = Schema.Trim.pipe(
+  Schema.minLength(1, { message: () => "must not be empty" }),
+  Schema.maxLength(200, { message: () => "must be at most 200 characters" })
+)

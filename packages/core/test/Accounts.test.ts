@@ -1,20 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, Schema, TestClock } from "effect"
-import {
-  Accounts,
-  Auth,
-  CredentialRepository,
-  Crypto,
-  Engine,
-  Ids,
-  Payments,
-  Principal
-} from "../src/index.js"
+import { Accounts, Auth, Crypto, Ids, Payments, Principal } from "../src/index.js"
+import { CredentialRepository } from "../src/ports.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { createMerchant, createPartner, cuitFor, partnerToken, userToken } from "./accountFixtures.js"
 import { createRequest, events, expectLedgerOk } from "./fixtures.js"
 
 const provideEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.provide(effect, Engine.layerMemory())
+  Effect.provide(effect, SandboxEngine.layerMemory())
 
 const patch = (body: Record<string, unknown>) => Accounts.decodeAccountPatch(body)
 

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Either, Encoding, Exit, Option, Redacted, TestClock } from "effect"
-import { Auth, CredentialRepository, Crypto, Engine, Ids, Principal } from "../src/index.js"
+import { Auth, Crypto, Ids, Principal } from "../src/index.js"
+import { CredentialRepository } from "../src/ports.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { createMerchant, cuitFor, userToken } from "./accountFixtures.js"
 import { expectLedgerOk } from "./fixtures.js"
 
 const provideEngine = <A, E, R>(effect: Effect.Effect<A, E, R>, settings = {}) =>
-  Effect.provide(effect, Engine.layerMemory(settings))
+  Effect.provide(effect, SandboxEngine.layerMemory(settings))
 
 const sha256Hex = (text: string) =>
   Effect.gen(function* () {

@@ -5,21 +5,19 @@ import {
   BankProvider,
   Customer,
   Customers,
-  Engine,
-  Faucet,
   FeePolicy,
   Ids,
   Ledger,
   LedgerAccount,
   Money,
-  SandboxBank,
   Transfers,
   User
 } from "../src/index.js"
+import { Faucet, SandboxBank, SandboxEngine } from "@cobro/bank-sandbox"
 import { ars, events, expectLedgerOk, retriedAfterStop, seedUser } from "./fixtures.js"
 
 const provideEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.provide(effect, Engine.layerMemory())
+  Effect.provide(effect, SandboxEngine.layerMemory())
 
 const u1 = Ids.UserId.make("u1")
 const u2 = Ids.UserId.make("u2")

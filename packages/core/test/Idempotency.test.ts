@@ -1,18 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Deferred, Duration, Effect, Fiber, Option, Ref, Schema, TestClock } from "effect"
-import {
-  Engine,
-  type Errors,
-  Idempotency,
-  IdempotencyRepository,
-  Ids,
-  type Payment,
-  PaymentRepository,
-  Payments
-} from "../src/index.js"
+import { type Errors, Idempotency, Ids, type Payment, Payments } from "../src/index.js"
+import { IdempotencyRepository, PaymentRepository } from "../src/ports.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { createRequest, expectLedgerOk, seedUser } from "./fixtures.js"
 
-const withEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, Engine.layerMemory())
+const withEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.provide(effect, SandboxEngine.layerMemory())
 
 const service = Idempotency.Idempotency
 
@@ -262,7 +256,7 @@ describe("Idempotency.run", () => {
           (r) => DateTime.toEpochMillis(r.locked_until) - DateTime.toEpochMillis(r.created_at)
         )
       ).toEqual(Option.some(3_000))
-    }).pipe(Effect.provide(Engine.layerMemory({ idempotencyLease: Duration.seconds(3) })))
+    }).pipe(Effect.provide(SandboxEngine.layerMemory({ idempotencyLease: Duration.seconds(3) })))
   )
 
   it.effect("a request whose key was taken over while it ran does not overwrite the one that took it", () =>

@@ -1,19 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, Option } from "effect"
-import {
-  Engine,
-  Ids,
-  Ledger,
-  LedgerAccount,
-  LedgerRepository,
-  Money,
-  Outbox,
-  Transactor,
-  UserRepository
-} from "../src/index.js"
+import { Ids, Ledger, LedgerAccount, Money, Outbox } from "../src/index.js"
+import { LedgerRepository, Transactor, UserRepository } from "../src/ports.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { ars, events, expectLedgerOk, seedUser } from "./fixtures.js"
 
-const withStorage = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, Engine.layerMemory())
+const withStorage = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.provide(effect, SandboxEngine.layerMemory())
 
 describe("memory adapters are transactional", () => {
   it.effect("a failed unit of work rolls back every table it touched; a successful one commits", () =>

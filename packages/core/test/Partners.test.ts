@@ -1,20 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Option, TestClock } from "effect"
-import {
-  Accounts,
-  Auth,
-  CredentialRepository,
-  Crypto,
-  Engine,
-  Onboarding,
-  PartnerRepository,
-  Principal
-} from "../src/index.js"
+import { Accounts, Auth, Crypto, Onboarding, Principal } from "../src/index.js"
+import { CredentialRepository, PartnerRepository } from "../src/ports.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { createMerchant, createPartner, cuitFor, partnerToken } from "./accountFixtures.js"
 import { events, expectLedgerOk } from "./fixtures.js"
 
 const provideEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.provide(effect, Engine.layerMemory())
+  Effect.provide(effect, SandboxEngine.layerMemory())
 
 const exchange = (partner: Effect.Effect.Success<ReturnType<typeof createPartner>>, code: string) =>
   Effect.flatMap(Auth.Auth, (auth) =>

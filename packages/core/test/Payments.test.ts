@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, DateTime, Effect, Schema, Stream, TestClock } from "effect"
-import { BankAccount, Engine, Ids, Money, Payment, Payments } from "../src/index.js"
+import { BankAccount, Ids, Money, Payment, Payments } from "../src/index.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { createRequest, events, expectLedgerOk, seedUser } from "./fixtures.js"
 
-const withEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, Engine.layerMemory())
+const withEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.provide(effect, SandboxEngine.layerMemory())
 
 const u1 = Ids.UserId.make("u1")
 const u2 = Ids.UserId.make("u2")

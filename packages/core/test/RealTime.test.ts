@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, DateTime, Duration, Effect, Layer, TestClock } from "effect"
-import { Auth, Engine, RealTime } from "../src/index.js"
+import { Auth, RealTime } from "../src/index.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { createMerchant, userToken } from "./accountFixtures.js"
 
 /** A clock this test moves by hand (its own "real time"), apart from the engine's `TestClock`. */
@@ -49,7 +50,7 @@ describe("RealTime", () => {
         yield* real.pass("1 hour")
         const expired = yield* Effect.flip(auth.authenticate(token))
         expect(expired.key).toBe("auth.token.expired")
-      }).pipe(Effect.provide(Engine.layerMemory().pipe(Layer.provide(RealTime.layer(real.clock)))))
+      }).pipe(Effect.provide(SandboxEngine.layerMemory().pipe(Layer.provide(RealTime.layer(real.clock)))))
     }
   )
 })

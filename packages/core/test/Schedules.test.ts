@@ -3,7 +3,6 @@ import { DateTime, Effect, Option, Schema, TestClock } from "effect"
 import {
   BankAccount,
   BankProvider,
-  Engine,
   Ids,
   Jobs,
   Ledger,
@@ -11,18 +10,17 @@ import {
   Money,
   Payments,
   Principal,
-  SandboxBank,
   Schedule,
   Schedules,
   Transfers,
-  User,
-  UserRepository,
-  OutgoingTransferRepository
+  User
 } from "../src/index.js"
+import { OutgoingTransferRepository, UserRepository } from "../src/ports.js"
+import { SandboxBank, SandboxEngine } from "@cobro/bank-sandbox"
 import { ars, createRequest, expectLedgerOk, merchantCuit, seedUser } from "./fixtures.js"
 
 const provideEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.provide(effect, Engine.layerMemory())
+  Effect.provide(effect, SandboxEngine.layerMemory())
 
 const u1 = Ids.UserId.make("u1")
 const u2 = Ids.UserId.make("u2")

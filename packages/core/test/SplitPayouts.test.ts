@@ -1,16 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Option, TestClock } from "effect"
-import {
-  BankProvider,
-  Engine,
-  Ids,
-  Jobs,
-  Money,
-  SandboxBank,
-  Split,
-  SplitRepository,
-  Splits
-} from "../src/index.js"
+import { BankProvider, Ids, Jobs, Money, Split, Splits } from "../src/index.js"
+import { SplitRepository } from "../src/ports.js"
+import { SandboxBank, SandboxEngine } from "@cobro/bank-sandbox"
 import { ars, events, expectLedgerOk, seedUser } from "./fixtures.js"
 import {
   activeAccounts,
@@ -27,7 +19,7 @@ import {
 } from "./splitFixtures.js"
 
 const provideEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.provide(effect, Engine.layerMemory())
+  Effect.provide(effect, SandboxEngine.layerMemory())
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0)
 const HOLD = Duration.toMillis(Duration.hours(12))

@@ -3,15 +3,14 @@ import { DateTime, Duration, Effect, Schema, TestClock } from "effect"
 import {
   BankAccount,
   BankProvider,
-  Engine,
   Ids,
   Principal,
-  SandboxBank,
   SecondFactor,
   Split,
   Splits,
   Transfers
 } from "../src/index.js"
+import { SandboxBank, SandboxEngine } from "@cobro/bank-sandbox"
 import { ars, events, expectLedgerOk, retriedAfterStop, seedUser } from "./fixtures.js"
 import {
   accountInputs,
@@ -29,7 +28,7 @@ import {
 } from "./splitFixtures.js"
 
 const provideEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.provide(effect, Engine.layerMemory())
+  Effect.provide(effect, SandboxEngine.layerMemory())
 
 const seedUsers = Effect.zipRight(
   seedUser(),

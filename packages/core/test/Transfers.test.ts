@@ -3,7 +3,6 @@ import { DateTime, Effect, Schema, TestClock } from "effect"
 import {
   BankAccount,
   BankProvider,
-  Engine,
   Ids,
   Jobs,
   Ledger,
@@ -11,9 +10,9 @@ import {
   Money,
   Payment,
   Payments,
-  SandboxBank,
   Transfers
 } from "../src/index.js"
+import { SandboxBank, SandboxEngine } from "@cobro/bank-sandbox"
 import {
   ars,
   available,
@@ -26,7 +25,8 @@ import {
   u1
 } from "./fixtures.js"
 
-const withEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, Engine.layerMemory())
+const withEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.provide(effect, SandboxEngine.layerMemory())
 
 const pay = (cvu: BankAccount.Cvu, amount: string) =>
   Effect.flatMap(transfer(cvu, amount), (t) => Effect.flatMap(Transfers.Transfers, (s) => s.ingest(t)))

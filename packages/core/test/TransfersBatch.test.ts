@@ -4,20 +4,13 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Exit, Fiber, FiberId, Layer, Option, Random } from "effect"
-import {
-  BankAccount,
-  BankProvider,
-  Engine,
-  Errors,
-  LedgerRepository,
-  Payment,
-  SandboxBank,
-  Transactor,
-  Transfers
-} from "../src/index.js"
+import { BankAccount, BankProvider, Engine, Errors, Payment, Transfers } from "../src/index.js"
+import { LedgerRepository, Transactor } from "../src/ports.js"
+import { SandboxBank, SandboxEngine } from "@cobro/bank-sandbox"
 import { ars, available, events, expectLedgerOk, newPayment, reload, seedUser, transfer } from "./fixtures.js"
 
-const withEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, Engine.layerMemory())
+const withEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.provide(effect, SandboxEngine.layerMemory())
 
 /**
  * The memory engine, its ledger port's `appendAll` observed (and refused when `refuse` says; each
@@ -45,7 +38,7 @@ const withObservedLedger = (
       })
     )
   )
-  const layer = Engine.layerSandbox(ledger.pipe(Layer.provideMerge(Engine.layerMemoryStorage)))
+  const layer = SandboxEngine.layerSandbox(ledger.pipe(Layer.provideMerge(Engine.layerMemoryStorage)))
   return { calls, run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, layer) }
 }
 

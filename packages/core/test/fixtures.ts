@@ -10,10 +10,10 @@ import {
   type Payment,
   PaymentRequest,
   Payments,
-  SandboxBank,
-  User,
-  UserRepository
+  User
 } from "../src/index.js"
+import { UserRepository } from "../src/ports.js"
+import { SandboxBank } from "@cobro/bank-sandbox"
 
 export const merchantCuit = BankAccount.makeCuit("30", "71234567")
 

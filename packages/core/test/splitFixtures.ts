@@ -5,12 +5,12 @@ import {
   Ledger,
   LedgerAccount,
   Principal,
-  SandboxBank,
   SecondFactor,
   Split,
   Splits,
   Transfers
 } from "../src/index.js"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { ars } from "./fixtures.js"
 
 export const u1 = Ids.UserId.make("u1")

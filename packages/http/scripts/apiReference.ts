@@ -232,9 +232,13 @@ export const renderReference = (document: Document): string => {
     "  token comes from `POST /users/{id}/tokens`; a partner token (`PAR-…`) from `POST /auth/tokens`.",
     "  A token acts on its own account only: another account's resources are not found.",
     "- **Idempotency**: routes that list an `idempotency-key` header replay the first answer to a",
-    "  retry with the same key and body (see [decisions](decisions.md#idempotency-keys)).",
+    "  retry with the same key and body (see [decisions](decisions/0012-idempotency-keys.md)).",
     "- **Errors** use the route's envelope with a dotted `message` key; every key, its status and what",
     "  to do: [`errors.md`](errors.md). Webhook events: [`webhooks.md`](webhooks.md).",
+    "- **Request ids**: every answer carries a `Request-Id` header (your own `X-Request-Id` when it is",
+    "  1 to 128 printable characters without spaces); an error envelope repeats it as `request_id`.",
+    "- **Browsers**: only `POST /payments/` and `GET /payments/{paymentId}/public` answer pages from",
+    "  other origins, those `COBRO_CORS_ORIGINS` lists ([operations](operations.md#browsers-cors)).",
     ""
   ]
 

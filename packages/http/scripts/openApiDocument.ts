@@ -7,11 +7,12 @@
  * `scripts/openapi.ts` writes it (`npm run openapi`); `test/openApiDocument.test.ts` fails when the
  * file no longer matches.
  */
-import { Engine, SandboxAccounts, SandboxClocks } from "@cobro/core"
+import { Engine } from "@cobro/core"
 import { Layer } from "effect"
 import * as Prettier from "prettier"
 import { fileURLToPath } from "node:url"
 import { CobroHttp } from "../src/index.js"
+import { SandboxAccounts, SandboxClocks, SandboxEngine } from "@cobro/bank-sandbox"
 import { referencePath, renderReference } from "./apiReference.js"
 
 export { referencePath }
@@ -28,7 +29,7 @@ const sandboxEngine = () => {
     Layer.provideMerge(Engine.layerMemoryStorage)
   )
   return Layer.mergeAll(SandboxAccounts.layerMemory, SandboxClocks.testClocks).pipe(
-    Layer.provideMerge(Engine.layerSandbox(storage)),
+    Layer.provideMerge(SandboxEngine.layerSandbox(storage)),
     Layer.provideMerge(storage)
   )
 }

@@ -7,7 +7,7 @@
  * - `NodeHttp.toNodeListener(engine, settings)` (from `@cobro/http/node`, which needs
  *   `@effect/platform-node`): a `(req, res)` listener for node:http or Express.
  *
- * The engine (services and storage) comes from the host: `Engine.layerMemory`, or the services
+ * The engine (services and storage) comes from the host: `SandboxEngine.layerMemory`, or the services
  * over `SqlStorage`. The faucet route works only when the engine has the sandbox's `Faucet`, the
  * test clock routes only with `TestClocks` (`SandboxClocks.testClocks`, over `SandboxClocks.layer`
  * provided below the engine so that its merchants follow their clocks). The rate limits count in
@@ -25,27 +25,25 @@ import {
   BankProvider,
   Crypto,
   Customers,
-  Faucet,
   Idempotency,
   MerchantClocks,
   Onboarding,
-  PaymentRepository,
   Payments,
   RealTime,
   Refunds,
-  SandboxAccounts,
-  SandboxClocks,
   Schedules,
   SecondFactors,
   Splits,
-  TestClocks,
   WebhookDeliveries
 } from "@cobro/core"
+import { PaymentRepository } from "@cobro/core/ports"
+import { Faucet, SandboxAccounts, SandboxClocks, TestClocks } from "@cobro/bank-sandbox"
 import { Effect, Layer, Option } from "effect"
 import { CobroApi } from "./Api.js"
 import { handlers, type Requirements } from "./Http.js"
 import { HttpConfig, type Settings } from "./HttpConfig.js"
-import { boundary } from "./internal/boundary.js"
+import * as Cors from "./Cors.js"
+import { edge } from "./internal/edge.js"
 import { MAX_PARAM_LENGTH } from "./internal/input.js"
 import * as Docs from "./internal/docs.js"
 import * as Pages from "./Pages.js"
@@ -148,10 +146,28 @@ const unservedRoutes = Effect.gen(function* () {
 })
 
 /**
- * The API with its handlers, auth, limits, error envelopes, `/openapi.json` and `/docs`, and the
- * hosted pages (`/pay/{id}`, `/authorize`) unless `settings.pages` is false.
+ * The hosted pages' layers, each adding its routes to `PageRouter` (`internal/pages/router.ts`);
+ * a new set of pages is one more entry here.
  */
-export const layer = (settings: Partial<Settings> = {}): Layer.Layer<HttpApi.Api, never, EngineServices> => {
+const pageLayers = (settings: Partial<Settings>) => (settings.pages === false ? [] : [Pages.layer])
+
+/**
+ * The edge (`internal/edge.ts`) as the API's middleware, over the page router once every page
+ * layer has added its routes.
+ */
+const edgeLayer = (settings: Partial<Settings>) =>
+  HttpApiBuilder.middleware(edge).pipe(
+    Layer.provide(Layer.mergeAll(Layer.empty, ...pageLayers(settings))),
+    Layer.provideMerge(Pages.PageRouter.Live)
+  )
+
+/**
+ * The API with its handlers, auth, limits, error envelopes, `/openapi.json` and `/docs`, and the
+ * hosted pages (`/pay/{id}`, `/authorize`) on their own router unless `settings.pages` is false.
+ */
+export const layer = (
+  settings: Partial<Settings> = {}
+): Layer.Layer<HttpApi.Api | Pages.PageRouter, never, EngineServices> => {
   const api = HttpApiBuilder.api(CobroApi).pipe(
     Layer.provide(handlers),
     Layer.provide(Layer.mergeAll(layerAuthentication, layerPartnerAuthentication, RateLimit.layer))
@@ -164,11 +180,16 @@ export const layer = (settings: Partial<Settings> = {}): Layer.Layer<HttpApi.Api
             Docs.layer({ openApi: "/openapi.json", docs: "/docs" }, unserved)
           )
         )
-  const pages = settings.pages === false ? Layer.empty : Pages.layer
   // Built on the engine's services it calls, not on the host's whole context: each group keeps
   // the context it was built in and copies it into every request (`internal/restricted.ts`).
   return restricted(
-    Layer.mergeAll(docs, pages, HttpApiBuilder.middleware(boundary)).pipe(
+    Layer.mergeAll(
+      docs,
+      edgeLayer(settings),
+      // Preflights and the browser routes' CORS headers (`Cors.ts`), whichever side of the
+      // boundary it lands on: it gives the request its id itself, and touches no other route.
+      HttpApiBuilder.middleware(Cors.middleware)
+    ).pipe(
       Layer.provideMerge(api),
       Layer.provide(limits(settings)),
       // The router's own limit on a path parameter (100 by default) would make a longer id, such

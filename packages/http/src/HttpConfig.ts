@@ -69,6 +69,12 @@ export interface Settings {
    * Absent: a random key per process (right for a single instance).
    */
   readonly csrfKey?: Redacted.Redacted<Uint8Array>
+  /**
+   * The origins (`https://shop.example.com`, exact) whose pages may call the routes a browser may
+   * call, POST /payments/ and GET /payments/{id}/public, from the browser (`Cors.ts`). None by
+   * default: every preflight is refused. No other route answers a browser's cross-origin call.
+   */
+  readonly corsOrigins: ReadonlyArray<string>
 }
 
 export const defaultRateLimits: RateLimits = {
@@ -85,7 +91,8 @@ export const defaults: Settings = {
   rateLimits: defaultRateLimits,
   clientAddress: (request) => Option.getOrElse(request.remoteAddress, () => "unknown"),
   docs: true,
-  pages: true
+  pages: true,
+  corsOrigins: []
 }
 
 export class HttpConfig extends Context.Tag("@cobro/http/HttpConfig")<HttpConfig, Settings>() {

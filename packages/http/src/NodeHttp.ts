@@ -34,7 +34,7 @@ export const onClientError = ClientError.onClientError
  * platform-node's handler listens for `close` to interrupt the request's fiber when the client
  * goes away first, and leaves that listener on the response, holding the finished fiber. A
  * response V8 has moved to its old generation then keeps the request's young objects alive
- * through every scavenge until the next full collection (decisions.md, "Nothing keeps a
+ * through every scavenge until the next full collection (docs/decisions/0055-finished-requests-unreachable.md, "Nothing keeps a
  * finished request reachable").
  */
 export const dropCloseListeners = (response: Http.ServerResponse): void => {

@@ -8,16 +8,20 @@
  *   answered with a 303 to the partner's redirect URL with `code` and `state`.
  *
  * Pages always answer HTML in Spanish, errors included (a payer never sees a JSON envelope), with
- * the security headers of `internal/pages/layout.ts`.
+ * the security headers of `internal/pages/layout.ts`. They are served by their own router,
+ * `PageRouter`, outside the API's boundary (`internal/pages/router.ts` says how to add pages).
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import type { Auth, Crypto, Onboarding, PaymentRepository, Payments } from "@cobro/core"
+import type { Auth, Crypto, Onboarding, Payments } from "@cobro/core"
+import type { PaymentRepository } from "@cobro/core/ports"
 import { Effect } from "effect"
 import type { HttpConfig } from "./HttpConfig.js"
 import * as AuthorizeRoutes from "./internal/pages/authorizeRoutes.js"
 import * as PayRoutes from "./internal/pages/payRoutes.js"
 import * as Shared from "./internal/pages/shared.js"
+import { PageRouter } from "./internal/pages/router.js"
 import type { Limits } from "./internal/rateLimit.js"
+
+export { PageRouter } from "./internal/pages/router.js"
 
 /** What the pages need from the engine and the HTTP layer. */
 export type Requirements =
@@ -29,7 +33,7 @@ export type Requirements =
   | HttpConfig
   | Limits
 
-export const layer = HttpApiBuilder.Router.use((router) =>
+export const layer = PageRouter.use((router) =>
   Effect.gen(function* () {
     const kit = yield* Shared.make
     const { guarded } = kit

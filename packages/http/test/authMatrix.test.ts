@@ -11,7 +11,6 @@ import {
   BankAccount,
   Customer,
   Customers,
-  Faucet,
   Ids,
   Outbox,
   PaymentRequest,
@@ -19,17 +18,15 @@ import {
   Principal,
   Refund,
   Refunds,
-  SandboxAccount,
-  SandboxAccounts,
-  SandboxBank,
   Schedule,
   Schedules,
   SecondFactor,
   SecondFactors,
   Split,
-  Splits,
-  UserRepository
+  Splits
 } from "@cobro/core"
+import { UserRepository } from "@cobro/core/ports"
+import { Faucet, SandboxAccount, SandboxAccounts, SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Duration, Effect, Option, Schema, TestClock } from "effect"
 import * as TestSecondFactors from "./secondFactors.js"
 import { merchant, raw, serverLayer, tokenFor } from "./support.js"
@@ -314,7 +311,7 @@ const PROTECTED: Readonly<Record<string, Protected>> = {
     }),
     owner: "user",
     success: "envelope",
-    // docs/decisions.md: a non-owner's motive change is 403 (SPEC: "rejected"), not 404.
+    // docs/decisions/0003-payments.md: a non-owner's motive change is 403 (SPEC: "rejected"), not 404.
     foreign: { status: 403, key: "payment.metadata.forbidden" }
   },
   "POST /payments/:paymentId/refunds": {

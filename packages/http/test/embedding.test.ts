@@ -4,17 +4,17 @@
  * (`layer`, served with `HttpApiBuilder.serve`), which also serves `/openapi.json` and `/docs`.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Engine } from "@cobro/core"
 import { Effect, Layer } from "effect"
 import * as Http from "node:http"
 import * as Net from "node:net"
 import type { AddressInfo } from "node:net"
 import { CobroHttp } from "../src/index.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { NodeHttp } from "../src/node.js"
 import { call, type Json, merchant, serverLayer } from "./support.js"
 
 /** An in-memory engine whose services the test uses too (to create merchants). */
-const sharedEngine = Effect.map(Layer.build(Engine.layerMemory()), (context) => ({
+const sharedEngine = Effect.map(Layer.build(SandboxEngine.layerMemory()), (context) => ({
   context,
   layer: Layer.succeedContext(context)
 }))

@@ -6,9 +6,11 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
-import { Engine, PaymentRepository } from "@cobro/core"
+import { Engine } from "@cobro/core"
+import { PaymentRepository } from "@cobro/core/ports"
 import { Cause, Effect, Layer, Logger, LogLevel } from "effect"
 import { CobroHttp } from "../src/index.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { call, merchant } from "./support.js"
 
 interface Entry {
@@ -42,7 +44,9 @@ const dyingOnBoom = Layer.effect(
 
 const server = HttpApiBuilder.serve().pipe(
   Layer.provide(CobroHttp.layer()),
-  Layer.provideMerge(Engine.layerSandbox(dyingOnBoom.pipe(Layer.provideMerge(Engine.layerMemoryStorage)))),
+  Layer.provideMerge(
+    SandboxEngine.layerSandbox(dyingOnBoom.pipe(Layer.provideMerge(Engine.layerMemoryStorage)))
+  ),
   Layer.provideMerge(NodeHttpServer.layerTest),
   Layer.provide(Logger.replace(Logger.defaultLogger, collect)),
   Layer.provide(Logger.minimumLogLevel(LogLevel.All))

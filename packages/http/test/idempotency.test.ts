@@ -16,11 +16,11 @@ import {
   FeePolicy,
   Ids,
   Principal,
-  SandboxBank,
   SecondFactor
 } from "@cobro/core"
 import { Deferred, Effect, Fiber, Layer, Schema } from "effect"
 import { CobroHttp } from "../src/index.js"
+import { SandboxBank, SandboxEngine } from "@cobro/bank-sandbox"
 import { call, type Json, merchant, serverLayer, tokenFor } from "./support.js"
 
 /** A merchant (optionally with an alias prefix, for customers) and a user token for it. */
@@ -384,7 +384,7 @@ const gatedRates = Layer.succeed(ExchangeRates.ExchangeRates, {
     })
 })
 
-const gatedEngine = Engine.sandboxServices.pipe(
+const gatedEngine = SandboxEngine.sandboxServices.pipe(
   Layer.provideMerge(
     Layer.mergeAll(
       Engine.layerMemoryStorage,

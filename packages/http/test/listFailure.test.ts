@@ -6,10 +6,12 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Engine, PaymentRepository, PaymentRequest, Payments } from "@cobro/core"
+import { Engine, PaymentRequest, Payments } from "@cobro/core"
+import { PaymentRepository } from "@cobro/core/ports"
 import { Effect, Layer, Logger, Schema } from "effect"
 import * as http from "node:http"
 import { CobroHttp } from "../src/index.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { merchant, tokenFor } from "./support.js"
 
 /** The memory engine whose payments port dies on every page after the first. */
@@ -33,7 +35,7 @@ const collect = Logger.make(({ logLevel, message }) => {
 const server = HttpApiBuilder.serve().pipe(
   Layer.provide(CobroHttp.layer()),
   Layer.provideMerge(
-    Engine.layerSandbox(failingSecondPage.pipe(Layer.provideMerge(Engine.layerMemoryStorage)))
+    SandboxEngine.layerSandbox(failingSecondPage.pipe(Layer.provideMerge(Engine.layerMemoryStorage)))
   ),
   Layer.provideMerge(NodeHttpServer.layerTest),
   Layer.provide(Logger.replace(Logger.defaultLogger, collect))

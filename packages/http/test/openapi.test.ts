@@ -5,10 +5,10 @@
  */
 import { HttpClientRequest } from "@effect/platform"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Engine } from "@cobro/core"
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { Effect, Either, Option, Schema } from "effect"
 import { CobroHttp } from "../src/index.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { apiRoutes, type Route, styleOf } from "./apiRoutes.js"
 import { raw, serverLayer } from "./support.js"
 
@@ -246,7 +246,7 @@ describe("docs: false", () => {
   // A second in-process server in this file would share @effect/vitest's \`it\` with the first
   // (\`layer\` assigns its methods onto one object), so this one is a fetch-style handler.
   it("serves neither /openapi.json nor /docs", async () => {
-    const { handler, dispose } = CobroHttp.toWebHandler(Engine.layerMemory(), { docs: false })
+    const { handler, dispose } = CobroHttp.toWebHandler(SandboxEngine.layerMemory(), { docs: false })
     try {
       for (const path of ["/openapi.json", "/docs"]) {
         const response = await handler(new Request(`http://cobro.test${path}`))

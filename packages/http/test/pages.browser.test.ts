@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it as vitest, layer } from "@effect/vitest"
 import { HttpServer } from "@effect/platform"
-import { Auth, BankAccount, Faucet, Ids, Jobs, Payments, PaymentRequest } from "@cobro/core"
+import { Auth, BankAccount, Ids, Jobs, Payments, PaymentRequest } from "@cobro/core"
+import { Faucet } from "@cobro/bank-sandbox"
 import { Duration, Effect, Schema, TestClock } from "effect"
 import { existsSync } from "node:fs"
 import * as Http from "node:http"

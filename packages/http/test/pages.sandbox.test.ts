@@ -15,11 +15,11 @@ import {
   Ids,
   Payments,
   PaymentRequest,
-  SandboxBank,
   SecondFactor
 } from "@cobro/core"
 import { Effect, Layer, Schema } from "effect"
 import { CobroHttp } from "../src/index.js"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { merchant, raw, serverLayer } from "./support.js"
 
 const createPayment = (user_id: string) =>

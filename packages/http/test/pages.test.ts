@@ -4,17 +4,9 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { HttpClientRequest } from "@effect/platform"
-import {
-  Auth,
-  BankAccount,
-  Faucet,
-  Ids,
-  Jobs,
-  Onboarding,
-  Payments,
-  PaymentRequest,
-  UserRepository
-} from "@cobro/core"
+import { Auth, BankAccount, Ids, Jobs, Onboarding, Payments, PaymentRequest } from "@cobro/core"
+import { UserRepository } from "@cobro/core/ports"
+import { Faucet } from "@cobro/bank-sandbox"
 import { Duration, Effect, Option, Schema, TestClock } from "effect"
 import { merchant, raw, serverLayer } from "./support.js"
 

@@ -6,19 +6,10 @@
  * changed; partly and fully refunded.
  */
 import { expect, layer } from "@effect/vitest"
-import {
-  Accounts,
-  Faucet,
-  Ids,
-  Money,
-  Payments,
-  PaymentRequest,
-  Refund,
-  Refunds,
-  type Payment
-} from "@cobro/core"
+import { Accounts, Ids, Money, Payments, PaymentRequest, Refund, Refunds, type Payment } from "@cobro/core"
 import { Effect, Schema } from "effect"
 import { Api, Envelope } from "../src/index.js"
+import { Faucet } from "@cobro/bank-sandbox"
 import { call, merchant, serverLayer, tokenFor } from "./support.js"
 
 /** What the route's schema writes for `payment`'s detailed read (the reference). */

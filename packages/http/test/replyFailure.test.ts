@@ -4,7 +4,8 @@
  * that blames the client.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { type BankAccount, Payment, PaymentRepository, PaymentRequest, Payments } from "@cobro/core"
+import { type BankAccount, Payment, PaymentRequest, Payments } from "@cobro/core"
+import { PaymentRepository } from "@cobro/core/ports"
 import { Effect, Schema } from "effect"
 import { call, merchant, serverLayer } from "./support.js"
 

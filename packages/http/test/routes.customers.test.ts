@@ -4,7 +4,8 @@
  * its own server and engine.
  */
 import { expect, layer } from "@effect/vitest"
-import { BankAccount, Customer, Outbox, SandboxBank } from "@cobro/core"
+import { BankAccount, Customer, Outbox } from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { Effect } from "effect"
 import { call, client, type Json, merchant, serverLayer, tokenFor } from "./support.js"
 

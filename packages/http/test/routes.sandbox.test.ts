@@ -14,11 +14,11 @@ import {
   ExchangeRates,
   FeePolicy,
   Jobs,
-  SandboxBank,
   SecondFactor
 } from "@cobro/core"
 import { Duration, Effect, Layer, TestClock } from "effect"
 import { CobroHttp } from "../src/index.js"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { call, type Json, merchant, serverLayer, tokenFor } from "./support.js"
 
 const errorBody = (status: number, message: string, data: Record<string, unknown> = {}) => ({

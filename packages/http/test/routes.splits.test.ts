@@ -4,7 +4,8 @@
  * TestClock and `Jobs.runDue`. Each `layer` block has its own server and engine.
  */
 import { expect, layer } from "@effect/vitest"
-import { BankAccount, Jobs, Outbox, SandboxBank } from "@cobro/core"
+import { BankAccount, Jobs, Outbox } from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Duration, Effect, TestClock } from "effect"
 import { bankHolder, call, type Json, merchant, secondFactorCode, serverLayer, tokenFor } from "./support.js"
 

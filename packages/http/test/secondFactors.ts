@@ -3,15 +3,8 @@
  * storage, with TOTP from `otpauth` and `qrcode` (as the reference server's adapter) and a mailbox
  * that keeps every message sent (the reference server's tests use a real SMTP server instead).
  */
-import {
-  Authenticator,
-  type Crypto,
-  Mailer,
-  type SecondFactorRepository,
-  SecondFactors,
-  type Transactor,
-  type UserRepository
-} from "@cobro/core"
+import { Authenticator, type Crypto, Mailer, SecondFactors } from "@cobro/core"
+import { type SecondFactorRepository, type Transactor, type UserRepository } from "@cobro/core/ports"
 import { Context, Effect, Layer, Option, Ref } from "effect"
 import { Secret, TOTP } from "otpauth"
 import QRCode from "qrcode"

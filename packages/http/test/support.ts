@@ -13,18 +13,16 @@ import {
   type Errors,
   Ids,
   Principal,
-  SandboxAccounts,
-  SandboxBank,
-  SandboxClocks,
   SecondFactor
 } from "@cobro/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Api, type Client, CobroHttp, type HttpConfig } from "../src/index.js"
+import { SandboxAccounts, SandboxBank, SandboxClocks, SandboxEngine } from "@cobro/bank-sandbox"
 import * as TestSecondFactors from "./secondFactors.js"
 
 // Exported helpers carry explicit types: declarations are emitted for tests too, and the
 // inferred types would name core's internal modules.
-type EngineLayer = ReturnType<typeof Engine.layerMemory>
+type EngineLayer = ReturnType<typeof SandboxEngine.layerMemory>
 type TestServerLayer = typeof NodeHttpServer.layerTest
 
 /** The engine's services, the test server and an `HttpClient` pointed at it. */
@@ -52,7 +50,7 @@ export const serverLayer = (
     // The merchants' second factors (their routes; payout accounts keep the sandbox's codes).
     Layer.provideMerge(TestSecondFactors.layer),
     Layer.provideMerge(SandboxClocks.testClocks),
-    Layer.provideMerge(Engine.layerSandbox(storage, engine)),
+    Layer.provideMerge(SandboxEngine.layerSandbox(storage, engine)),
     Layer.provideMerge(storage),
     Layer.provideMerge(NodeHttpServer.layerTest)
   )

@@ -19,7 +19,7 @@ import { register } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { setFlagsFromString } from "node:v8"
 
-// `serve` starts with V8's young generation held at its initial size (issue 23; docs/decisions.md,
+// `serve` starts with V8's young generation held at its initial size (docs/decisions/0048-idle-memory.md,
 // "The young generation held small while the server starts"): loading the modules and building the
 // server allocate a lot that lives on, so V8 doubles the young generation up to its maximum (two
 // 16 MB semi-spaces), and an idle server kept it until V8's memory reducer shrank it a minute later.

@@ -27,7 +27,7 @@
  *   cobro bank reconcile [--since T] [--json]
  *   cobro bank balance [--json]
  *   cobro bank simulator [--port N]
- *   cobro listen --forward-to URL [--api-url URL] [--user-id U] [--client-id C] [--client-secret S]
+ *   cobro listen [--forward-to URL] [--user-id U] [--api-url URL --client-id C --client-secret S]
  *                [--signing-secret S] [--interval SECONDS] [--all]
  *
  * The commands live in `internal/cli/` (merchants and partners; what an operator inspects and
@@ -73,7 +73,7 @@ const listenCommand = Command.make("listen", listenOptions, (o) =>
   listen({ ...o, interval: Duration.seconds(Math.max(1, o.interval)) })
 ).pipe(
   Command.withDescription(
-    "forward your webhook events from a cobro server (sandbox) to a local receiver, signed, like `stripe listen`; needs no database"
+    "forward a merchant's webhook events to a local receiver, signed, like `stripe listen`: from the local sandbox database (bare: the demo merchant's, where `npm start` runs), or through a server's API (given its URL and the merchant's credentials)"
   )
 )
 

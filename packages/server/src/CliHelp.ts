@@ -120,12 +120,29 @@ const children = (descriptor: Descriptor): Array<[string, Descriptor]> => {
   return of(node).map((child) => [nameOf(child), child as unknown as Descriptor])
 }
 
-/** The description of a command: the first paragraph under its `DESCRIPTION` header. */
+/** The paragraphs of a help document with the header each is under, in order. */
+const paragraphs = (doc: HelpDoc.HelpDoc, header: string, out: Array<[string, string]>): string => {
+  switch (doc._tag) {
+    case "Header":
+      return spanText(doc.value)
+    case "Paragraph":
+      out.push([header, spanText(doc.value)])
+      return header
+    case "Sequence":
+      return paragraphs(doc.right, paragraphs(doc.left, header, out), out)
+    default:
+      return header
+  }
+}
+
+/**
+ * The description of a command: the first paragraph under its `DESCRIPTION` header, whole (the
+ * commands' list wraps it; it once kept only the first of its wrapped lines).
+ */
 const descriptionOf = (descriptor: Descriptor): string => {
-  const lines: Array<string> = []
-  render(CommandDescriptor.getHelp(descriptor, CliConfig.defaultConfig), "", lines, { skip: false })
-  const at = lines.indexOf("DESCRIPTION")
-  return at < 0 ? "" : (lines[at + 1] ?? "")
+  const found: Array<[string, string]> = []
+  paragraphs(CommandDescriptor.getHelp(descriptor, CliConfig.defaultConfig), "", found)
+  return found.find(([header, text]) => header === "DESCRIPTION" && text !== "")?.[1] ?? ""
 }
 
 /** Every command under `descriptor` with its description, `users create` style. */

@@ -4,9 +4,9 @@
  * migrates or writes anything. A production database never meets the sandbox: its demo merchant,
  * its public key, its bank, its clocks.
  *
- * A database from before the record (issue 45) is judged by what it holds (`decide`): it is
+ * A database from before the record is judged by what it holds (`decide`): it is
  * recorded as the configuration says only when its contents agree; otherwise it is refused, and
- * `cobro database record` says what it is (docs/decisions.md, "A database records its mode").
+ * `cobro database record` says what it is (docs/decisions/0058-database-mode-and-bank.md).
  */
 import { SqlDatabaseMode } from "@cobro/sql"
 import { DateTime, Option } from "effect"

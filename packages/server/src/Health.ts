@@ -18,7 +18,7 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { StorageHealth } from "@cobro/core"
+import { StorageHealth } from "@cobro/core/ports"
 import { Context, Duration, Effect, Either, Layer, Ref } from "effect"
 
 /** How long `/readyz` waits for the database before it answers 503. */

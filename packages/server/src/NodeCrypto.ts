@@ -2,8 +2,7 @@
  * The engine's `Crypto` port on Node's own `node:crypto` for what runs on every request: the
  * SHA-256 of a bearer token (looked up by its hash), HMAC-SHA256 (webhook signatures) and random
  * bytes, computed synchronously. WebCrypto, core's portable default, answers those through a
- * promise and a job of its own: 14–25 µs of CPU a digest against 1.4–2 µs here
- * (`bench/crypto.mjs`), paid on every authenticated request. Sealing (AES-GCM) and password
+ * promise and a job of its own, about ten times the CPU of a digest here (`bench/crypto.mjs`), paid on every authenticated request. Sealing (AES-GCM) and password
  * hashing (PBKDF2, slow on purpose, best off the main thread) stay WebCrypto's, so what either
  * adapter wrote the other reads: the outputs are the same algorithms, bytes for bytes.
  */

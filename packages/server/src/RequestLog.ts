@@ -20,7 +20,7 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Security } from "@cobro/http"
+import { Pages, Security } from "@cobro/http"
 import {
   Clock,
   Context,
@@ -103,9 +103,11 @@ const makeMatcher = Effect.gen(function* () {
   // `HttpApiBuilder.serve` provides the router to the app it serves (and so to this middleware).
   const service = yield* Effect.serviceOption(HttpApiBuilder.Router)
   if (Option.isNone(service)) return () => unmatched
-  const router = yield* service.value.router
+  // The hosted pages have a router of their own (`Pages.PageRouter`, which `CobroHttp.layer` provides).
+  const pages = yield* Effect.serviceOption(Pages.PageRouter)
+  const routers = [yield* service.value.router, ...(Option.isSome(pages) ? [yield* pages.value.router] : [])]
   const templates = FindMyWay.make<string>(yield* FiberRef.get(HttpRouter.currentRouterConfig))
-  for (const route of router.routes) {
+  for (const route of routers.flatMap((router) => [...router.routes])) {
     if (route.method === "*") templates.all(route.path, route.path)
     else templates.on(route.method, route.path, route.path)
   }

@@ -7,14 +7,9 @@
  * Credentials, tokens, codes, `Idempotency-Key` retention, rate limits, web forms, webhook leases
  * and `webhook-timestamp`, and transfers at the bank stay on real time.
  */
-import {
-  type Jobs,
-  type MerchantClocks,
-  RealTime,
-  SandboxClocks,
-  type TestClockRepository,
-  type TestClocks
-} from "@cobro/core"
+import { type Jobs, type MerchantClocks, RealTime } from "@cobro/core"
+import { type TestClockRepository } from "@cobro/core/ports"
+import { SandboxClocks, type TestClocks } from "@cobro/bank-sandbox"
 import { Webhooks } from "@cobro/webhooks"
 import { Effect, Layer } from "effect"
 

@@ -16,7 +16,7 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Path from "@effect/platform/Path"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { BindConfig } from "@cobro/bank-bind"
-import { CobroHttp, type HttpConfig, RequestId } from "@cobro/http"
+import { CobroHttp, type HttpConfig, Pages, RequestId } from "@cobro/http"
 import { NodeHttp } from "@cobro/http/node"
 import { Config, Console, Context, Duration, Effect, Layer, Logger, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
@@ -27,6 +27,7 @@ import * as BankRoutes from "./BankRoutes.js"
 import * as Health from "./Health.js"
 import * as Metrics from "./Metrics.js"
 import * as RateLimits from "./RateLimits.js"
+import * as Reference from "./Reference.js"
 import * as RequestLog from "./RequestLog.js"
 import { type ServerConfig, variables } from "./ServerConfig.js"
 import {
@@ -78,7 +79,8 @@ export const csrfKeyOf = (config: ServerConfig): Redacted.Redacted<Uint8Array> =
 const httpSettings = (config: ServerConfig): Partial<HttpConfig.Settings> => ({
   csrfKey: csrfKeyOf(config),
   ...(config.trustProxy ? { clientAddress: forwardedAddress } : {}),
-  rateLimits: config.rateLimits ? config.limits : false
+  rateLimits: config.rateLimits ? config.limits : false,
+  corsOrigins: config.corsOrigins
 })
 
 /** What `NodeHttpServer.layer` (and `layerTest`) provide. */
@@ -98,6 +100,7 @@ const servedOn = [
   FileSystem.FileSystem,
   Path.Path,
   HttpApi.Api,
+  Pages.PageRouter,
   ...CobroHttp.engineReferences
 ] as const
 
@@ -132,13 +135,16 @@ const metricsOwnListener = (config: ServerConfig) => {
 // request's id (`RequestId.middleware`) outside the request log, so that its line has the id too.
 const api = (config: ServerConfig, bankRoutes: ReturnType<typeof BankRoutes.layer>) =>
   CobroHttp.restricted(
-    HttpApiBuilder.serve((app) => Tracing.traceContext(RequestId.middleware(RequestLog.middleware(app)))),
+    HttpApiBuilder.serve((app) =>
+      Tracing.traceContext(RequestId.middleware(RequestLog.middleware(Reference.compression(app))))
+    ),
     servedOn
   ).pipe(
     Layer.provide(
       Layer.mergeAll(
         CobroHttp.layer(httpSettings(config)).pipe(Layer.provide(RateLimits.layer(config))),
         Health.routes,
+        Reference.home,
         metricsOnApi(config),
         bankRoutes
       )
@@ -354,7 +360,7 @@ export const banner = (
 
 /**
  * Lets V8's young generation grow again once the server has started: `bin/cobro.js serve` holds it
- * at its initial size during the start (issue 23), so the start's long-lived allocations do not
+ * at its initial size during the start, so the start's long-lived allocations do not
  * leave an idle server with its maximum. A no-op when the server was not started that way.
  */
 export const releaseYoungGeneration = (): void => {

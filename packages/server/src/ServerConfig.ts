@@ -3,9 +3,12 @@
  * `ConfigProvider.fromMap`). Every variable has a default that runs a sandbox on this machine,
  * except the secret key of production mode. A missing or bad value fails with a message naming
  * the variable and what it expects; all problems are reported at once.
+ *
+ * A new setting: its variable's name and help in `internal/configVariables.ts`, a reader below
+ * built from `internal/configReaders.ts` (or a module of its own beside the rate limits', the
+ * metrics' and the key's), a field of `ServerConfig` and an entry of `config`.
  */
-import { Crypto } from "@cobro/core"
-import { HttpConfig } from "@cobro/http"
+import { Cors, type HttpConfig } from "@cobro/http"
 import { Config, ConfigError, Duration, Effect, Either, LogLevel, Option, Redacted, Schema } from "effect"
 import {
   type Database,
@@ -13,10 +16,15 @@ import {
   defaultDatabase,
   parseDatabaseUrl
 } from "./internal/database.js"
+import { atLeastOneSecond, explained, flag, invalid } from "./internal/configReaders.js"
 import { variables } from "./internal/configVariables.js"
+import { type ListenAddress, metricsAddress, metricsToken } from "./internal/metricsConfig.js"
+import { limits, redisUrl } from "./internal/rateLimitConfig.js"
+import { resolveKey } from "./internal/secretKey.js"
 import * as OtelConfig from "./internal/otelConfig.js"
 
 export { variableHelp, variables } from "./internal/configVariables.js"
+export { type ListenAddress, parseListenAddress } from "./internal/metricsConfig.js"
 export {
   type Database,
   DEFAULT_DATABASE_URL,
@@ -35,24 +43,6 @@ export type Mode = "sandbox" | "production"
 export const banks = ["sandbox", "bind"] as const
 
 export type Bank = (typeof banks)[number]
-
-/** A TCP listening address: a host name or address (IPv6 without brackets), and a port (0: a free one). */
-export interface ListenAddress {
-  readonly host: string
-  readonly port: number
-}
-
-/**
- * `host:port` (`127.0.0.1:9464`, `[::1]:9464`, `metrics.internal:9464`) as a `ListenAddress`; a
- * sentence saying what is wrong otherwise.
- */
-export const parseListenAddress = (text: string): Either.Either<ListenAddress, string> => {
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/.exec(text.trim())
-  const port = Number(match?.[3])
-  if (match === null || port > 65535)
-    return Either.left(`must be host:port such as 127.0.0.1:9464 or [::1]:9464, got "${text}"`)
-  return Either.right({ host: match[1] ?? match[2]!, port })
-}
 
 export interface ServerConfig {
   /** `sandbox`: faucet, test clock, loopback webhooks, demo merchant. `production`: none of them. */
@@ -114,26 +104,22 @@ export interface ServerConfig {
    */
   readonly idempotencyLease: Duration.Duration
   /**
+   * The origins whose pages may call the routes a browser may call (POST /payments/ and
+   * GET /payments/{id}/public; `@cobro/http`'s `Cors`), exact; none by default.
+   */
+  readonly corsOrigins: ReadonlyArray<string>
+  /**
+   * How long a send owns an outgoing transfer before the settle job asks the bank about it, and
+   * how often a pending one is asked again (`EngineConfig.transferCheckInterval`). Longer than a
+   * bank call can take.
+   */
+  readonly transferCheckInterval: Duration.Duration
+  /**
    * Set when `COBRO_DATABASE_URL` is unset: the directory the search for `.cobro/cobro.db` started
    * from (see `defaultDatabase`), for a message saying where the database was looked for.
    */
   readonly searchedFrom?: string
 }
-
-const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
-
-/**
- * `read`, with the operator's words when it refuses a value: `explain` gets the value as given
- * (Effect's combinators say "Expected a boolean value but received …", naming neither the
- * variable's rule nor its default). The refusal is `Or(Effect's, ours)`; `problemsOf` reports ours.
- */
-const explained = <A>(name: string, read: Config.Config<A>, explain: (value: string) => string) =>
-  Config.orElse(read, () =>
-    Config.string(name).pipe(
-      // The path is the variable's already (`Config.string(name)`).
-      Config.mapOrFail((value) => Either.left(ConfigError.InvalidData([], explain(value))))
-    )
-  )
 
 const mode = explained(
   variables.mode,
@@ -205,68 +191,9 @@ const jobInterval = explained(
       : `must be a duration such as "5 seconds" or "500 millis", got "${value}"`
 ).pipe(Config.withDefault(Duration.seconds(5)))
 
-/** A yes/no variable, Effect's `Config.boolean`: true/1/yes/on or false/0/no/off. */
-const flag = (name: string, fallback: boolean) =>
-  explained(name, Config.boolean(name), (value) => `must be true or false (on or off), got "${value}"`).pipe(
-    Config.withDefault(fallback)
-  )
-
 const trustProxy = flag(variables.trustProxy, false)
 
 const rateLimits = flag(variables.rateLimits, true)
-
-/** `"N per DURATION"` (`"10 per 1 minute"`): a count of at least 1 and a window of at least 1 second. */
-const limitOf = (text: string): Option.Option<HttpConfig.Limit> => {
-  const match = /^\s*(\d+)\s+per\s+(.+?)\s*$/i.exec(text)
-  if (match === null) return Option.none()
-  const limit = Number(match[1])
-  return Option.flatMap(Duration.decodeUnknown(match[2]), (window) =>
-    Number.isSafeInteger(limit) &&
-    limit >= 1 &&
-    Duration.isFinite(window) &&
-    Duration.greaterThanOrEqualTo(window, Duration.seconds(1))
-      ? Option.some({ limit, window })
-      : Option.none()
-  )
-}
-
-const limit = (name: string, fallback: HttpConfig.Limit) =>
-  Config.string(name).pipe(
-    Config.mapOrFail((text) =>
-      // The path is the variable's already (`Config.string(name)`).
-      Either.fromOption(limitOf(text), () =>
-        ConfigError.InvalidData(
-          [],
-          `must be a count and a window of at least 1 second such as "10 per 1 minute", got "${text}"`
-        )
-      )
-    ),
-    Config.withDefault(fallback)
-  )
-
-const defaults = HttpConfig.defaultRateLimits
-
-const limits: Config.Config<HttpConfig.RateLimits> = Config.all({
-  publicPerAddress: limit(variables.limitPublicPerAddress, defaults.publicPerAddress),
-  publicPerUser: limit(variables.limitPaymentsPerUser, defaults.publicPerUser),
-  tokensPerUser: limit(variables.limitTokensPerUser, defaults.tokensPerUser),
-  failuresPerClient: limit(variables.limitFailuresPerClient, defaults.failuresPerClient),
-  failuresPerAddress: limit(variables.limitFailuresPerAddress, defaults.failuresPerAddress),
-  replaysPerUser: limit(variables.limitReplaysPerUser, defaults.replaysPerUser!)
-})
-
-const redisUrl = Config.option(
-  explained(
-    variables.redisUrl,
-    Config.url(variables.redisUrl).pipe(
-      Config.validate({
-        message: "",
-        validation: (url) => (url.protocol === "redis:" || url.protocol === "rediss:") && url.hostname !== ""
-      })
-    ),
-    () => "must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379"
-  )
-).pipe(Config.map(Option.map((url) => Redacted.make(url))))
 
 /** Effect's `Config.logLevel` (its labels, any case: `warn`, `off`), or a level's tag (`warning`, `none`). */
 const logLevel = explained(
@@ -303,33 +230,15 @@ const shutdownDelay = explained(
   (value) => `must be a finite duration such as "10 seconds" (0 closes the port at once), got "${value}"`
 ).pipe(Config.withDefault(Duration.zero))
 
-const tokenLifetime = explained(
-  variables.tokenLifetime,
-  Config.duration(variables.tokenLifetime).pipe(
-    Config.validate({
-      message: "",
-      validation: (d) => Duration.isFinite(d) && Duration.greaterThanOrEqualTo(d, Duration.seconds(1))
-    })
-  ),
-  (value) =>
-    Option.isSome(Duration.decodeUnknown(value))
-      ? `must be at least 1 second and finite, got "${value}"`
-      : `must be a duration such as "1 hour" or "15 minutes", got "${value}"`
-).pipe(Config.withDefault(Duration.hours(1)))
+const tokenLifetime = atLeastOneSecond(variables.tokenLifetime, '"1 hour" or "15 minutes"', Duration.hours(1))
 
-const idempotencyLease = explained(
-  variables.idempotencyLease,
-  Config.duration(variables.idempotencyLease).pipe(
-    Config.validate({
-      message: "",
-      validation: (d) => Duration.isFinite(d) && Duration.greaterThanOrEqualTo(d, Duration.seconds(1))
-    })
-  ),
-  (value) =>
-    Option.isSome(Duration.decodeUnknown(value))
-      ? `must be at least 1 second and finite, got "${value}"`
-      : `must be a duration such as "5 seconds", got "${value}"`
-).pipe(Config.withDefault(Duration.seconds(5)))
+const idempotencyLease = atLeastOneSecond(variables.idempotencyLease, '"5 seconds"', Duration.seconds(5))
+
+const transferCheckInterval = atLeastOneSecond(
+  variables.transferCheckInterval,
+  '"1 minute" or "30 seconds"',
+  Duration.minutes(1)
+)
 
 /** The key: required in production; the public sandbox key in a sandbox without one. */
 const secretKey = Config.all({ mode, text: secretKeyText }).pipe(
@@ -342,29 +251,6 @@ const publicUrl = Config.all({ port, url: publicUrlText }).pipe(
       onNone: () => `http://localhost:${port === 0 ? 3000 : port}`,
       onSome: (url) => url.toString().replace(/\/+$/, "")
     })
-  )
-)
-
-/** A bearer token for `/metrics`: printable, without spaces (it goes in an `Authorization` header). */
-const metricsToken = Config.option(Config.redacted(variables.metricsToken)).pipe(
-  Config.mapOrFail((text) => {
-    if (Option.isNone(text)) return Either.right(Option.none())
-    const value = Redacted.value(text.value).trim()
-    if (value === "") return Either.right(Option.none())
-    return /^[\x21-\x7e]+$/.test(value)
-      ? Either.right(Option.some(Redacted.make(value)))
-      : Either.left(
-          invalid(variables.metricsToken, "must be printable ASCII without spaces (a bearer token)")
-        )
-  })
-)
-
-const metricsAddress = Config.option(
-  Config.string(variables.metricsAddress).pipe(
-    Config.mapOrFail((text) =>
-      // The path is the variable's already (`Config.string(name)`).
-      Either.mapLeft(parseListenAddress(text), (message) => ConfigError.InvalidData([], message))
-    )
   )
 )
 
@@ -389,6 +275,26 @@ export const metricsExposure = (config: ServerConfig): MetricsExposure =>
         ? { _tag: "Open" }
         : { _tag: "Off" }
 
+/** `COBRO_CORS_ORIGINS`: origins separated by commas, each `scheme://host[:port]` and nothing more. */
+const corsOrigins = Config.string(variables.corsOrigins).pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((text) => {
+    const origins = text
+      .split(",")
+      .map((origin) => origin.trim())
+      .filter((origin) => origin !== "")
+    const bad = origins.find((origin) => !Cors.isOrigin(origin))
+    return bad === undefined
+      ? Either.right(origins)
+      : Either.left(
+          invalid(
+            variables.corsOrigins,
+            `must list origins such as https://shop.example.com (scheme, host and port only, no path or trailing slash), separated by commas; got "${bad}"`
+          )
+        )
+  })
+)
+
 /** The whole configuration. */
 export const config: Config.Config<ServerConfig> = Config.all({
   mode,
@@ -410,7 +316,9 @@ export const config: Config.Config<ServerConfig> = Config.all({
   metricsToken,
   metricsAddress,
   tokenLifetime,
-  idempotencyLease
+  idempotencyLease,
+  corsOrigins,
+  transferCheckInterval
 }).pipe(
   Config.map(({ secretKey, ...rest }) => ({
     ...rest,
@@ -418,39 +326,6 @@ export const config: Config.Config<ServerConfig> = Config.all({
     sandboxKey: secretKey.sandbox
   }))
 )
-
-const resolveKey = (
-  mode: Mode,
-  text: Option.Option<Redacted.Redacted<string>>
-): Either.Either<
-  { readonly key: Redacted.Redacted<Uint8Array>; readonly sandbox: boolean },
-  ConfigError.ConfigError
-> => {
-  if (Option.isNone(text) || Redacted.value(text.value).trim() === "") {
-    return mode === "production"
-      ? Either.left(
-          ConfigError.MissingData(
-            [variables.secretKey],
-            "is required in production mode: 32 random bytes as base64 or 64 hex digits (e.g. `openssl rand -base64 32`)"
-          )
-        )
-      : Either.right({ key: Crypto.sandboxKey, sandbox: true })
-  }
-  return Either.match(Crypto.decodeKey(Redacted.value(text.value)), {
-    onLeft: (message) =>
-      Either.left(
-        invalid(variables.secretKey, `${message.replace(/^the server key /, "")} (32 bytes, base64 or hex)`)
-      ),
-    onRight: (bytes) => {
-      const sandbox = Crypto.sandboxKey.pipe(Redacted.value, (k) => Crypto.timingSafeEqual(k, bytes))
-      return mode === "production" && sandbox
-        ? Either.left(
-            invalid(variables.secretKey, "is the public sandbox key; production needs a secret one")
-          )
-        : Either.right({ key: Redacted.make(bytes), sandbox })
-    }
-  })
-}
 
 /**
  * Why the server must not start with `config`: production mode on the sandbox bank, which moves

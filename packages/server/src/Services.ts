@@ -19,15 +19,17 @@ import {
   ExchangeRates,
   FeePolicy,
   Reconciliation,
+  SecondFactor,
+  SecondFactors
+} from "@cobro/core"
+import { type Transactor, type UserRepository } from "@cobro/core/ports"
+import {
   SandboxAccounts,
   SandboxBank,
   type SandboxClocks,
-  SecondFactor,
-  SecondFactors,
-  type TestClocks,
-  type Transactor,
-  type UserRepository
-} from "@cobro/core"
+  SandboxEngine,
+  type TestClocks
+} from "@cobro/bank-sandbox"
 import type { CobroHttp } from "@cobro/http"
 import { NodeTransport, Webhooks, type WebhooksConfig } from "@cobro/webhooks"
 import { ConfigError } from "effect"
@@ -59,6 +61,7 @@ export const engineSettings = (config: ServerConfig): Partial<EngineConfig.Engin
   secretKey: config.secretKey,
   userTokenLifetime: config.tokenLifetime,
   idempotencyLease: config.idempotencyLease,
+  transferCheckInterval: config.transferCheckInterval,
   // The transport's policy (`webhooks` below): no URL is accepted that it will never contact.
   webhookDestinations: config.mode
 })
@@ -198,12 +201,12 @@ export const layerSandbox = (
   | Services
   | SandboxClocks.SandboxClocks
   | TestClocks.TestClocks
-  | Layer.Layer.Success<typeof Engine.sandboxServices>,
+  | Layer.Layer.Success<typeof SandboxEngine.sandboxServices>,
   LayerError
 > =>
   SandboxClock.testClocks.pipe(
     Layer.provideMerge(Layer.mergeAll(webhooks(config), reconciliation(config), sandboxAccounts(config))),
-    Layer.provideMerge(Engine.sandboxServices),
+    Layer.provideMerge(SandboxEngine.sandboxServices),
     Layer.provideMerge(secondFactor(config)),
     Layer.provideMerge(ports(config)),
     Layer.provideMerge(SandboxClock.layer),

@@ -6,7 +6,9 @@
  * or migrate it, or a database of another mode, is a `StorageError` with a sentence an operator
  * can act on.
  */
-import type { Engine, ReconciliationCursor, SandboxAccountRepository, StorageHealth } from "@cobro/core"
+import type { Engine } from "@cobro/core"
+import { type ReconciliationCursor, type StorageHealth } from "@cobro/core/ports"
+import { type SandboxAccountRepository } from "@cobro/bank-sandbox"
 import {
   Migrations,
   SqlDatabaseMode,

@@ -17,6 +17,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Admin } from "../src/index.js"
 import {
+  bindEnv,
   cli,
   configOf,
   failureOf,
@@ -35,15 +36,10 @@ const SECRET = "hook-secret-0123456789"
 const cuit = "30712345671"
 const payer = { cuit: "20123456786", name: "Ana Gómez", cbu: BankAccount.makeCbu("0170099", "2200000123456") }
 
-const bindEnv = (sim: BindSimulator.Simulator, database: string, extra: Env = {}): Env => ({
+const serverEnv = (sim: BindSimulator.Simulator, database: string, extra: Env = {}): Env => ({
   COBRO_DATABASE_URL: database,
   COBRO_JOB_INTERVAL: "1 hour",
-  COBRO_BANK: "bind",
-  COBRO_BIND_BASE_URL: sim.url,
-  COBRO_BIND_TOKEN_URL: sim.tokenUrl,
-  COBRO_BIND_CLIENT_ID: sim.clientId,
-  COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
-  COBRO_BIND_CUIT: sim.entity.cuit,
+  ...bindEnv(sim),
   COBRO_BIND_RETRY_BASE: "10 millis",
   COBRO_BIND_WEBHOOK_SECRET: SECRET,
   COBRO_RECONCILE_INTERVAL: "1 hour",
@@ -144,7 +140,7 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
       Effect.gen(function* () {
         const sim = yield* BindSimulator.scoped()
         const hook = yield* receiver
-        const env = bindEnv(sim, yield* tempDb)
+        const env = serverEnv(sim, yield* tempDb)
         const config = yield* configOf(env)
         yield* Effect.gen(function* () {
           sim.setWebhook({
@@ -253,7 +249,7 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
     () =>
       Effect.gen(function* () {
         const sim = yield* BindSimulator.scoped()
-        const env = bindEnv(sim, yield* tempDb)
+        const env = serverEnv(sim, yield* tempDb)
         const config = yield* configOf(env)
         yield* Effect.gen(function* () {
           const url = `${yield* baseUrl}${notificationsPath}`
@@ -393,7 +389,7 @@ describe("the server on BIND (COBRO_BANK=bind) against the simulator", () => {
   it.scopedLive("notifications from an address outside COBRO_BIND_WEBHOOK_ALLOW are refused (403)", () =>
     Effect.gen(function* () {
       const sim = yield* BindSimulator.scoped()
-      const env = bindEnv(sim, yield* tempDb, { COBRO_BIND_WEBHOOK_ALLOW: "203.0.113.0/24" })
+      const env = serverEnv(sim, yield* tempDb, { COBRO_BIND_WEBHOOK_ALLOW: "203.0.113.0/24" })
       const config = yield* configOf(env)
       yield* Effect.gen(function* () {
         const { user } = yield* merchant("walled")
@@ -440,7 +436,7 @@ describe("a notification is a claim, the bank the truth (production mode on BIND
       Effect.gen(function* () {
         const sim = yield* BindSimulator.scoped()
         // BIND authenticates with mTLS (here: a verifying proxy's header); no shared secret.
-        const env = bindEnv(sim, yield* tempDb, {
+        const env = serverEnv(sim, yield* tempDb, {
           COBRO_MODE: "production",
           COBRO_SECRET_KEY: "ab".repeat(32),
           COBRO_BIND_WEBHOOK_CLIENT_CERT: "header:x-ssl-client-verify=SUCCESS"
@@ -554,7 +550,7 @@ describe("the outgoing-transfer event settles at once (production mode on BIND)"
         const sim = yield* BindSimulator.scoped()
         // The jobs (and the in-flight checks, every minute) never run within the test: only the
         // event can settle a refund here.
-        const env = bindEnv(sim, yield* tempDb, {
+        const env = serverEnv(sim, yield* tempDb, {
           COBRO_MODE: "production",
           COBRO_SECRET_KEY: "ab".repeat(32),
           COBRO_JOB_INTERVAL: "1 hour",
@@ -673,7 +669,7 @@ describe("each documented alias refusal reaches the API as its own error key", (
     () =>
       Effect.gen(function* () {
         const sim = yield* BindSimulator.scoped()
-        const env = bindEnv(sim, yield* tempDb)
+        const env = serverEnv(sim, yield* tempDb)
         const config = yield* configOf(env)
         yield* Effect.gen(function* () {
           const user = yield* Admin.createUser({

@@ -3,25 +3,23 @@ import {
   Auth,
   BankAccount,
   Crypto,
-  Faucet,
   Ids,
   Ledger,
   LedgerAccount,
   Money,
-  PartnerRepository,
   PaymentRequest,
   Payments,
   Principal,
-  SandboxBank,
   Split,
-  Splits,
-  UserRepository
+  Splits
 } from "@cobro/core"
+import { PartnerRepository, UserRepository } from "@cobro/core/ports"
 import { freshPgUrl, pgAdminUrl, pgAvailable } from "@cobro/storage-contract"
 import { SqlClient } from "@effect/sql"
 import { NodeTransport, Webhooks } from "@cobro/webhooks"
 import { Effect, Exit, Layer, Option, Schema } from "effect"
 import { Services } from "../src/index.js"
+import { Faucet, SandboxBank } from "@cobro/bank-sandbox"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { cli, cliJson, configOf, failureOf, tempDb, tempDir } from "./support.js"

@@ -48,6 +48,30 @@ describe("cobro help", () => {
     })
   )
 
+  it.effect("the lists of commands carry every command's description whole, wrapped", () =>
+    Effect.gen(function* () {
+      /** The text of a section (lines under `title` up to the next blank line), wrapped lines joined. */
+      const section = (text: string, title: string) => {
+        const lines = text.split("\n")
+        const at = lines.indexOf(title)
+        const end = lines.indexOf("", at)
+        return lines.slice(at + 1, end < 0 ? undefined : end).map((l) => l.trim())
+      }
+      const joined = (lines: ReadonlyArray<string>) => lines.join(" ").replace(/\s+/g, " ")
+      const root = joined(section(yield* helpOf(["--help"]), "COMMANDS"))
+      for (const path of CliHelp.leaves(Cli.command)) {
+        const description = joined(section(yield* helpOf([...path, "--help"]), "DESCRIPTION"))
+        expect(description, path.join(" ")).not.toBe("")
+        // In the root's list, and in its group's own list, the description follows the name whole.
+        expect(root, path.join(" ")).toContain(`${path.join(" ")} ${description}`)
+        if (path.length > 1) {
+          const group = joined(section(yield* helpOf([path[0]!]), "COMMANDS"))
+          expect(group, path.join(" ")).toContain(`${path.join(" ")} ${description}`)
+        }
+      }
+    })
+  )
+
   it.effect("serve --help names every variable the configuration reads, with its default", () =>
     Effect.gen(function* () {
       const text = yield* helpOf(["serve", "--help"])

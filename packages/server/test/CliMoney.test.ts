@@ -3,20 +3,12 @@
  * after a paid payment, its payouts newest first a page at a time, and the input errors.
  */
 import { describe, expect, it } from "@effect/vitest"
-import {
-  BankAccount,
-  Ids,
-  Money,
-  PaymentRequest,
-  Payments,
-  SandboxBank,
-  Schedule,
-  ScheduleRepository,
-  Transfers
-} from "@cobro/core"
+import { BankAccount, Ids, Money, PaymentRequest, Payments, Schedule, Transfers } from "@cobro/core"
+import { ScheduleRepository } from "@cobro/core/ports"
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
 import { DateTime, Effect, type Layer, Schema } from "effect"
 import { Services } from "../src/index.js"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { cli, cliJson, configOf, failureOf, tempDb } from "./support.js"
 
 const pg = await Effect.runPromise(pgAvailable)

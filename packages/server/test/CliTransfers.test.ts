@@ -4,14 +4,8 @@
  * age and what went wrong; stuck ones by `--stuck-after`; pages with `--after`; bad input named.
  */
 import { describe, expect, it } from "@effect/vitest"
-import {
-  BankAccount,
-  Ids,
-  LedgerAccount,
-  Money,
-  OutgoingTransfer,
-  OutgoingTransferRepository
-} from "@cobro/core"
+import { BankAccount, Ids, LedgerAccount, Money, OutgoingTransfer } from "@cobro/core"
+import { OutgoingTransferRepository } from "@cobro/core/ports"
 import { freshPgUrl, pgAdminUrl, pgAvailable } from "@cobro/storage-contract"
 import { DateTime, Duration, Effect, Exit } from "effect"
 import { Services } from "../src/index.js"

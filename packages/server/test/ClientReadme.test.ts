@@ -7,14 +7,13 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cobro, CobroError, type CobroOptions } from "@cobro/client"
-import { CredentialRepository, Ids } from "@cobro/core"
-import { HttpServer } from "@effect/platform"
+import { Ids } from "@cobro/core"
+import { CredentialRepository } from "@cobro/core/ports"
 import * as esbuild from "esbuild"
 import { DateTime, Effect } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
-import { Admin } from "../src/index.js"
-import { configOf, serverLayer, tempDb } from "./support.js"
+import { configOf, demoServer, serverLayer, tempDb } from "./support.js"
 
 const readme = fs.readFileSync(fileURLToPath(new URL("../../../README.md", import.meta.url)), "utf8")
 
@@ -73,16 +72,8 @@ const withServer = <A, E>(
       COBRO_LOG_LEVEL: "warn"
     })
     return yield* Effect.gen(function* () {
-      const demo = yield* Admin.ensureDemo()
-      if (demo._tag !== "Created") throw new Error(`demo merchant not created: ${demo._tag}`)
-      const server = yield* HttpServer.HttpServer
-      if (server.address._tag !== "TcpAddress") throw new Error("not on TCP")
-      const base = `http://127.0.0.1:${server.address.port}`
-      return yield* body(base, {
-        userId: demo.user_id,
-        clientId: demo.client_id,
-        clientSecret: demo.client_secret
-      })
+      const { base, credentials } = yield* demoServer
+      return yield* body(base, credentials)
     }).pipe(Effect.provide(serverLayer(config)))
   })
 
@@ -102,17 +93,26 @@ describe("the README's client walkthrough", () => {
         }
         const printed: Array<ReadonlyArray<unknown>> = []
         const console = { log: (...args: ReadonlyArray<unknown>) => void printed.push(args) }
-        const source = walkthrough()
-          .replace(/^import .* from "@cobro\/client"\n/m, "")
-          .replace('"http://localhost:3000"', JSON.stringify(base))
-          .replace('"<client_id>"', JSON.stringify(credentials.clientId))
-          .replace('"<client_secret>"', JSON.stringify(credentials.clientSecret))
+        const source = walkthrough().replace(/^import .* from "@cobro\/client"\n/m, "")
         expect(source).not.toMatch(/^import /m)
+        // The block reads the server's address and the credentials from the environment.
+        const process = {
+          env: {
+            COBRO_URL: base,
+            COBRO_CLIENT_ID: credentials.clientId,
+            COBRO_CLIENT_SECRET: credentials.clientSecret
+          }
+        }
         const { code } = await esbuild.transform(source, { loader: "ts" })
         const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
           ...args: ReadonlyArray<string>
         ) => (...args: ReadonlyArray<unknown>) => Promise<void>
-        await new AsyncFunction("Cobro", "CobroError", "console", code)(RecordedCobro, CobroError, console)
+        await new AsyncFunction("Cobro", "CobroError", "console", "process", code)(
+          RecordedCobro,
+          CobroError,
+          console,
+          process
+        )
 
         expect(printed).toEqual([["credited"], ["SUCCESS"], [404, "payment.not.found"]])
         const calls = sent.filter((s) => !isTokenRequest(s))

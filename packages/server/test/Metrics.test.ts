@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
-import { Auth, BankAccount, SandboxBank, SecondFactor } from "@cobro/core"
+import { Auth, BankAccount, SecondFactor } from "@cobro/core"
 import { SqlMonitoring } from "@cobro/sql"
 import { PgStorage } from "@cobro/sql-pg"
 import { SqlClient } from "@effect/sql"
@@ -14,6 +14,7 @@ import { Duration, Effect, Redacted, Schedule, Schema } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Admin } from "../src/index.js"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import {
   configOf,
   get,

@@ -107,7 +107,8 @@ const inPairs = async <A>(tasks: ReadonlyArray<() => Promise<A>>): Promise<Array
 const host = `
 import type { BindBank } from "@cobro/bank-bind"
 import { Cobro, CobroError } from "@cobro/client"
-import { Accounts, type Auth, Engine, Faucet, Money, PaymentRequest, Payments, Principal } from "@cobro/core"
+import { Accounts, type Auth, Money, PaymentRequest, Payments, Principal } from "@cobro/core"
+import { Faucet, SandboxEngine } from "@cobro/bank-sandbox"
 import { CobroHttp } from "@cobro/http"
 import type { NodeHttp } from "@cobro/http/node"
 import type { Server, ServerConfig } from "@cobro/server"
@@ -133,7 +134,7 @@ export type Configured = typeof ServerConfig.load
 export type Bind = typeof BindBank.layerConfig
 export const migrations: unknown = Migrations
 
-const engine = ManagedRuntime.make(Engine.layerMemory())
+const engine = ManagedRuntime.make(SandboxEngine.layerMemory())
 
 const paid = await engine.runPromise(
   Effect.gen(function* () {

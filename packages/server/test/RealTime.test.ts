@@ -7,10 +7,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { HttpClientRequest } from "@effect/platform"
-import { Auth, BankAccount, Ids, SandboxBank, SandboxClocks, SecondFactor } from "@cobro/core"
+import { Auth, BankAccount, Ids, SecondFactor } from "@cobro/core"
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
 import { Clock, DateTime, Duration, Effect, type Scope } from "effect"
 import { Admin } from "../src/index.js"
+import { SandboxBank, SandboxClocks } from "@cobro/bank-sandbox"
 import { configOf, get, postJson, request, serverLayer, tempDb } from "./support.js"
 
 const day = 86_400

@@ -15,15 +15,15 @@ import {
   PaymentRequest,
   Payments,
   Reconciliation,
-  ReconciliationCursor,
   Transfers
 } from "@cobro/core"
+import { ReconciliationCursor } from "@cobro/core/ports"
 import { SqlReconciliationCursor } from "@cobro/sql"
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
 import { DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import { Admin, Services } from "../src/index.js"
 import * as Storage from "../src/Storage.js"
-import { configOf, type Env, provider, tempDb } from "./support.js"
+import { bindEnv, configOf, type Env, provider, tempDb } from "./support.js"
 
 const pg = await Effect.runPromise(pgAvailable)
 
@@ -121,12 +121,7 @@ const twoInstances = (database: string) =>
     const sim = yield* BindSimulator.scoped()
     const env: Env = {
       COBRO_DATABASE_URL: database,
-      COBRO_BANK: "bind",
-      COBRO_BIND_BASE_URL: sim.url,
-      COBRO_BIND_TOKEN_URL: sim.tokenUrl,
-      COBRO_BIND_CLIENT_ID: sim.clientId,
-      COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
-      COBRO_BIND_CUIT: sim.entity.cuit
+      ...bindEnv(sim)
     }
     const a = yield* instance(env)
     const b = yield* instance(env)
@@ -200,12 +195,7 @@ const missingAtBank = (database: string) =>
     const sim = yield* BindSimulator.scoped()
     const env: Env = {
       COBRO_DATABASE_URL: database,
-      COBRO_BANK: "bind",
-      COBRO_BIND_BASE_URL: sim.url,
-      COBRO_BIND_TOKEN_URL: sim.tokenUrl,
-      COBRO_BIND_CLIENT_ID: sim.clientId,
-      COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
-      COBRO_BIND_CUIT: sim.entity.cuit
+      ...bindEnv(sim)
     }
     yield* Effect.gen(function* () {
       yield* Admin.createUser({

@@ -18,6 +18,7 @@ import { Admin } from "../src/index.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import {
+  bindEnv,
   cli,
   cliJson,
   configOf,
@@ -90,12 +91,7 @@ const productionEnv = (sim: BindSimulator.Simulator, database: string, extra: En
   COBRO_DATABASE_URL: database,
   COBRO_JOB_INTERVAL: "1 hour",
   COBRO_RECONCILE_INTERVAL: "1 hour",
-  COBRO_BANK: "bind",
-  COBRO_BIND_BASE_URL: sim.url,
-  COBRO_BIND_TOKEN_URL: sim.tokenUrl,
-  COBRO_BIND_CLIENT_ID: sim.clientId,
-  COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
-  COBRO_BIND_CUIT: sim.entity.cuit,
+  ...bindEnv(sim),
   COBRO_BIND_RETRY_BASE: "10 millis",
   COBRO_BIND_WEBHOOK_SECRET: "hook-secret-0123456789",
   ...extra

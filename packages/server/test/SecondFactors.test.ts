@@ -5,7 +5,8 @@
  * after wrong codes in a row, which ends after 15 minutes.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { BankAccount, Engine, Ids, Money, SecondFactors, User, UserRepository } from "@cobro/core"
+import { BankAccount, Engine, Ids, Money, SecondFactors, User } from "@cobro/core"
+import { UserRepository } from "@cobro/core/ports"
 import { DateTime, Effect, Either, Layer, Option, Redacted, TestClock } from "effect"
 import type { AddressInfo } from "node:net"
 import * as OTPAuth from "otpauth"

@@ -5,12 +5,21 @@
  * need a token; an advance is bounded and never goes backwards; concurrent advances run each
  * expiry once (one webhook per payment).
  */
+import { HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Auth, SecondFactor } from "@cobro/core"
 import { freshPgUrl, pgAvailable } from "@cobro/storage-contract"
 import { DateTime, Effect, Schema, type Scope } from "effect"
 import { Admin } from "../src/index.js"
-import { configOf, get, postJson, serverLayer, tempDb, webhookReceiver as receiver } from "./support.js"
+import {
+  configOf,
+  get,
+  postJson,
+  request,
+  serverLayer,
+  tempDb,
+  webhookReceiver as receiver
+} from "./support.js"
 
 const day = 86_400
 const pg = await Effect.runPromise(pgAvailable)
@@ -152,6 +161,31 @@ describe.each(stores)("test clocks per merchant on %s", (_, databaseUrl, skip) =
           expect((yield* clockOf(a.token)).offset_seconds).toBe(6 * day)
         })
       )
+  )
+
+  it.scopedLive.skipIf(skip)("the payer's page counts down on the merchant's clock", () =>
+    inServer(
+      databaseUrl,
+      Effect.gen(function* () {
+        const a = yield* merchant("tienda_p")
+        const payment = yield* createPayment("tienda_p", "p-1")
+        const expiresIn = () =>
+          Effect.map(request(HttpClientRequest.get(`/pay/${payment.id}`)), (page) => {
+            expect(page.status).toBe(200)
+            const html = String(page.body)
+            const left = /data-expires-in="(\d+)"/.exec(html)?.[1]
+            expect(left, html).toBeDefined()
+            return { left: Number(left), html }
+          })
+        const lifetime = millisOf(payment.expiration_timestamp) - Date.now()
+        expect(Math.abs((yield* expiresIn()).left - lifetime)).toBeLessThan(60_000)
+        // Three days later on the merchant's clock, the page has two days left (5-day lifetime).
+        yield* advance({ seconds: 3 * day }, a.token)
+        const later = yield* expiresIn()
+        expect(Math.abs(later.left - (lifetime - 3 * day * 1000))).toBeLessThan(60_000)
+        expect(later.html).toMatch(/id="countdown"[^>]*>1 d 23 h 5\d min</)
+      })
+    )
   )
 
   it.scopedLive.skipIf(skip)("a partner token moves the clock of the merchant it acts for", () =>

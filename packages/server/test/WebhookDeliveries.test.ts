@@ -279,6 +279,14 @@ describe("cobro listen", () => {
               : Effect.fail("nothing forwarded yet")
           )
         )
+        // The command prints the receiver's answer once it has it (after the receiver got the body).
+        yield* eventually(
+          Effect.suspend(() =>
+            printed.some((l) => l.startsWith("--> payment.updated"))
+              ? Effect.void
+              : Effect.fail("not printed yet")
+          )
+        )
         yield* Fiber.interrupt(listening)
         expect(local.received).toHaveLength(1)
         expect(printed.join("\n")).not.toContain(a.client_secret)
@@ -316,6 +324,9 @@ describe("cobro listen", () => {
         )
         expect(failureOf(result)).toContain("auth.credentials.invalid")
         expect(result.stdout).not.toContain("Ready!")
+        // A server without credentials: the command names what it needs.
+        const bare = yield* cli(["listen", "--api-url", `http://127.0.0.1:${port}`], {})
+        expect(failureOf(bare)).toContain("needs the merchant's --user-id (or COBRO_USER_ID)")
       }).pipe(Effect.provide(serverLayer(config)))
     })
   )

@@ -17,6 +17,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { type Browser, chromium } from "playwright-core"
 import {
+  chromiumArgs,
   type CobroProcess,
   execCobroJson,
   listeningPort,
@@ -287,15 +288,7 @@ describe("e2e: cobro serve on SQLite", () => {
       browser = await chromium.launch({
         executablePath: CHROMIUM,
         timeout: STEP_TIMEOUT,
-        args: [
-          "--headless",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-          "--no-first-run"
-        ]
+        args: chromiumArgs
       })
     }
   }, START_TIMEOUT + 60_000)

@@ -23,6 +23,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import pg from "pg"
 import {
+  bindEnv,
   type CobroProcess,
   execCobro,
   kill9,
@@ -214,12 +215,7 @@ const crashed = async (store: Store, database: string) => {
   const env = {
     COBRO_DATABASE_URL: database,
     COBRO_JOB_INTERVAL: "1 second",
-    COBRO_BANK: "bind",
-    COBRO_BIND_BASE_URL: sim.url,
-    COBRO_BIND_TOKEN_URL: sim.tokenUrl,
-    COBRO_BIND_CLIENT_ID: sim.clientId,
-    COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
-    COBRO_BIND_CUIT: sim.entity.cuit,
+    ...bindEnv(sim),
     COBRO_BIND_RETRY_BASE: "10 millis",
     // Longer than the test waits: a request the bank does not answer stays in flight.
     COBRO_BIND_TIMEOUT: "2 minutes",

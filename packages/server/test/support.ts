@@ -4,6 +4,7 @@
  * (bin/cobro.js) as separate processes: `cobro serve` started, waited for, stopped or killed, and
  * `cobro <args>` run to completion.
  */
+import type { BindSimulator } from "@cobro/bank-bind/testing"
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { ConfigProvider, Console, Effect, Exit, Layer, type Scope } from "effect"
@@ -14,7 +15,7 @@ import * as os from "node:os"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Cli, Server, ServerConfig } from "../src/index.js"
+import { Admin, Cli, Server, ServerConfig } from "../src/index.js"
 
 /** The series of a Prometheus text exposition (`GET /metrics`): `name{labels}` → value. */
 export const metricSeries = (text: string): Map<string, number> => {
@@ -39,6 +40,16 @@ export const tempDb: Effect.Effect<string, never, Scope.Scope> = Effect.map(temp
 )
 
 export type Env = Readonly<Record<string, string>>
+
+/** The settings that put a server or a command on BIND, reaching `sim` (`COBRO_BANK=bind`). */
+export const bindEnv = (sim: BindSimulator.Simulator): Env => ({
+  COBRO_BANK: "bind",
+  COBRO_BIND_BASE_URL: sim.url,
+  COBRO_BIND_TOKEN_URL: sim.tokenUrl,
+  COBRO_BIND_CLIENT_ID: sim.clientId,
+  COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
+  COBRO_BIND_CUIT: sim.entity.cuit
+})
 
 export const provider = (env: Env) => ConfigProvider.fromMap(new Map(Object.entries(env)))
 
@@ -103,6 +114,41 @@ export const serverLayer = (config: ServerConfig.ServerConfig) =>
     Layer.provide(FetchHttpClient.layer),
     Layer.provideMerge(Server.layer(config, 0))
   )
+
+/**
+ * Inside `serverLayer`: the demo merchant, created now, and the server's base URL
+ * (`http://127.0.0.1:<port>`).
+ */
+export interface DemoServer {
+  readonly base: string
+  readonly credentials: { readonly userId: string; readonly clientId: string; readonly clientSecret: string }
+}
+
+export const demoServer: Effect.Effect<
+  DemoServer,
+  Effect.Effect.Error<ReturnType<typeof Admin.ensureDemo>>,
+  Effect.Effect.Context<ReturnType<typeof Admin.ensureDemo>> | HttpServer.HttpServer
+> = Effect.gen(function* () {
+  const demo = yield* Admin.ensureDemo()
+  if (demo._tag !== "Created") throw new Error(`demo merchant not created: ${demo._tag}`)
+  const server = yield* HttpServer.HttpServer
+  if (server.address._tag !== "TcpAddress") throw new Error("not on TCP")
+  return {
+    base: `http://127.0.0.1:${server.address.port}`,
+    credentials: { userId: demo.user_id, clientId: demo.client_id, clientSecret: demo.client_secret }
+  }
+})
+
+/** Headless Chromium's flags on this kind of machine (Debian's `/usr/bin/chromium`). */
+export const chromiumArgs = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run"
+]
 
 /** A request to the test server: status, headers and parsed JSON body. */
 export const request = (req: HttpClientRequest.HttpClientRequest) =>

@@ -20,7 +20,7 @@ export interface Options {
  * (a payment created, a transfer credited, a payout recorded as sent) survives a power loss or an
  * operating-system crash. With `NORMAL` (WAL's speed setting) the last commits before such a crash
  * may roll back; a process killed (kill -9) loses nothing either way. Units of work that arrive
- * together share a commit (group commit), so they share the sync too (docs/decisions.md).
+ * together share a commit (group commit), so they share the sync too (docs/decisions/0011-sql-storage.md).
  */
 const pragmas = (busyTimeoutMillis: number) =>
   Layer.effectDiscard(

@@ -4,7 +4,8 @@
  * UPDATEs, so a token is revoked once and counted once even when revocations race.
  */
 import { SqlClient, type Statement } from "@effect/sql"
-import { Credential, CredentialRepository as Port, Ids } from "@cobro/core"
+import { Credential, Ids } from "@cobro/core"
+import { CredentialRepository as Port } from "@cobro/core/ports"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as RowCache from "./internal/rowCache.js"
 import {
@@ -109,7 +110,7 @@ export const make: Effect.Effect<Port.CredentialRepository["Type"], never, SqlCl
      * Tokens read by hash outside a unit of work come from a short cache (`RowCache`, one second):
      * every authenticated request reads its token. A revocation through this instance forgets the
      * tokens it revoked at once; one made by another instance (another server, the CLI) reaches
-     * this one within the cache's second (decisions.md). Unknown hashes are not cached: a token
+     * this one within the cache's second (docs/decisions/0045-spans-and-unit-of-work-connection.md). Unknown hashes are not cached: a token
      * issued a moment later works at once.
      */
     const tokens = RowCache.make<Credential.AccessToken>()

@@ -5,7 +5,8 @@
  * alias, then the CVU), by looking at which rows hold the values.
  */
 import { SqlClient } from "@effect/sql"
-import { CvuDirectory, Customer as C, CustomerRepository as Port, Money } from "@cobro/core"
+import { Customer as C, Money } from "@cobro/core"
+import { CustomerRepository as Port, CvuDirectory } from "@cobro/core/ports"
 import { isCvuTaken } from "./SqlCvuDirectory.js"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as Documents from "./internal/documents/customer.js"

@@ -6,7 +6,8 @@
  * turn into the `CvuTaken` defect (`dieOnCvuTaken`).
  */
 import { SqlClient } from "@effect/sql"
-import { BankAccount, CvuDirectory as Port } from "@cobro/core"
+import { BankAccount } from "@cobro/core"
+import { CvuDirectory as Port } from "@cobro/core/ports"
 import { Effect, Layer, Schema } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
 import { findAll, findOne, forUpdate, isUniqueViolation, violationText } from "./internal/sql.js"

@@ -14,7 +14,7 @@
  * upgrade, replays such rows (migrations only add).
  */
 import { SqlClient } from "@effect/sql"
-import { IdempotencyRepository as Port } from "@cobro/core"
+import { IdempotencyRepository as Port } from "@cobro/core/ports"
 import { Effect, Layer, Option, Schema } from "effect"
 import { findOne, Millis, millis, orDie } from "./internal/sql.js"
 

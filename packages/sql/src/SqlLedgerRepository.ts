@@ -7,7 +7,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Ids, LedgerAccount, LedgerRepository as Port, Money } from "@cobro/core"
+import { Ids, LedgerAccount, Money } from "@cobro/core"
+import { LedgerRepository as Port } from "@cobro/core/ports"
 import { Effect, Layer, Option, Schema } from "effect"
 import {
   BigIntText,

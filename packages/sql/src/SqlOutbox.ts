@@ -4,7 +4,8 @@
  * an event is never written without the work of delivering it.
  */
 import { SqlClient } from "@effect/sql"
-import { Ids, Outbox as Port, WebhookDeliveryRepository } from "@cobro/core"
+import { Ids, Outbox as Port } from "@cobro/core"
+import { WebhookDeliveryRepository } from "@cobro/core/ports"
 import { Effect, Layer, Schema } from "effect"
 import { encodedDelivery, insertDeliveries } from "./internal/deliveries.js"
 import { encodedRow } from "./internal/outboxRow.js"

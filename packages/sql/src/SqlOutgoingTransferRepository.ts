@@ -3,13 +3,8 @@
  * plain columns (the amount in its own, selected as text), read in the memory adapter's order.
  */
 import { SqlClient } from "@effect/sql"
-import {
-  Ids,
-  LedgerAccount,
-  Money,
-  OutgoingTransfer as T,
-  OutgoingTransferRepository as Port
-} from "@cobro/core"
+import { Ids, LedgerAccount, Money, OutgoingTransfer as T } from "@cobro/core"
+import { OutgoingTransferRepository as Port } from "@cobro/core/ports"
 import { Effect, Layer, Option, Schema } from "effect"
 import { BigIntText, findAll, findByKey, insertIfAbsent, Millis, updateByKey } from "./internal/sql.js"
 

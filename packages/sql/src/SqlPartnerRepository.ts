@@ -9,7 +9,8 @@
  * issued from one code.
  */
 import { SqlClient } from "@effect/sql"
-import { Ids, Partner as P, PartnerRepository as Port } from "@cobro/core"
+import { Ids, Partner as P } from "@cobro/core"
+import { PartnerRepository as Port } from "@cobro/core/ports"
 import { Effect, Layer, Schema } from "effect"
 import * as Documents from "./internal/documents/account.js"
 import {

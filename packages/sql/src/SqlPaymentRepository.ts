@@ -3,7 +3,8 @@
  * indexed columns beside the document (`doc`, in the storage shape of `internal/documents`).
  */
 import { SqlClient } from "@effect/sql"
-import { DueScope, CvuDirectory, Payment as P, PaymentRepository as Port } from "@cobro/core"
+import { DueScope, Payment as P } from "@cobro/core"
+import { CvuDirectory, PaymentRepository as Port } from "@cobro/core/ports"
 import { Scope, scopeCondition } from "./internal/dueScope.js"
 import { isCvuTaken } from "./SqlCvuDirectory.js"
 import { Effect, Either, Layer, Option, Schema } from "effect"

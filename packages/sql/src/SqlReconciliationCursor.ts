@@ -6,7 +6,8 @@
  * for the lease's holder.
  */
 import { SqlClient } from "@effect/sql"
-import { ReconciliationCursor as Port, Spans } from "@cobro/core"
+import { Spans } from "@cobro/core"
+import { ReconciliationCursor as Port } from "@cobro/core/ports"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { execute, findOne, Millis, millis, NullableMillis, orDie } from "./internal/sql.js"
 

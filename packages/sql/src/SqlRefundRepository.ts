@@ -3,7 +3,8 @@
  * (the amount in its own, selected as text), read in the memory adapter's orders.
  */
 import { SqlClient } from "@effect/sql"
-import { Ids, Money, Refund as R, RefundRepository as Port } from "@cobro/core"
+import { Ids, Money, Refund as R } from "@cobro/core"
+import { RefundRepository as Port } from "@cobro/core/ports"
 import { Effect, Layer, Option, Schema } from "effect"
 import { BigIntText, findAll, findByKey, insertIfAbsent, Millis, updateByKey } from "./internal/sql.js"
 

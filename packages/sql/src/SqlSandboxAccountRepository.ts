@@ -5,7 +5,8 @@
  * refused with `Conflict`.
  */
 import { SqlClient } from "@effect/sql"
-import { BankAccount, Ids, SandboxAccount, SandboxAccountRepository as Port, Spans } from "@cobro/core"
+import { BankAccount, Ids, Spans } from "@cobro/core"
+import { SandboxAccount, SandboxAccountRepository as Port } from "@cobro/bank-sandbox"
 import { Effect, Layer, Option, Schema } from "effect"
 import { findAll, findOne, insertUnique, Millis } from "./internal/sql.js"
 

@@ -4,7 +4,8 @@
  * its own columns (the JSON record cannot hold a bigint), so the database checks it is positive.
  */
 import { SqlClient } from "@effect/sql"
-import { DueScope, Money, Schedule as S, ScheduleRepository as Port } from "@cobro/core"
+import { DueScope, Money, Schedule as S } from "@cobro/core"
+import { ScheduleRepository as Port } from "@cobro/core/ports"
 import { Scope, scopeCondition } from "./internal/dueScope.js"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as Documents from "./internal/documents/schedule.js"

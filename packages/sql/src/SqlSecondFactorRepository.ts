@@ -5,7 +5,8 @@
  * has one writer at a time).
  */
 import { SqlClient } from "@effect/sql"
-import { Ids, SecondFactorRepository as Port, Spans } from "@cobro/core"
+import { Ids, Spans } from "@cobro/core"
+import { SecondFactorRepository as Port } from "@cobro/core/ports"
 import { Effect, Layer, Schema } from "effect"
 import { Millis, NullableMillis, findOne, forUpdate, write } from "./internal/sql.js"
 

@@ -7,7 +7,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { DueScope, CvuDirectory, Split as S, SplitRepository as Port } from "@cobro/core"
+import { DueScope, Split as S } from "@cobro/core"
+import { CvuDirectory, SplitRepository as Port } from "@cobro/core/ports"
 import { Scope, scopeCondition } from "./internal/dueScope.js"
 import { isCvuTaken } from "./SqlCvuDirectory.js"
 import { Effect, Layer, Option, Schema } from "effect"

@@ -5,26 +5,26 @@
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Migrator } from "@effect/sql"
-import type {
-  CredentialRepository,
-  CustomerRepository,
-  CvuDirectory,
-  IdempotencyRepository,
-  LedgerRepository,
-  Outbox,
-  OutgoingTransferRepository,
-  PartnerRepository,
-  PaymentRepository,
-  RefundRepository,
-  ScheduleRepository,
-  SecondFactorRepository,
-  SplitRepository,
-  TestClockRepository,
-  Transactor,
-  TransferRepository,
-  UserRepository,
-  WebhookDeliveryRepository
-} from "@cobro/core"
+import type { Outbox } from "@cobro/core"
+import {
+  type CredentialRepository,
+  type CustomerRepository,
+  type CvuDirectory,
+  type IdempotencyRepository,
+  type LedgerRepository,
+  type OutgoingTransferRepository,
+  type PartnerRepository,
+  type PaymentRepository,
+  type RefundRepository,
+  type ScheduleRepository,
+  type SecondFactorRepository,
+  type SplitRepository,
+  type TestClockRepository,
+  type Transactor,
+  type TransferRepository,
+  type UserRepository,
+  type WebhookDeliveryRepository
+} from "@cobro/core/ports"
 import { Layer } from "effect"
 import * as Migrations from "./Migrations.js"
 import * as SqlCredentialRepository from "./SqlCredentialRepository.js"

@@ -5,7 +5,8 @@
  * reason, for the host's logs.
  */
 import { SqlClient } from "@effect/sql"
-import { Spans, StorageHealth as Port } from "@cobro/core"
+import { Spans } from "@cobro/core"
+import { StorageHealth as Port } from "@cobro/core/ports"
 import { Effect, Layer } from "effect"
 import * as Migrations from "./Migrations.js"
 

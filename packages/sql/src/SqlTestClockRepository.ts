@@ -5,7 +5,8 @@
  * or end at the furthest instant asked (`raiseTo`), and none is lost.
  */
 import { SqlClient } from "@effect/sql"
-import { Ids, Spans, TestClockRepository as Port } from "@cobro/core"
+import { Ids, Spans } from "@cobro/core"
+import { TestClockRepository as Port } from "@cobro/core/ports"
 import { Duration, Effect, Layer, Option, Schema } from "effect"
 import { findAll, findOne, single } from "./internal/sql.js"
 

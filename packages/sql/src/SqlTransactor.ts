@@ -5,7 +5,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Transactor as Port } from "@cobro/core"
+import { Transactor as Port } from "@cobro/core/ports"
 import { Effect, Layer } from "effect"
 import { inTransaction } from "./internal/sql.js"
 

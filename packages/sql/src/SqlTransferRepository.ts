@@ -3,7 +3,8 @@
  * makes a repeated notification impossible to credit twice, even across instances.
  */
 import { SqlClient } from "@effect/sql"
-import { BankAccount, Ids, Money, TransferRepository as Port, TrustedCodec } from "@cobro/core"
+import { BankAccount, Ids, Money } from "@cobro/core"
+import { TransferRepository as Port, TrustedCodec } from "@cobro/core/ports"
 import { Effect, Layer, Schema } from "effect"
 import { BigIntText, execute, millis, Millis, findOne, orDie } from "./internal/sql.js"
 

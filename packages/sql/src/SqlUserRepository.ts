@@ -4,7 +4,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Errors, User, UserRepository as Port } from "@cobro/core"
+import { Errors, User } from "@cobro/core"
+import { UserRepository as Port } from "@cobro/core/ports"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as Documents from "./internal/documents/account.js"
 import * as RowCache from "./internal/rowCache.js"

@@ -6,7 +6,8 @@
  * statements, an `UPDATE … WHERE event_id IN (SELECT … LIMIT n) RETURNING`.
  */
 import { SqlClient } from "@effect/sql"
-import { DueScope, Ids, WebhookDeliveryRepository as Port } from "@cobro/core"
+import { DueScope, Ids } from "@cobro/core"
+import { WebhookDeliveryRepository as Port } from "@cobro/core/ports"
 import { Scope, scopeCondition } from "./internal/dueScope.js"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { DeliveryRow, deliveryState } from "./internal/deliveries.js"

@@ -5,7 +5,8 @@
  * partner, pending with a lease, and finished, and read back it must be the delivery.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Ids, WebhookDeliveryRepository as W } from "@cobro/core"
+import { Ids } from "@cobro/core"
+import { WebhookDeliveryRepository as W } from "@cobro/core/ports"
 import { DateTime, Schema } from "effect"
 import { DeliveryRow, deliveryState, encodedDelivery } from "../src/internal/deliveries.js"
 import { at, delivery } from "./rowFixtures.js"

@@ -2,7 +2,8 @@
  * Rows' domain values shared by the codec tests and `bench/codecs.ts`: a webhook delivery, a
  * transfer record and a stored user's document, each with the fields a case overrides.
  */
-import { BankAccount, Ids, Money, TransferRepository as T, WebhookDeliveryRepository as W } from "@cobro/core"
+import { BankAccount, Ids, Money } from "@cobro/core"
+import { TransferRepository as T, WebhookDeliveryRepository as W } from "@cobro/core/ports"
 import { DateTime } from "effect"
 
 export const at = (iso: string) => DateTime.unsafeMake(iso)

@@ -5,7 +5,8 @@
  * must be the record.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Money, TransferRepository as T } from "@cobro/core"
+import { Money } from "@cobro/core"
+import { TransferRepository as T } from "@cobro/core/ports"
 import { DateTime, Schema } from "effect"
 import { encodedTransfer, TransferRowIn } from "../src/SqlTransferRepository.js"
 import { record } from "./rowFixtures.js"

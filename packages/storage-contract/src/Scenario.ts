@@ -1,9 +1,9 @@
 import type { Layer } from "effect"
-import type { Engine } from "@cobro/core"
 import type { Effect } from "effect"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 
 /** Everything a scenario may use: every engine service and port over the backend's storage. */
-export type EngineContext = Layer.Layer.Success<ReturnType<typeof Engine.layerSandbox>>
+export type EngineContext = Layer.Layer.Success<ReturnType<typeof SandboxEngine.layerSandbox>>
 
 export interface Scenario {
   readonly name: string

@@ -6,10 +6,12 @@
  * unit of work always reads the row; what does not exist is not remembered as missing.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { CredentialRepository, Engine, User, UserRepository } from "@cobro/core"
+import { User } from "@cobro/core"
+import { CredentialRepository, UserRepository } from "@cobro/core/ports"
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { pgAvailable, postgres, sqlite, type SqlBackend } from "../src/index.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { token } from "../src/scenarios/auth/helpers.js"
 import { seedUser, u1 } from "../src/scenarios/fixtures.js"
 
@@ -55,7 +57,7 @@ const merchants = (backend: SqlBackend) => {
     expect(Option.isNone(yield* missing)).toBe(true)
     yield* users.insert(user)
     expect(Option.isSome(yield* missing)).toBe(true)
-  }).pipe(Effect.provide(Layer.merge(Engine.layerSandbox(storage), storage)))
+  }).pipe(Effect.provide(Layer.merge(SandboxEngine.layerSandbox(storage), storage)))
 }
 
 const tokens = (backend: SqlBackend) => {
@@ -96,7 +98,7 @@ const tokens = (backend: SqlBackend) => {
     expect(yield* credentials.revokeUserTokens(u1, now)).toBe(2)
     expect(yield* revokedAt("h3")).toBe(true)
     expect(yield* revokedAt("h4")).toBe(true)
-  }).pipe(Effect.provide(Layer.merge(Engine.layerSandbox(storage), storage)))
+  }).pipe(Effect.provide(Layer.merge(SandboxEngine.layerSandbox(storage), storage)))
 }
 
 describe("merchants read by id outside a unit of work (a short cache)", () => {

@@ -7,7 +7,8 @@
  * them: the backfill reads only their columns, never their documents.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { BankAccount, CvuDirectory, Ids } from "@cobro/core"
+import { BankAccount, Ids } from "@cobro/core"
+import { CvuDirectory } from "@cobro/core/ports"
 import { Migrations, SqlCvuDirectory } from "@cobro/sql"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"

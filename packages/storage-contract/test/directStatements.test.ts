@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { SqlDirectStatements } from "@cobro/sql"
-import { Ids, TransferRepository } from "@cobro/core"
+import { Ids } from "@cobro/core"
+import { TransferRepository } from "@cobro/core/ports"
 import { SqlClient, Statement } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { pgAvailable, postgres, sqlite, type SqlBackend } from "../src/index.js"

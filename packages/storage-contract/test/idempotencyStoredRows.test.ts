@@ -5,10 +5,11 @@
  * and on Postgres.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Engine, Idempotency } from "@cobro/core"
+import { Idempotency } from "@cobro/core"
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Layer, Ref, Schema } from "effect"
 import { pgAvailable, postgres, sqlite, type SqlBackend } from "../src/index.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 
 const available = await Effect.runPromise(pgAvailable)
 
@@ -58,7 +59,7 @@ const replays = (backend: SqlBackend) =>
       // One storage (a layer is built once per provide): the engine over it, and its SqlClient.
       Layer.suspend(() => {
         const storage = backend.storage()
-        return Layer.merge(Engine.layerSandbox(storage), storage)
+        return Layer.merge(SandboxEngine.layerSandbox(storage), storage)
       })
     )
   )

@@ -2,12 +2,13 @@
  * Listing streams rows by keyset: memory stays flat while 100,000 payments go by.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { BankAccount, Engine, Payment, Payments } from "@cobro/core"
+import { BankAccount, Payment, Payments } from "@cobro/core"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { pgAvailable, postgres, sqlite, type SqlBackend } from "../src/index.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { createRequest, seedUser, u1 } from "../src/scenarios/fixtures.js"
 
 const COUNT = 100_000
@@ -82,7 +83,7 @@ const listingStaysFlat = (backend: SqlBackend) => {
       `${backend.name}: listed ${count} payments; heap early ${(early / 1048576).toFixed(0)} MB, late ${(late / 1048576).toFixed(0)} MB`
     )
     expect(growthMb).toBeLessThan(64)
-  }).pipe(Effect.provide(Layer.merge(Engine.layerSandbox(storage), storage)))
+  }).pipe(Effect.provide(Layer.merge(SandboxEngine.layerSandbox(storage), storage)))
 }
 
 describe("listing 100,000 payments", () => {

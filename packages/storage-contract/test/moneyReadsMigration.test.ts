@@ -4,7 +4,8 @@
  * shows the payouts written before the upgrade, and those written after, in one order.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { BankAccount, Ids, Page, SplitRepository } from "@cobro/core"
+import { BankAccount, Ids, Page } from "@cobro/core"
+import { SplitRepository } from "@cobro/core/ports"
 import { Migrations, SqlSplitRepository } from "@cobro/sql"
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Option } from "effect"

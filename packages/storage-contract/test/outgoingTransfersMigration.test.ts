@@ -4,7 +4,8 @@
  * in flight, SENDING and due at once, with its money's accounts; a settled payout gets none.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { LedgerAccount, Money, OutgoingTransferRepository as Port } from "@cobro/core"
+import { LedgerAccount, Money } from "@cobro/core"
+import { OutgoingTransferRepository as Port } from "@cobro/core/ports"
 import { Migrations, SqlOutgoingTransferRepository } from "@cobro/sql"
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Option } from "effect"

@@ -7,7 +7,6 @@ import {
   BankAccount,
   Customer,
   Customers,
-  Engine,
   Jobs,
   Ledger,
   LedgerAccount,
@@ -15,7 +14,6 @@ import {
   Payments,
   Refund,
   Refunds,
-  SandboxBank,
   Schedules,
   SecondFactor,
   Split,
@@ -25,6 +23,7 @@ import {
 import { PgStorage } from "@cobro/sql-pg"
 import { BigDecimal, type Context, Effect, Either, Layer, Redacted, Schema, TestClock } from "effect"
 import { freshPgUrl, pgAdminUrl, pgAvailable } from "../src/index.js"
+import { SandboxBank, SandboxEngine } from "@cobro/bank-sandbox"
 import { createRequest, expectLedgerOk, seedUser, u1, u2 } from "../src/scenarios/fixtures.js"
 import {
   asPartner,
@@ -47,7 +46,9 @@ if (!available) {
 
 /** One engine instance (its own connection pool) over the database at `url`. */
 const instance = (url: string, maxConnections: number) =>
-  Layer.build(Engine.layerSandboxServices(PgStorage.layer({ url: Redacted.make(url), maxConnections })))
+  Layer.build(
+    SandboxEngine.layerSandboxServices(PgStorage.layer({ url: Redacted.make(url), maxConnections }))
+  )
 
 /**
  * A fresh database, one sandbox bank and an engine instance per pool size in `pools` (as that

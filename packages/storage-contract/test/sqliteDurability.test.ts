@@ -1,7 +1,7 @@
 /**
  * The SQLite storage's durability settings: a WAL journal synced at every commit
  * (`synchronous = FULL`), so that what the engine answered survives a power loss, not only a
- * killed process (`SqliteStorage.ts`, docs/decisions.md).
+ * killed process (`SqliteStorage.ts`, docs/decisions/0011-sql-storage.md).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { SqliteStorage } from "@cobro/sql-sqlite"

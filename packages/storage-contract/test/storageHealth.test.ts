@@ -5,7 +5,7 @@
  * current again once it answers.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { StorageHealth } from "@cobro/core"
+import { StorageHealth } from "@cobro/core/ports"
 import { Migrations, SqlStorageHealth } from "@cobro/sql"
 import { PgStorage } from "@cobro/sql-pg"
 import { SqliteStorage } from "@cobro/sql-sqlite"

@@ -4,10 +4,12 @@
  * sent without `null`: on SQLite and on Postgres.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { BankAccount, Engine, Ids, Payment, Payments, Split, SplitRepository } from "@cobro/core"
+import { BankAccount, Ids, Payment, Payments, Split } from "@cobro/core"
+import { SplitRepository } from "@cobro/core/ports"
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { pgAvailable, postgres, sqlite, type SqlBackend } from "../src/index.js"
+import { SandboxEngine } from "@cobro/bank-sandbox"
 import { createRequest, seedUser, u1 } from "../src/scenarios/fixtures.js"
 
 const available = await Effect.runPromise(pgAvailable)
@@ -99,7 +101,7 @@ const roundTrip = (backend: SqlBackend) => {
     yield* sql`UPDATE cobro_payout_accounts SET doc = ${JSON.stringify(oldAccount)}
       WHERE account_id = ${account.account_id}`
     expect(yield* repo.findAccount(account.account_id)).toEqual(Option.some(account))
-  }).pipe(Effect.provide(Layer.merge(Engine.layerSandbox(storage), storage)))
+  }).pipe(Effect.provide(Layer.merge(SandboxEngine.layerSandbox(storage), storage)))
 }
 
 describe("stored documents and optional fields without a value", () => {

@@ -4,7 +4,8 @@
  * still read, and what is written now carries `v: 1`. On SQLite and on Postgres.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { BankAccount, Customer, CustomerRepository, Ids, Money, PaymentRepository } from "@cobro/core"
+import { BankAccount, Customer, Ids, Money } from "@cobro/core"
+import { CustomerRepository, PaymentRepository } from "@cobro/core/ports"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { pgAvailable, postgres, sqlite, type SqlBackend } from "../src/index.js"

@@ -5,7 +5,8 @@
  * them before.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Ids, WebhookDeliveryRepository as W } from "@cobro/core"
+import { Ids } from "@cobro/core"
+import { WebhookDeliveryRepository as W } from "@cobro/core/ports"
 import { Migrations, SqlWebhookDeliveryRepository } from "@cobro/sql"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"

@@ -131,9 +131,8 @@ export const make = (options: Options): Effect.Effect<WebhookTransport["Type"], 
       Effect.sync(() => {
         const settings = { keepAlive: true, maxSockets: options.maxSockets ?? 64 }
         // One TLS context for every connection. Without it `tls.connect` builds one per new
-        // connection (an OpenSSL context loaded with the default root certificates): about
-        // 0.5 ms of CPU each on the bench machine, also for a connection whose name does not
-        // resolve (bench/results.md). It is built as each connection's was, with node's defaults:
+        // connection (an OpenSSL context loaded with the default root certificates), costly in CPU,
+        // also for a connection whose name does not resolve (`bench/tls.mjs`). It is built as each connection's was, with node's defaults:
         // the same trusted roots, protocol versions and ciphers, and every certificate is still
         // verified against the connection's host name.
         const secureContext = tls.createSecureContext()

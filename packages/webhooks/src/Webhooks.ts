@@ -12,18 +12,20 @@
  * `Clock` time.
  */
 import {
-  type CredentialRepository,
   type Crypto,
   DueScope,
   Errors,
   type Ids,
   MerchantClocks,
   Metrics,
-  type PartnerRepository,
   RealTime,
-  Spans,
-  WebhookDeliveryRepository as W
+  Spans
 } from "@cobro/core"
+import {
+  type CredentialRepository,
+  type PartnerRepository,
+  WebhookDeliveryRepository as W
+} from "@cobro/core/ports"
 import {
   Cause,
   type ConfigError,
@@ -176,7 +178,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@cobro/webhooks/Webhoo
         const status: W.DeliveryStatus = ok ? "delivered" : Option.isSome(delay) ? "pending" : "dead"
         // `record` and `next` are built from a stored delivery and values computed to fit their
         // schemas (typed, rounded, non-negative); validating them again would cost more than the
-        // rest of the attempt's own work (figures in bench/results.md).
+        // rest of the attempt's own work.
         const record = new W.DeliveryAttempt(
           {
             attempt_id: yield* newId("att"),

@@ -3,7 +3,8 @@
  * schedule runs on the `TestClock`; each HTTP request is real I/O.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Accounts, Auth, Engine, Ids, RealTime, type WebhookDeliveryRepository as W } from "@cobro/core"
+import { Accounts, Auth, Engine, Ids, RealTime } from "@cobro/core"
+import { type WebhookDeliveryRepository as W } from "@cobro/core/ports"
 import { Clock, DateTime, Duration, Effect, Either, Layer, Random, Schema, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { Receiver, Signature, Webhooks, WebhooksConfig } from "../src/index.js"

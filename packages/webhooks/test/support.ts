@@ -12,12 +12,12 @@ import {
   type Payment,
   PaymentRequest,
   Payments,
-  SandboxBank,
   Transfers
 } from "@cobro/core"
 import { type ConfigError, Effect, Layer, Schema } from "effect"
 import * as http from "node:http"
 import { NodeTransport, Webhooks, type WebhooksConfig, type WebhookTransport } from "../src/index.js"
+import { SandboxBank, SandboxEngine } from "@cobro/bank-sandbox"
 
 export interface Received {
   readonly method: string
@@ -113,8 +113,8 @@ export const testReceiver = (rule: (request: Received, index: number) => Reply =
       })
   ).pipe(Effect.map(({ receiver }) => receiver))
 
-/** Every engine service and port (as `Engine.layerSandbox` provides them). */
-export type EngineContext = Layer.Layer.Success<ReturnType<typeof Engine.layerSandbox>>
+/** Every engine service and port (as `SandboxEngine.layerSandbox` provides them). */
+export type EngineContext = Layer.Layer.Success<ReturnType<typeof SandboxEngine.layerSandbox>>
 
 /** The sandbox engine over `storage`, with the webhook service over a transport (sandbox mode by default). */
 export const webhooksOver = <E, R>(
@@ -127,7 +127,7 @@ export const webhooksOver = <E, R>(
   R
 > =>
   Webhooks.layer(settings).pipe(
-    Layer.provideMerge(Layer.merge(NodeTransport.layer(transport), Engine.layerSandbox(storage)))
+    Layer.provideMerge(Layer.merge(NodeTransport.layer(transport), SandboxEngine.layerSandbox(storage)))
   )
 
 export const u1 = Ids.UserId.make("u1")

@@ -2,7 +2,7 @@
  * BIND PSP's wire, as BIND's developer portal documents its collection product ("Agente de
  * cobros": CVUs of the entity, transfers in and out of its collecting account), shared by the
  * adapter and the simulator. Each path and shape names its page; what no page says is marked
- * "assumed" and listed in docs/decisions.md ("BIND as BIND documents it").
+ * "assumed" and listed in docs/decisions/0062-bind-as-documented.md.
  *
  * Decoding is liberal where money does not depend on a field (unknown fields, nulls, numbers for
  * strings, any routing scheme) and the adapter is strict, field by field, where it does

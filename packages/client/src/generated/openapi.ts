@@ -1988,7 +1988,10 @@ export interface components {
   responses: never
   parameters: never
   requestBodies: never
-  headers: never
+  headers: {
+    /** @description The request's id: the caller's `X-Request-Id` when it is 1 to 128 printable ASCII characters without spaces, else a new `req_…`. The server's log lines of the request and an error envelope's `request_id` carry it; quote it to support. */
+    RequestId: string
+  }
   pathItems: never
 }
 export type $defs = Record<string, never>
@@ -2012,6 +2015,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2047,6 +2051,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2056,6 +2061,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2065,6 +2071,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2074,6 +2081,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2083,6 +2091,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2092,6 +2101,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2101,6 +2111,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2110,6 +2121,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2119,6 +2131,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2128,6 +2141,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2137,6 +2151,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2146,6 +2161,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2188,6 +2204,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2218,6 +2235,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2227,6 +2245,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2236,6 +2255,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2245,6 +2265,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2254,6 +2275,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2263,6 +2285,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2272,6 +2295,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2281,6 +2305,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2290,6 +2315,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2299,6 +2325,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2308,6 +2335,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2317,6 +2345,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2340,6 +2369,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2371,6 +2401,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2380,6 +2411,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2389,6 +2421,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2398,6 +2431,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2407,6 +2441,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2416,6 +2451,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2425,6 +2461,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2434,6 +2471,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2443,6 +2481,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2452,6 +2491,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2461,6 +2501,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2470,6 +2511,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2493,6 +2535,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2567,6 +2610,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2576,6 +2620,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2585,6 +2630,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2594,6 +2640,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2603,6 +2650,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2612,6 +2660,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2621,6 +2670,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2630,6 +2680,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2639,6 +2690,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2648,6 +2700,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2657,6 +2710,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2666,6 +2720,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2698,6 +2753,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2748,6 +2804,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2757,6 +2814,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2766,6 +2824,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2775,6 +2834,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2784,6 +2844,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2793,6 +2854,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2802,6 +2864,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2811,6 +2874,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2820,6 +2884,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2829,6 +2894,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2838,6 +2904,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2847,6 +2914,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2880,6 +2948,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2930,6 +2999,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2939,6 +3009,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2948,6 +3019,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2957,6 +3029,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2966,6 +3039,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2975,6 +3049,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2984,6 +3059,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -2993,6 +3069,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3002,6 +3079,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3011,6 +3089,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3020,6 +3099,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3029,6 +3109,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3061,6 +3142,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3118,6 +3200,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3127,6 +3210,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3136,6 +3220,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3145,6 +3230,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3154,6 +3240,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3163,6 +3250,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3172,6 +3260,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3181,6 +3270,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3190,6 +3280,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3199,6 +3290,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3208,6 +3300,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3217,6 +3310,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3240,6 +3334,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3258,6 +3353,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3267,6 +3363,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3276,6 +3373,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3285,6 +3383,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3294,6 +3393,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3303,6 +3403,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3312,6 +3413,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3321,6 +3423,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3330,6 +3433,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3339,6 +3443,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3348,6 +3453,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3357,6 +3463,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3398,6 +3505,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3414,6 +3522,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3423,6 +3532,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3432,6 +3542,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3441,6 +3552,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3450,6 +3562,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3459,6 +3572,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3468,6 +3582,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3477,6 +3592,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3486,6 +3602,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3495,6 +3612,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3504,6 +3622,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3513,6 +3632,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3538,6 +3658,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3554,6 +3675,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3563,6 +3685,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3572,6 +3695,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3581,6 +3705,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3590,6 +3715,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3599,6 +3725,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3608,6 +3735,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3617,6 +3745,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3626,6 +3755,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3635,6 +3765,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3644,6 +3775,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3653,6 +3785,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3676,6 +3809,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3694,6 +3828,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3703,6 +3838,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3712,6 +3848,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3721,6 +3858,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3730,6 +3868,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3739,6 +3878,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3748,6 +3888,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3757,6 +3898,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3766,6 +3908,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3775,6 +3918,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3784,6 +3928,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3793,6 +3938,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3827,6 +3973,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3843,6 +3990,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3852,6 +4000,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3861,6 +4010,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3870,6 +4020,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3879,6 +4030,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3888,6 +4040,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3897,6 +4050,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3906,6 +4060,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3915,6 +4070,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3924,6 +4080,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3933,6 +4090,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3942,6 +4100,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3975,6 +4134,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -3991,6 +4151,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4000,6 +4161,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4009,6 +4171,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4018,6 +4181,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4027,6 +4191,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4036,6 +4201,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4045,6 +4211,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4054,6 +4221,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4063,6 +4231,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4072,6 +4241,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4081,6 +4251,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4090,6 +4261,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4113,6 +4285,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4146,6 +4319,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4155,6 +4329,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4164,6 +4339,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4173,6 +4349,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4182,6 +4359,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4191,6 +4369,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4200,6 +4379,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4209,6 +4389,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4218,6 +4399,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4227,6 +4409,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4236,6 +4419,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4245,6 +4429,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4273,6 +4458,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4293,6 +4479,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4302,6 +4489,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4311,6 +4499,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4320,6 +4509,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4329,6 +4519,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4338,6 +4529,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4347,6 +4539,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4356,6 +4549,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4365,6 +4559,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4374,6 +4569,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4383,6 +4579,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4392,6 +4589,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4417,6 +4615,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4433,6 +4632,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4442,6 +4642,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4451,6 +4652,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4460,6 +4662,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4469,6 +4672,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4478,6 +4682,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4487,6 +4692,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4496,6 +4702,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4505,6 +4712,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4514,6 +4722,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4523,6 +4732,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4532,6 +4742,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4565,6 +4776,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4581,6 +4793,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4590,6 +4803,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4599,6 +4813,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4608,6 +4823,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4617,6 +4833,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4626,6 +4843,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4635,6 +4853,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4644,6 +4863,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4653,6 +4873,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4662,6 +4883,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4671,6 +4893,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4680,6 +4903,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4711,6 +4935,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4726,6 +4951,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4735,6 +4961,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4744,6 +4971,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4753,6 +4981,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4762,6 +4991,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4771,6 +5001,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4780,6 +5011,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4789,6 +5021,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4798,6 +5031,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4807,6 +5041,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4816,6 +5051,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4825,6 +5061,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4848,6 +5085,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4878,6 +5116,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4887,6 +5126,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4896,6 +5136,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4905,6 +5146,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4914,6 +5156,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4923,6 +5166,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4932,6 +5176,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4941,6 +5186,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4950,6 +5196,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4959,6 +5206,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4968,6 +5216,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -4977,6 +5226,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5011,6 +5261,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5041,6 +5292,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5050,6 +5302,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5059,6 +5312,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5068,6 +5322,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5077,6 +5332,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5086,6 +5342,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5095,6 +5352,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5104,6 +5362,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5113,6 +5372,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5122,6 +5382,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5131,6 +5392,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5140,6 +5402,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5160,6 +5423,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5197,6 +5461,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5206,6 +5471,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5215,6 +5481,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5224,6 +5491,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5233,6 +5501,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5242,6 +5511,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5251,6 +5521,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5260,6 +5531,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5269,6 +5541,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5278,6 +5551,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5287,6 +5561,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5296,6 +5571,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5331,6 +5607,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5366,6 +5643,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5375,6 +5653,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5384,6 +5663,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5393,6 +5673,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5402,6 +5683,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5411,6 +5693,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5420,6 +5703,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5429,6 +5713,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5438,6 +5723,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5447,6 +5733,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5456,6 +5743,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5465,6 +5753,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5488,6 +5777,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5523,6 +5813,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5532,6 +5823,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5541,6 +5833,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5550,6 +5843,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5559,6 +5853,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5568,6 +5863,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5577,6 +5873,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5586,6 +5883,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5595,6 +5893,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5604,6 +5903,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5613,6 +5913,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5622,6 +5923,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5654,6 +5956,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5689,6 +5992,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5698,6 +6002,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5707,6 +6012,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5716,6 +6022,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5725,6 +6032,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5734,6 +6042,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5743,6 +6052,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5752,6 +6062,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5761,6 +6072,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5770,6 +6082,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5779,6 +6092,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5788,6 +6102,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5820,6 +6135,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5883,6 +6199,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5892,6 +6209,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5901,6 +6219,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5910,6 +6229,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5919,6 +6239,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5928,6 +6249,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5937,6 +6259,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5946,6 +6269,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5955,6 +6279,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5964,6 +6289,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5973,6 +6299,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -5982,6 +6309,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6005,6 +6333,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6068,6 +6397,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6077,6 +6407,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6086,6 +6417,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6095,6 +6427,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6104,6 +6437,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6113,6 +6447,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6122,6 +6457,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6131,6 +6467,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6140,6 +6477,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6149,6 +6487,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6158,6 +6497,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6167,6 +6507,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6206,6 +6547,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6269,6 +6611,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6278,6 +6621,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6287,6 +6631,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6296,6 +6641,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6305,6 +6651,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6314,6 +6661,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6323,6 +6671,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6332,6 +6681,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6341,6 +6691,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6350,6 +6701,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6359,6 +6711,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6368,6 +6721,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6388,6 +6742,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6438,6 +6793,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6447,6 +6803,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6456,6 +6813,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6465,6 +6823,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6474,6 +6833,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6483,6 +6843,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6492,6 +6853,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6501,6 +6863,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6510,6 +6873,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6519,6 +6883,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6528,6 +6893,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6537,6 +6903,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6571,6 +6938,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6587,6 +6955,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6596,6 +6965,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6605,6 +6975,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6614,6 +6985,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6623,6 +6995,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6632,6 +7005,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6641,6 +7015,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6650,6 +7025,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6659,6 +7035,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6668,6 +7045,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6677,6 +7055,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6686,6 +7065,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6718,6 +7098,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6734,6 +7115,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6743,6 +7125,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6752,6 +7135,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6761,6 +7145,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6770,6 +7155,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6779,6 +7165,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6788,6 +7175,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6797,6 +7185,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6806,6 +7195,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6815,6 +7205,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6824,6 +7215,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6833,6 +7225,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6858,6 +7251,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6906,6 +7300,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6915,6 +7310,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6924,6 +7320,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6933,6 +7330,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6942,6 +7340,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6951,6 +7350,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6960,6 +7360,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6969,6 +7370,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6978,6 +7380,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6987,6 +7390,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -6996,6 +7400,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7005,6 +7410,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7028,6 +7434,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7055,6 +7462,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7064,6 +7472,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7073,6 +7482,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7082,6 +7492,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7091,6 +7502,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7100,6 +7512,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7109,6 +7522,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7118,6 +7532,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7127,6 +7542,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7136,6 +7552,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7145,6 +7562,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7154,6 +7572,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7185,6 +7604,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7208,6 +7628,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7217,6 +7638,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7226,6 +7648,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7235,6 +7658,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7244,6 +7668,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7253,6 +7678,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7262,6 +7688,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7271,6 +7698,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7280,6 +7708,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7289,6 +7718,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7298,6 +7728,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7307,6 +7738,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7338,6 +7770,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7359,6 +7792,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7368,6 +7802,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7377,6 +7812,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7386,6 +7822,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7395,6 +7832,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7404,6 +7842,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7413,6 +7852,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7422,6 +7862,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7431,6 +7872,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7440,6 +7882,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7449,6 +7892,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7458,6 +7902,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7493,6 +7938,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7520,6 +7966,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7529,6 +7976,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7538,6 +7986,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7547,6 +7996,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7556,6 +8006,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7565,6 +8016,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7574,6 +8026,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7583,6 +8036,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7592,6 +8046,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7601,6 +8056,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7610,6 +8066,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7619,6 +8076,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7642,6 +8100,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7661,6 +8120,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7670,6 +8130,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7679,6 +8140,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7688,6 +8150,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7697,6 +8160,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7706,6 +8170,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7715,6 +8180,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7724,6 +8190,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7733,6 +8200,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7742,6 +8210,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7751,6 +8220,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7760,6 +8230,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7795,6 +8266,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7822,6 +8294,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7831,6 +8304,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7840,6 +8314,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7849,6 +8324,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7858,6 +8334,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7867,6 +8344,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7876,6 +8354,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7885,6 +8364,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7894,6 +8374,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7903,6 +8384,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7912,6 +8394,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7921,6 +8404,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7944,6 +8428,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7960,6 +8445,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7969,6 +8455,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7978,6 +8465,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7987,6 +8475,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -7996,6 +8485,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8005,6 +8495,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8014,6 +8505,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8023,6 +8515,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8032,6 +8525,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8041,6 +8535,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8050,6 +8545,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8059,6 +8555,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8087,6 +8584,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8128,6 +8626,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8137,6 +8636,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8146,6 +8646,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8155,6 +8656,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8164,6 +8666,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8173,6 +8676,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8182,6 +8686,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8191,6 +8696,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8200,6 +8706,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8209,6 +8716,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8218,6 +8726,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8227,6 +8736,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8260,6 +8770,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8289,6 +8800,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8298,6 +8810,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8307,6 +8820,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8316,6 +8830,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8325,6 +8840,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8334,6 +8850,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8343,6 +8860,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8352,6 +8870,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8361,6 +8880,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8370,6 +8890,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8379,6 +8900,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8388,6 +8910,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8408,6 +8931,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8426,6 +8950,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8435,6 +8960,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8444,6 +8970,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8453,6 +8980,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8462,6 +8990,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8471,6 +9000,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8480,6 +9010,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8489,6 +9020,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8498,6 +9030,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8507,6 +9040,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8516,6 +9050,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8525,6 +9060,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8559,6 +9095,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8575,6 +9112,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8584,6 +9122,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8593,6 +9132,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8602,6 +9142,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8611,6 +9152,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8620,6 +9162,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8629,6 +9172,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8638,6 +9182,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8647,6 +9192,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8656,6 +9202,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8665,6 +9212,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8674,6 +9222,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8696,6 +9245,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8712,6 +9262,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8721,6 +9272,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8730,6 +9282,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8739,6 +9292,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8748,6 +9302,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8757,6 +9312,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8766,6 +9322,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8775,6 +9332,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8784,6 +9342,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8793,6 +9352,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8802,6 +9362,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8811,6 +9372,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8833,6 +9395,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8849,6 +9412,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8858,6 +9422,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8867,6 +9432,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8876,6 +9442,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8885,6 +9452,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8894,6 +9462,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8903,6 +9472,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8912,6 +9482,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8921,6 +9492,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8930,6 +9502,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8939,6 +9512,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8948,6 +9522,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8970,6 +9545,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8988,6 +9564,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -8997,6 +9574,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9006,6 +9584,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9015,6 +9594,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9024,6 +9604,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9033,6 +9614,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9042,6 +9624,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9051,6 +9634,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9060,6 +9644,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9069,6 +9654,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9078,6 +9664,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9087,6 +9674,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9107,6 +9695,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9123,6 +9712,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9132,6 +9722,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9141,6 +9732,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9150,6 +9742,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9159,6 +9752,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9168,6 +9762,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9177,6 +9772,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9186,6 +9782,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9195,6 +9792,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9204,6 +9802,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9213,6 +9812,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9222,6 +9822,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9253,6 +9854,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9269,6 +9871,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9278,6 +9881,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9287,6 +9891,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9296,6 +9901,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9305,6 +9911,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9314,6 +9921,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9323,6 +9931,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9332,6 +9941,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9341,6 +9951,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9350,6 +9961,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9359,6 +9971,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9368,6 +9981,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9401,6 +10015,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9424,6 +10039,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9433,6 +10049,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9442,6 +10059,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9451,6 +10069,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9460,6 +10079,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9469,6 +10089,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9478,6 +10099,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9487,6 +10109,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9496,6 +10119,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9505,6 +10129,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9514,6 +10139,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9523,6 +10149,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9546,6 +10173,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9562,6 +10190,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9571,6 +10200,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9580,6 +10210,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9589,6 +10220,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9598,6 +10230,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9607,6 +10240,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9616,6 +10250,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9625,6 +10260,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9634,6 +10270,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9643,6 +10280,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9652,6 +10290,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9661,6 +10300,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9686,6 +10326,7 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9702,6 +10343,7 @@ export interface operations {
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
       400: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9711,6 +10353,7 @@ export interface operations {
       /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
       401: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9720,6 +10363,7 @@ export interface operations {
       /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
       403: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9729,6 +10373,7 @@ export interface operations {
       /** @description No such resource for this caller (another account's resources are not found), or no such route */
       404: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9738,6 +10383,7 @@ export interface operations {
       /** @description The request conflicts with the resource's state or with another resource */
       409: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9747,6 +10393,7 @@ export interface operations {
       /** @description The body is larger than the server accepts */
       413: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9756,6 +10403,7 @@ export interface operations {
       /** @description The body is not JSON */
       415: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9765,6 +10413,7 @@ export interface operations {
       /** @description An Idempotency-Key reused with another request */
       422: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9774,6 +10423,7 @@ export interface operations {
       /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
       429: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9783,6 +10433,7 @@ export interface operations {
       /** @description Unexpected server error (logged; no details are sent) */
       500: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9792,6 +10443,7 @@ export interface operations {
       /** @description The bank or another provider failed */
       502: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {
@@ -9801,6 +10453,7 @@ export interface operations {
       /** @description The capability is deprecated or unavailable */
       503: {
         headers: {
+          "Request-Id": components["headers"]["RequestId"]
           [name: string]: unknown
         }
         content: {

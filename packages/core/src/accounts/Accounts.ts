@@ -14,9 +14,9 @@ import { newId } from "../internal/ids.js"
 import { newClientId, newSecret } from "../auth/secrets.js"
 import * as Money from "../Money.js"
 import { makeEvent, Outbox } from "../webhooks/Outbox.js"
-import type { Partner } from "./Partner.js"
-import { PartnerRepository } from "./PartnerRepository.js"
-import type { Principal } from "../auth/Principal.js"
+import type { Partner } from "../auth/Partner.js"
+import { PartnerRepository } from "../auth/PartnerRepository.js"
+import type { Principal } from "../Principal.js"
 import { Transactor } from "../Transactor.js"
 import {
   AccountStatus,
@@ -27,7 +27,7 @@ import {
   User
 } from "./User.js"
 import { UserRepository } from "./UserRepository.js"
-import { ArsInput, ArsNumber, Omittable, Rate } from "../Wire.js"
+import { ArsInput, ArsNumber, DisplayName, Omittable, Rate } from "../Wire.js"
 import { Class } from "../internal/schemaClass.js"
 import { EMAIL_PATTERN } from "../internal/text.js"
 import * as Spans from "../Spans.js"
@@ -44,10 +44,7 @@ export const Email = Schema.compose(Schema.Trim, Schema.Lowercase).pipe(
   Schema.pattern(EMAIL_PATTERN, { message: () => "must be an email address" })
 )
 
-export const DisplayName = Schema.Trim.pipe(
-  Schema.minLength(1, { message: () => "must not be empty" }),
-  Schema.maxLength(200, { message: () => "must be at most 200 characters" })
-)
+export { DisplayName }
 
 export class CreateUserRequest extends Class<CreateUserRequest>("CreateUserRequest")({
   /** Chosen by the operator; generated (`usr_…`) when absent. It becomes part of payment ids. */

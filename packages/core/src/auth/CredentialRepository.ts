@@ -7,7 +7,7 @@ import { AccessToken, type UserCredential } from "./Credential.js"
 import { Conflict } from "../Errors.js"
 import type { UserId } from "../Ids.js"
 import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
-import { conflicts as partnerConflicts } from "../accounts/PartnerRepository.js"
+import { conflicts as partnerConflicts } from "./PartnerRepository.js"
 
 export class CredentialRepository extends Context.Tag("@cobro/core/CredentialRepository")<
   CredentialRepository,

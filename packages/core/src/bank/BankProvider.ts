@@ -57,7 +57,7 @@ export class BankError extends Schema.TaggedError<BankError>()("BankError", {
   message: Schema.String
 }) {}
 
-export interface OutgoingTransfer {
+export interface BankTransferRequest {
   /** Destination CVU, CBU or alias. */
   readonly to: string
   readonly amount: Money
@@ -133,7 +133,7 @@ export class BankProvider extends Context.Tag("@cobro/core/BankProvider")<
      * means the outcome is unknown (the bank may hold the transfer): ask `transferStatus`, never
      * count it as failed. Any other `BankError` is a definitive refusal: nothing was sent.
      */
-    readonly sendTransfer: (transfer: OutgoingTransfer) => Effect.Effect<TransferAcceptance, BankError>
+    readonly sendTransfer: (transfer: BankTransferRequest) => Effect.Effect<TransferAcceptance, BankError>
     /** Where the transfer sent with `reference` stands; `unavailable` when the bank cannot say. */
     readonly transferStatus: (reference: string) => Effect.Effect<TransferStatus, BankError>
     /** Returns a received transfer to its sender (a bounce); idempotent on the transfer id. */

@@ -257,3 +257,6 @@ export const bankAlias = (prefix: AliasPrefix, suffix: AliasSuffix): Either.Eith
 
 /** The ARS balance a new customer starts with. */
 export const zeroBalance: Money.Money = Money.zero("ARS")
+
+/** The transfer log's `target_id` of a customer: customer ids are unique per user only. */
+export const transferTargetId = (customer: Customer): string => `${customer.user_id}:${customer.customer_id}`

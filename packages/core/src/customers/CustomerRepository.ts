@@ -8,9 +8,9 @@ import type { Alias, Cvu } from "../bank/BankAccount.js"
 import type { Customer, CustomerId, CustomerTransaction, CustomerTransactionId } from "./Customer.js"
 import { Conflict } from "../Errors.js"
 import type { UserId } from "../Ids.js"
-import { MemoryCvuTable } from "../internal/memoryCvuTable.js"
+import { MemoryCvuTable } from "../bank/memoryCvuTable.js"
 import { makeRef, MemoryDb, timeKey } from "../internal/memoryDb.js"
-import { CvuEntry } from "../transfers/CvuDirectory.js"
+import { CvuEntry } from "../bank/CvuDirectory.js"
 import type { Cursor } from "../Page.js"
 
 /** Keyset position in a user's customers, ordered by creation time then customer id. */

@@ -21,7 +21,7 @@ import * as Spans from "../Spans.js"
 const PAGE_SIZE = 200
 
 /** The transfer log's `target_id` of a customer (customer ids are unique per user only). */
-export { targetId as transferTargetId } from "../transfers/receivers/customer.js"
+export { transferTargetId } from "./Customer.js"
 
 const aliasTaken = (alias: Alias) =>
   new Conflict({ key: "customer.alias.taken", message: `the alias ${alias} is already in use` })

@@ -14,7 +14,7 @@
  *   it. Where a batch never yields (SQLite answers synchronously) a yield to the fibers already
  *   ready was not enough: a server reads each connection's request in an I/O callback of its
  *   own, and each request ran to its answer before the next callback read the next one, so every
- *   batch held one item (bench/results.md, "Issue 23: batches over HTTP on SQLite").
+ *   batch held one item.
  */
 import { Deferred, Effect, Exit } from "effect"
 

@@ -4,7 +4,7 @@
  * would otherwise fail while Node links the modules (`ERR_MODULE_NOT_FOUND …/effect/dist/…`,
  * "does not provide an export named …"), before any code of ours runs. The build
  * (`tsup.base.ts`) makes each entry point a small module that awaits this check and then imports
- * the bundle dynamically (docs/decisions.md, "Effect 3, checked before the first import").
+ * the bundle dynamically (docs/decisions/0063-effect-3-check.md).
  *
  * No imports: this module is bundled on its own into every package, and must load whatever
  * `effect` is installed.

@@ -6,8 +6,7 @@
  * side of the fields, and derives that type side (`SchemaAST.typeAST`) anew on every call: for
  * fields that are transformations (timestamps, amounts as text) the derived AST is a new object
  * each time, so the parser cache misses and the validator is recompiled per construction: the
- * largest share of the engine's CPU per payment created or transfer credited (figures in
- * bench/results.md). This constructor validates with the same schema (the fields' struct, or the
+ * largest share of the engine's CPU per payment created or transfer credited. This constructor validates with the same schema (the fields' struct, or the
  * refined struct the class was declared with) through a validator compiled on first use: same
  * checks, same `ParseError` on bad input; an order of magnitude faster.
  *

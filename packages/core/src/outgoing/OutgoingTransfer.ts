@@ -8,7 +8,7 @@
  * (`bank:clearing`); when the bank fails it, it goes back to `return_to`. Both moves are written
  * in the same unit of work as the settlement, so each transfer is settled exactly once.
  */
-import { type Effect, Schema } from "effect"
+import { Schema } from "effect"
 import { BankTransactionId } from "../Ids.js"
 import { LedgerAccount } from "../ledger/LedgerAccount.js"
 import { Money } from "../Money.js"
@@ -59,23 +59,3 @@ export class OutgoingTransfer extends Class<OutgoingTransfer>("OutgoingTransfer"
 }) {}
 
 export const isInFlight = (t: OutgoingTransfer): boolean => inFlightStates.includes(t.status)
-
-/** How a transfer in flight ended. */
-export type Outcome =
-  | { readonly _tag: "Completed"; readonly bank_transaction_id: BankTransactionId }
-  | {
-      readonly _tag: "Failed"
-      readonly bank_transaction_id: BankTransactionId | null
-      readonly reason: string
-    }
-
-/**
- * What an owner (schedule payouts, split payouts, refunds) plugs into the settle step: the kinds
- * of its two ledger entries, and `settled`, which records the outcome on its own record (and
- * writes its events) inside the settlement's unit of work, after the ledger move.
- */
-export interface Settlement {
-  readonly completedKind: string
-  readonly failedKind: string
-  readonly settled: (transfer: OutgoingTransfer, outcome: Outcome) => Effect.Effect<boolean>
-}

@@ -6,7 +6,7 @@
  * 2. `dispatch`, after that unit of work: sends it with our reference (the bank deduplicates on
  *    it) and records the answer: accepted → PENDING, completed → settled, refused → settled as
  *    failed, unknown (timeout, 5xx) → left SENDING for the job.
- * 3. `settleDue`, the job: for each transfer whose `next_check_at` has passed it first takes it
+ * 3. `settleDue`, the job (`Jobs.runDue`), over every purpose: for each transfer whose `next_check_at` has passed it first takes it
  *    (moving `next_check_at` on, so concurrent runs do not both ask), then asks the bank for its
  *    status: completed or failed → settled; pending → asked again later; not found (the send
  *    never arrived) → sent again with the same reference; unknown → asked again later.
@@ -15,7 +15,8 @@
  *
  * Settling is one unit of work: the transfer becomes COMPLETED or FAILED, its money moves out of
  * in transit (to the bank, or back where it came from) and the owner records the outcome and its
- * events; a transfer no longer in flight is left alone, so each is settled exactly once. An
+ * events (the owner's `Settlement`, found by the transfer's purpose in the `Settlements` the
+ * engine assembled); a transfer no longer in flight is left alone, so each is settled exactly once. An
  * unknown outcome never fails a transfer: only the bank's refusal or its status does.
  *
  * Its times (`next_check_at`, creation and change) are real time (`RealTime`), the bank's: a
@@ -31,17 +32,10 @@ import * as Metrics from "../Metrics.js"
 import type { Money } from "../Money.js"
 import { RealTime } from "../RealTime.js"
 import { Transactor } from "../Transactor.js"
-import * as RefundSettlement from "../refunds/refundSettlement.js"
-import * as SchedulePayouts from "../schedules/payoutSettlement.js"
-import * as SplitPayouts from "../splits/payoutSettlement.js"
-import {
-  isInFlight,
-  type Outcome,
-  OutgoingTransfer,
-  type Settlement,
-  type TransferPurpose
-} from "./OutgoingTransfer.js"
+import { drainDue } from "../internal/drainDue.js"
+import { isInFlight, OutgoingTransfer, type TransferPurpose } from "./OutgoingTransfer.js"
 import { OutgoingTransferRepository } from "./OutgoingTransferRepository.js"
+import { type Outcome, Settlements } from "./Settlement.js"
 import * as Spans from "../Spans.js"
 
 /** What the caller asks to send, in the unit of work that moved `amount` into `in_transit`. */
@@ -66,7 +60,7 @@ export interface StepResult {
 
 const only = (step: Step): StepResult => ({ step, finished: false })
 
-/** What one `settleDue` call did. */
+/** What one `settleDue` call did with the transfers of one purpose. */
 export interface SettleReport {
   /** Transfers the bank confirmed (their money left in transit for the bank). */
   readonly completed: number
@@ -84,6 +78,9 @@ export interface SettleReport {
   readonly finished: number
 }
 
+/** What one `settleDue` call did, by purpose. */
+export type SettleReports = { readonly [P in TransferPurpose]: SettleReport }
+
 const describe = (e: BankError) => `${e.reason}: ${e.message}`
 
 export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cobro/core/OutgoingTransfers", {
@@ -93,11 +90,7 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
     const ledger = yield* Ledger
     const transactor = yield* Transactor
     const config = yield* EngineConfig
-    const settlements: Record<TransferPurpose, Settlement> = {
-      schedule_payout: yield* SchedulePayouts.make,
-      split_payout: yield* SplitPayouts.make,
-      refund: yield* RefundSettlement.make
-    }
+    const settlements = yield* Settlements
     const interval = config.transferCheckInterval
     // Transfers at the bank run on real time (also for a merchant whose sandbox test clock was
     // moved ahead: the bank's time is real), so `settleDue` finds the same ones in any pass.
@@ -153,7 +146,7 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
             last_modified_timestamp: now
           })
           yield* repo.update(settled)
-          const owner = settlements[transfer.purpose]
+          const owner = settlements.of(transfer.purpose)
           // A balanced two-line entry of a positive amount: refused only by a broken invariant.
           yield* Effect.orDie(
             ledger.post({
@@ -286,45 +279,49 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
       })
 
     /** Checks every due transfer of `purpose` once. */
-    const settleDue = Spans.fn("OutgoingTransfers.settleDue")(function* (purpose: TransferPurpose) {
-      const now = yield* realTime.now
-      const report = { completed: 0, failed: 0, pending: 0, resent: 0, unknown: 0, errors: 0, finished: 0 }
-      const seen = new Set<string>()
-      while (true) {
-        const due = (yield* repo.findDue(purpose, now, config.jobBatchSize + seen.size)).filter(
-          (t) => !seen.has(t.reference)
-        )
-        if (due.length === 0) break
-        for (const candidate of due) {
-          seen.add(candidate.reference)
-          yield* claim(candidate.reference, now).pipe(
-            Effect.flatMap(
-              Option.match({
-                onNone: () => Effect.void,
-                onSome: (claimed) =>
-                  Effect.map(check(claimed), ({ step, resent, finished }) => {
-                    if (resent) report.resent++
-                    if (step !== "stale") report[step]++
-                    if (finished) report.finished++
-                  })
-              })
-            ),
-            Effect.catchAllCause((cause) =>
-              Cause.isInterruptedOnly(cause)
-                ? Effect.failCause(cause)
-                : Effect.zipRight(
-                    Effect.logWarning(
-                      "checking an outgoing transfer failed; checked again later",
-                      candidate.reference,
-                      cause
-                    ),
-                    Effect.sync(() => report.errors++)
-                  )
+    const settleDueOf = (purpose: TransferPurpose, now: DateTime.Utc) =>
+      Effect.gen(function* () {
+        const report = { completed: 0, failed: 0, pending: 0, resent: 0, unknown: 0, errors: 0, finished: 0 }
+        yield* drainDue({
+          batchSize: config.jobBatchSize,
+          find: (limit) => repo.findDue(purpose, now, limit),
+          key: (t) => t.reference,
+          each: (candidate) =>
+            claim(candidate.reference, now).pipe(
+              Effect.flatMap(
+                Option.match({
+                  onNone: () => Effect.void,
+                  onSome: (claimed) =>
+                    Effect.map(check(claimed), ({ step, resent, finished }) => {
+                      if (resent) report.resent++
+                      if (step !== "stale") report[step]++
+                      if (finished) report.finished++
+                    })
+                })
+              ),
+              Effect.catchAllCause((cause) =>
+                Cause.isInterruptedOnly(cause)
+                  ? Effect.failCause(cause)
+                  : Effect.zipRight(
+                      Effect.logWarning(
+                        "checking an outgoing transfer failed; checked again later",
+                        candidate.reference,
+                        cause
+                      ),
+                      Effect.sync(() => report.errors++)
+                    )
+              )
             )
-          )
-        }
-      }
-      return report satisfies SettleReport
+        })
+        return report satisfies SettleReport
+      })
+
+    /** Checks every due transfer once, whatever its purpose: the settle step of `Jobs.runDue`. */
+    const settleDue = Spans.fn("OutgoingTransfers.settleDue")(function* () {
+      const now = yield* realTime.now
+      const reports: Partial<Record<TransferPurpose, SettleReport>> = {}
+      for (const purpose of settlements.purposes) reports[purpose] = yield* settleDueOf(purpose, now)
+      return reports as SettleReports
     })
 
     /**

@@ -5,9 +5,9 @@ import { Context, DateTime, Effect, Either, Layer, Option, Order, RedBlackTree, 
 import type { Cvu } from "../bank/BankAccount.js"
 import { Conflict } from "../Errors.js"
 import type { ExternalId, PaymentId, TeamId, UserId } from "../Ids.js"
-import { MemoryCvuTable } from "../internal/memoryCvuTable.js"
+import { MemoryCvuTable } from "../bank/memoryCvuTable.js"
 import { makeRef, MemoryDb, timeKey } from "../internal/memoryDb.js"
-import { CvuEntry } from "../transfers/CvuDirectory.js"
+import { CvuEntry } from "../bank/CvuDirectory.js"
 import type { Payment } from "./Payment.js"
 import { type DueScope, everyone, includes } from "../clocks/DueScope.js"
 
@@ -34,7 +34,7 @@ export class PaymentRepository extends Context.Tag("@cobro/core/PaymentRepositor
     /**
      * Whether `insertAll` of several costs less than `insert` of each: where a write has a
      * statement and a commit to share (SQL). `Payments.create` stores concurrent creations
-     * together only then; in memory it would only add the bookkeeping (bench/results.md, issue 23).
+     * together only then; in memory it would only add the bookkeeping.
      */
     readonly storesTogether: boolean
     /**

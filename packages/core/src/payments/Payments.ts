@@ -23,8 +23,7 @@ import * as Idempotency from "../Idempotency.js"
 import { paymentLifetime } from "../accounts/User.js"
 import { UserRepository } from "../accounts/UserRepository.js"
 import * as WebhookDestination from "../webhooks/WebhookDestination.js"
-import { RefundRepository } from "../refunds/RefundRepository.js"
-import { refundedTotal } from "../refunds/Refund.js"
+import { PublicRefunds } from "./PublicRefunds.js"
 import * as Spans from "../Spans.js"
 
 const PAGE_SIZE = 200
@@ -39,23 +38,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
     const outbox = yield* Outbox
     const config = yield* EngineConfig
     const checkWebhookUrl = yield* WebhookDestination.checker
-    const refunds = yield* RefundRepository
-
-    /** What the payer's page says of the payment's refunds (none without a transfer received). */
-    const publicRefund = (payment: P.Payment) =>
-      payment.transactions.length === 0
-        ? Effect.succeed(null)
-        : Effect.map(refunds.listByPayment(payment.id), (all) => {
-            const counted = all.filter((r) => r.status !== "FAILED")
-            if (counted.length === 0) return null
-            const amount = refundedTotal(counted)
-            return new P.PublicRefund({
-              amount,
-              // Everything the payer sent (what a FULL refund returns).
-              full: Money.orThrow(Money.compare(amount, payment.totalReceived)) >= 0,
-              pending: counted.some((r) => r.status === "PENDING")
-            })
-          })
+    const refunds = yield* PublicRefunds
 
     const bankFailure = (e: { message: string }) =>
       new ProviderFailure({
@@ -133,7 +116,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
       const now = yield* DateTime.now
       const id = PaymentIdSchema.make(`VAR-${user.user_id}-${externalId}`)
       // Built from the decoded request and values made here, each of its type: the class does not
-      // check them again (about 11 µs of a creation's CPU, bench/results.md).
+      // check them again (a check that could find nothing would cost CPU on every creation).
       const payment = new P.Payment(
         {
           id,
@@ -166,7 +149,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
         true
       )
       // One write: the storage enters the CVU in the directory with the payment (CvuDirectory).
-      // The external id's uniqueness is the insert's: no read before it (decisions.md). Outside
+      // The external id's uniqueness is the insert's: no read before it (docs/decisions/0045-spans-and-unit-of-work-connection.md). Outside
       // the caller's unit of work, creations that arrive together share one where the storage
       // gains by it (`storeTogether.ts`); inside it, the payment is stored in it, alone. Under an
       // `Idempotency-Key` it is stored in a unit of work of its own that records the answer.
@@ -213,7 +196,7 @@ export class Payments extends Effect.Service<Payments>()("@cobro/core/Payments",
         motive: payment.motive,
         redirect_url: payment.redirect_url,
         merchant_name: Option.match(merchant, { onNone: () => "", onSome: (u) => u.name }),
-        refund: yield* publicRefund(payment)
+        refund: yield* refunds.of(payment)
       })
     })
 

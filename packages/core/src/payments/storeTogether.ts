@@ -7,7 +7,7 @@
 import { Cause, Chunk, Effect, Either, Exit } from "effect"
 import type { Conflict } from "../Errors.js"
 import * as GroupCommit from "../internal/groupCommit.js"
-import { CvuTaken } from "../transfers/CvuDirectory.js"
+import { CvuTaken } from "../bank/CvuDirectory.js"
 import type { Payment } from "./Payment.js"
 import type { PaymentRepository } from "./PaymentRepository.js"
 

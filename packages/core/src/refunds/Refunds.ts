@@ -1,17 +1,16 @@
 /**
- * Refunds of paid payments (issue 20): the rules, the money and the reads.
+ * Refunds of paid payments: the rules, the money and the reads.
  *
- * A refund returns what the payer sent (issue 45): FULL is every peso the payment received less
+ * A refund returns what the payer sent: FULL is every peso the payment received less
  * its refunds that count, PARTIAL at most that. The commission and taxes stay earned; the
- * merchant's available balance pays the whole refund (docs/decisions.md "Refunds return what
- * was paid"). Creating one is one unit of work under the payment's row lock (so concurrent
+ * merchant's available balance pays the whole refund (docs/decisions/0065-refunds-return-what-was-paid.md). Creating one is one unit of work under the payment's row lock (so concurrent
  * refunds of a payment are serialised and the sum never exceeds what was received): the refund
  * row PENDING, its ledger entry (merchant available → in transit), its outgoing transfer recorded
  * (`OutgoingTransfers`, purpose `refund`, reference the refund id, the bank's idempotency key)
  * and "Payment updated". After commit the transfer is sent; its outcome is settled once by
  * `refundSettlement.ts` (in transit → bank, or back to available with the refund FAILED).
  */
-import { DateTime, Effect, Either, Option } from "effect"
+import { DateTime, Effect, Either, Layer, Option } from "effect"
 import { senderProblems } from "../bank/BankAccount.js"
 import { Conflict, InvalidInput, NotFound, Shortfall } from "../Errors.js"
 import * as Idempotency from "../Idempotency.js"
@@ -25,6 +24,7 @@ import { OutgoingTransfers } from "../outgoing/OutgoingTransfers.js"
 import * as P from "../payments/Payment.js"
 import { emitPaymentUpdated } from "../payments/paymentEvents.js"
 import { PaymentRepository } from "../payments/PaymentRepository.js"
+import { PublicRefunds } from "../payments/PublicRefunds.js"
 import { Transactor } from "../Transactor.js"
 import { Outbox } from "../webhooks/Outbox.js"
 import * as R from "./Refund.js"
@@ -296,9 +296,27 @@ export class Refunds extends Effect.Service<Refunds>()("@cobro/core/Refunds", {
       return found.value
     })
 
-    /** Runs the settle step of refund transfers in flight (the job; see `OutgoingTransfers`). */
-    const settleDue = () => outgoing.settleDue("refund")
-
-    return { create, list, get, ofPayment, settleDue } as const
+    return { create, list, get, ofPayment } as const
   })
 }) {}
+
+/** What the payer's page says of a payment's refunds (none without a transfer received). */
+export const layerPublicRefunds = Layer.effect(
+  PublicRefunds,
+  Effect.map(RefundRepository, (repo) => ({
+    of: (payment: P.Payment) =>
+      payment.transactions.length === 0
+        ? Effect.succeed(null)
+        : Effect.map(repo.listByPayment(payment.id), (all) => {
+            const counted = all.filter((r) => r.status !== "FAILED")
+            if (counted.length === 0) return null
+            const amount = R.refundedTotal(counted)
+            return new P.PublicRefund({
+              amount,
+              // Everything the payer sent (what a FULL refund returns).
+              full: Money.orThrow(Money.compare(amount, payment.totalReceived)) >= 0,
+              pending: counted.some((r) => r.status === "PENDING")
+            })
+          })
+  }))
+)

@@ -4,45 +4,42 @@
  * available balance): SUCCESS with the bank's id, or FAILED with the bank's reason; either way the
  * payment's "Payment updated" event (SPEC's body) goes to its webhook URL.
  */
-import { DateTime, Effect, Option } from "effect"
-import type { Settlement } from "../outgoing/OutgoingTransfer.js"
+import { Effect, Option } from "effect"
+import { ownerSettlement } from "../outgoing/Settlement.js"
 import { emitPaymentUpdated } from "../payments/paymentEvents.js"
 import { PaymentRepository } from "../payments/PaymentRepository.js"
 import { Outbox } from "../webhooks/Outbox.js"
 import { Refund, RefundId } from "./Refund.js"
 import { RefundRepository } from "./RefundRepository.js"
 
-export const make = Effect.gen(function* () {
+/** The refunds' settlement, for the engine's `Settlements` registry. */
+export const refundSettlement = Effect.gen(function* () {
   const repo = yield* RefundRepository
   const payments = yield* PaymentRepository
   const outbox = yield* Outbox
-  const settlement: Settlement = {
+  return ownerSettlement<Refund>({
+    purpose: "refund",
     completedKind: "refund.sent",
     failedKind: "refund.failed",
-    settled: (transfer, outcome) =>
+    name: "refund",
+    lock: (transfer) => repo.findByIdForUpdate(RefundId.make(transfer.owner_id)),
+    waiting: (refund) => refund.status === "PENDING",
+    settle: (refund, outcome, _, now) =>
+      Effect.succeed(
+        new Refund({
+          ...refund,
+          status: outcome._tag === "Completed" ? "SUCCESS" : "FAILED",
+          bank_transaction_id: outcome.bank_transaction_id ?? refund.bank_transaction_id,
+          failure_reason: outcome._tag === "Completed" ? null : outcome.reason,
+          last_modified_timestamp: now
+        })
+      ),
+    update: (refund) => repo.update(refund),
+    emit: (refund) =>
       Effect.gen(function* () {
-        const found = yield* repo.findByIdForUpdate(RefundId.make(transfer.owner_id))
-        if (Option.isNone(found) || found.value.status !== "PENDING") {
-          return yield* Effect.dieMessage(
-            `refund ${transfer.owner_id} is not PENDING while its transfer settles`
-          )
-        }
-        const refund = found.value
-        const now = yield* DateTime.now
-        const completed = outcome._tag === "Completed"
-        yield* repo.update(
-          new Refund({
-            ...refund,
-            status: completed ? "SUCCESS" : "FAILED",
-            bank_transaction_id: outcome.bank_transaction_id ?? refund.bank_transaction_id,
-            failure_reason: completed ? null : outcome.reason,
-            last_modified_timestamp: now
-          })
-        )
         const payment = yield* payments.findById(refund.payment_id)
         if (Option.isSome(payment)) yield* emitPaymentUpdated(outbox, payment.value)
         return true
       })
-  }
-  return settlement
+  })
 })

@@ -9,7 +9,7 @@ import { NotPermitted, InvalidInput, NotFound, ProviderFailure } from "../Errors
 import { type PartnerId, ScheduleId, type UserId } from "../Ids.js"
 import { newId } from "../internal/ids.js"
 import { makePayoutRuns } from "./payoutRuns.js"
-import type { Principal } from "../auth/Principal.js"
+import type { Principal } from "../Principal.js"
 import * as S from "./Schedule.js"
 import { ScheduleRepository } from "./ScheduleRepository.js"
 import * as Idempotency from "../Idempotency.js"

@@ -7,7 +7,7 @@
  *    PENDING payout, moves the whole available balance to in transit and records the transfer
  *    in flight (`OutgoingTransfers`, reference the payout id);
  * 2. the transfer is sent (the bank deduplicates on the reference) and its answer recorded;
- * 3. the settle step, now or in a later run, records the outcome once: SUCCESS (in transit →
+ * 3. the settle step (at once, or `Jobs.runDue`'s), records the outcome once: SUCCESS (in transit →
  *    out of the bank) or, when the bank refused or failed it, FAILED (in transit → back to
  *    available, swept again next run, and a "payout.failed" event).
  * While the outcome is unknown (a timeout, the bank unavailable, a crash between the steps) the
@@ -22,7 +22,8 @@ import { credit, debit, Ledger } from "../ledger/Ledger.js"
 import * as Accounts from "../ledger/LedgerAccount.js"
 import * as Metrics from "../Metrics.js"
 import * as DueScope from "../clocks/DueScope.js"
-import { OutgoingTransfers, type StepResult } from "../outgoing/OutgoingTransfers.js"
+import { OutgoingTransfers, type SettleReport, type StepResult } from "../outgoing/OutgoingTransfers.js"
+import { drainDue } from "../internal/drainDue.js"
 import * as S from "./Schedule.js"
 import { ScheduleRepository } from "./ScheduleRepository.js"
 import { Transactor } from "../Transactor.js"
@@ -56,6 +57,15 @@ export interface PayoutRunReport {
   /** Items that failed unexpectedly; they stay due for the next call. */
   readonly errors: number
 }
+
+/** What the settle step did with schedule payouts, added to a run's counts. */
+export const withSettled = (run: PayoutRunReport, settled: SettleReport): PayoutRunReport => ({
+  ...run,
+  sent: run.sent + settled.completed,
+  failed: run.failed + settled.failed,
+  retrying: run.retrying + settled.pending + settled.unknown,
+  errors: run.errors + settled.errors
+})
 
 export const makePayoutRuns = Effect.gen(function* () {
   const repo = yield* ScheduleRepository
@@ -132,37 +142,20 @@ export const makePayoutRuns = Effect.gen(function* () {
   }
 
   /**
-   * Settles payouts in flight (transfers at the bank, due by real time), then runs every schedule
-   * of `scope` whose run has come.
+   * Runs every schedule of `scope` whose run has come. Payouts in flight from earlier runs are
+   * settled by `Jobs.runDue`'s settle step (`OutgoingTransfers.settleDue`), before this.
    */
   const runDue = Spans.fn("Schedules.runDue")(function* (scope: DueScope.DueScope = DueScope.everyone) {
     const now = yield* DateTime.now
     const counts = { runs: 0, sent: 0, failed: 0, retrying: 0, skipped: 0, errors: 0 }
     const tally = tallyInto(counts)
-    const onError = (what: string, id: string) => (e: unknown) =>
-      Effect.zipRight(
-        Effect.logWarning(`${what} failed; retried next run`, id, e),
-        Effect.sync(() => counts.errors++)
-      )
-
-    // Payouts in flight from earlier runs (pending at the bank, outcome unknown, a crash).
-    const settled = yield* outgoing.settleDue("schedule_payout")
-    counts.sent += settled.completed
-    counts.failed += settled.failed
-    counts.retrying += settled.pending + settled.unknown
-    counts.errors += settled.errors
-
-    // Schedules whose run has come.
-    const seenSchedules = new Set<string>()
-    while (true) {
-      const due = (yield* repo.findDue(now, config.jobBatchSize + seenSchedules.size, scope)).filter(
-        (s) => !seenSchedules.has(s.schedule_id)
-      )
-      if (due.length === 0) break
-      yield* Metric.incrementBy(Metrics.jobsDue.payout_schedule, due.length)
-      for (const s of due) {
-        seenSchedules.add(s.schedule_id)
-        yield* claim(s.schedule_id, now).pipe(
+    yield* drainDue({
+      batchSize: config.jobBatchSize,
+      find: (limit) => repo.findDue(now, limit, scope),
+      key: (s) => s.schedule_id,
+      counted: Metrics.jobsDue.payout_schedule,
+      each: (s) =>
+        claim(s.schedule_id, now).pipe(
           Effect.flatMap(
             Option.match({
               onNone: () => Effect.void,
@@ -186,10 +179,14 @@ export const makePayoutRuns = Effect.gen(function* () {
               }
             })
           ),
-          Effect.catchAll(onError("running a payout schedule", s.schedule_id))
+          Effect.catchAll((e) =>
+            Effect.zipRight(
+              Effect.logWarning("running a payout schedule failed; retried next run", s.schedule_id, e),
+              Effect.sync(() => counts.errors++)
+            )
+          )
         )
-      }
-    }
+    })
     return counts satisfies PayoutRunReport
   })
 

@@ -4,11 +4,11 @@
  * the bank's reason, its money back in the merchant's available balance, and a "payout.failed"
  * event to the partner that created the schedule (docs/webhooks.md).
  */
-import { DateTime, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { PayoutId } from "../Ids.js"
 import * as Money from "../Money.js"
-import type { Settlement } from "../outgoing/OutgoingTransfer.js"
-import { PartnerRepository } from "../accounts/PartnerRepository.js"
+import { ownerSettlement } from "../outgoing/Settlement.js"
+import { PartnerRepository } from "../auth/PartnerRepository.js"
 import { makeEvent, Outbox } from "../webhooks/Outbox.js"
 import * as S from "./Schedule.js"
 import { ScheduleRepository } from "./ScheduleRepository.js"
@@ -16,7 +16,8 @@ import { ScheduleRepository } from "./ScheduleRepository.js"
 /** The `message` of the "payout.failed" event. */
 export const payoutFailedMessage = "payout.failed"
 
-export const make = Effect.gen(function* () {
+/** The schedule payouts' settlement, for the engine's `Settlements` registry. */
+export const schedulePayoutSettlement = Effect.gen(function* () {
   const repo = yield* ScheduleRepository
   const partners = yield* PartnerRepository
   const outbox = yield* Outbox
@@ -48,23 +49,19 @@ export const make = Effect.gen(function* () {
       )
     })
 
-  const settlement: Settlement = {
+  return ownerSettlement<S.Payout>({
+    purpose: "schedule_payout",
     completedKind: "payout.sent",
     failedKind: "payout.failed",
-    settled: (transfer, outcome) =>
-      Effect.gen(function* () {
-        const found = yield* repo.findPayoutByIdForUpdate(PayoutId.make(transfer.owner_id))
-        if (Option.isNone(found) || found.value.payout_status !== "PENDING") {
-          return yield* Effect.dieMessage(
-            `payout ${transfer.owner_id} is not PENDING while its transfer settles`
-          )
-        }
-        const payout = found.value
-        const now = yield* DateTime.now
-        const completed = outcome._tag === "Completed"
-        const status = completed ? "SUCCESS" : "FAILED"
-        yield* Effect.orDie(S.guardPayout(payout, status))
-        const settled = new S.Payout({
+    name: "payout",
+    lock: (transfer) => repo.findPayoutByIdForUpdate(PayoutId.make(transfer.owner_id)),
+    waiting: (payout) => payout.payout_status === "PENDING",
+    settle: (payout, outcome, transfer, now) => {
+      const completed = outcome._tag === "Completed"
+      const status = completed ? "SUCCESS" : "FAILED"
+      return Effect.as(
+        Effect.orDie(S.guardPayout(payout, status)),
+        new S.Payout({
           ...payout,
           payout_status: status,
           bank_transaction_id: outcome.bank_transaction_id ?? payout.bank_transaction_id,
@@ -72,10 +69,10 @@ export const make = Effect.gen(function* () {
           attempts: transfer.sends,
           last_modified_timestamp: now
         })
-        yield* repo.updatePayout(settled)
-        if (!completed) yield* emitFailed(settled, outcome.reason)
-        return true
-      })
-  }
-  return settlement
+      )
+    },
+    update: (payout) => repo.updatePayout(payout),
+    emit: (payout, outcome) =>
+      Effect.as(outcome._tag === "Failed" ? emitFailed(payout, outcome.reason) : Effect.void, true)
+  })
 })

@@ -26,9 +26,9 @@ import type {
   UserId,
   VerificationRequestId
 } from "../Ids.js"
-import { MemoryCvuTable } from "../internal/memoryCvuTable.js"
+import { MemoryCvuTable } from "../bank/memoryCvuTable.js"
 import { makeRef, MemoryDb, timeKey } from "../internal/memoryDb.js"
-import { CvuEntry } from "../transfers/CvuDirectory.js"
+import { CvuEntry } from "../bank/CvuDirectory.js"
 import type { Cursor } from "../Page.js"
 import {
   dueAt,

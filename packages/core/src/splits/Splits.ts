@@ -15,7 +15,7 @@ import { activeUser, bankFailure, ownedAccount, partnerOf } from "./splitShared.
 import { credit, debit, Ledger } from "../ledger/Ledger.js"
 import * as Accounts from "../ledger/LedgerAccount.js"
 import * as Money from "../Money.js"
-import type { Principal } from "../auth/Principal.js"
+import type { Principal } from "../Principal.js"
 import * as Split from "./Split.js"
 import { SplitRepository } from "./SplitRepository.js"
 import * as Idempotency from "../Idempotency.js"

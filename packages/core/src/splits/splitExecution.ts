@@ -19,14 +19,31 @@ import * as Metrics from "../Metrics.js"
 import type { OutgoingTransfer } from "../outgoing/OutgoingTransfer.js"
 import * as DueScope from "../clocks/DueScope.js"
 import { OutgoingTransfers, type SettleReport, type StepResult } from "../outgoing/OutgoingTransfers.js"
+import { drainDue } from "../internal/drainDue.js"
 import { Outbox } from "../webhooks/Outbox.js"
 import * as Split from "./Split.js"
 import { SplitRepository } from "./SplitRepository.js"
 import { Transactor } from "../Transactor.js"
-import { finishIfDone, settlePayout } from "./payoutSettlement.js"
+import { finishIfDone, makeSplitPayoutSettlement } from "./splitPayoutSettlement.js"
 import * as Spans from "../Spans.js"
 
 const nothing: Split.SplitRunReport = { finished: 0, sent: 0, payouts_failed: 0, failed: 0 }
+
+/** What the settle step did with split payouts, counted as a run of splits counts them. */
+export const fromSettle = (settled: SettleReport): Split.SplitRunReport => ({
+  finished: settled.finished,
+  sent: settled.completed,
+  payouts_failed: settled.failed,
+  failed: settled.unknown + settled.errors
+})
+
+/** Two runs' counts added. */
+export const addRuns = (a: Split.SplitRunReport, b: Split.SplitRunReport): Split.SplitRunReport => ({
+  finished: a.finished + b.finished,
+  sent: a.sent + b.sent,
+  payouts_failed: a.payouts_failed + b.payouts_failed,
+  failed: a.failed + b.failed
+})
 
 const disabledReason = "the payout account was disabled before the payout"
 
@@ -37,6 +54,7 @@ export const make = Effect.gen(function* () {
   const outgoing = yield* OutgoingTransfers
   const transactor = yield* Transactor
   const config = yield* EngineConfig
+  const settlement = makeSplitPayoutSettlement(repo, outbox)
 
   /**
    * Takes a due split for execution and, in the same unit of work, settles the payouts that go
@@ -79,12 +97,13 @@ export const make = Effect.gen(function* () {
                 credit(Accounts.splitBalance(id), payout.amount)
               ]
             })
-            const settled = yield* settlePayout(repo, outbox, id, payout.payout_id, {
-              _tag: "Failed",
-              reason: disabledReason
-            })
+            // Never sent: no transfer, the same settlement step.
+            const finished = yield* settlement.settled(
+              { reference: payout.payout_id, owner_id: id, sends: 0 },
+              { _tag: "Failed", bank_transaction_id: null, reason: disabledReason }
+            )
             report.payouts_failed++
-            if (Option.exists(settled, (s) => s.finished)) report.finished++
+            if (finished) report.finished++
             continue
           }
           const recorded = yield* outgoing.record({
@@ -118,31 +137,20 @@ export const make = Effect.gen(function* () {
       return report
     })
 
-  const fromSettle = (settled: SettleReport): Split.SplitRunReport => ({
-    finished: settled.finished,
-    sent: settled.completed,
-    payouts_failed: settled.failed,
-    failed: settled.unknown + settled.errors
-  })
-
   /**
-   * Settles split payouts in flight (transfers at the bank, due by real time), then executes every
-   * instruction of `scope` whose hold has ended.
+   * Executes every instruction of `scope` whose hold has ended. Split payouts in flight are
+   * settled by `Jobs.runDue`'s settle step (`OutgoingTransfers.settleDue`), before this.
    */
   const runDue = Spans.fn("Splits.runDue")(function* (scope: DueScope.DueScope = DueScope.everyone) {
     const now = yield* DateTime.now
-    const report = { ...fromSettle(yield* outgoing.settleDue("split_payout")) }
-    // Each split is looked at once per run, whatever happens to it.
-    const seen = new Set<string>()
-    while (true) {
-      const due = (yield* repo.findDue(now, config.jobBatchSize + seen.size, scope)).filter(
-        (s) => !seen.has(s.split_payment_id)
-      )
-      if (due.length === 0) break
-      yield* Metric.incrementBy(Metrics.jobsDue.split_payout, due.length)
-      for (const candidate of due) {
-        seen.add(candidate.split_payment_id)
-        const result = yield* claim(candidate.split_payment_id, now).pipe(
+    let report = nothing
+    yield* drainDue({
+      batchSize: config.jobBatchSize,
+      find: (limit) => repo.findDue(now, limit, scope),
+      key: (s) => s.split_payment_id,
+      counted: Metrics.jobsDue.split_payout,
+      each: (candidate) =>
+        claim(candidate.split_payment_id, now).pipe(
           Effect.flatMap(
             Option.match({
               onNone: () => Effect.succeed(nothing),
@@ -163,14 +171,12 @@ export const make = Effect.gen(function* () {
               ),
               { ...nothing, failed: 1 }
             )
-          )
+          ),
+          Effect.map((result) => {
+            report = addRuns(report, result)
+          })
         )
-        report.finished += result.finished
-        report.sent += result.sent
-        report.payouts_failed += result.payouts_failed
-        report.failed += result.failed
-      }
-    }
+    })
     return report satisfies Split.SplitRunReport
   })
 

@@ -19,7 +19,7 @@ import * as Metrics from "../Metrics.js"
 import * as Money from "../Money.js"
 import { Transactor } from "../Transactor.js"
 import { makeEvent, Outbox } from "../webhooks/Outbox.js"
-import { CvuDirectory } from "./CvuDirectory.js"
+import { CvuDirectory } from "../bank/CvuDirectory.js"
 import * as FeePolicy from "./FeePolicy.js"
 import * as GroupCommit from "../internal/groupCommit.js"
 import type { Credit } from "./receivers/receiver.js"
@@ -316,7 +316,7 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
      * The common unit of work refused (a typed failure: the ledger refusing a movement, whose
      * transfer the batch cannot name) leaves nothing, and every transfer then goes through
      * `ingestOne`, which answers that refusal for its own transfer only: logged, see
-     * docs/decisions.md. A defect (a storage fault) is no refusal: every transfer of the batch
+     * docs/decisions/0029-one-crediting-pipeline.md. A defect (a storage fault) is no refusal: every transfer of the batch
      * fails with it, and the batch left nothing.
      */
     const ingestBatch = (batch: ReadonlyArray<Arrival>) =>

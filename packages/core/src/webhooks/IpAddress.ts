@@ -7,7 +7,7 @@
  *
  * Parsing is `node:net`'s `isIP` (canonical dotted decimal only for IPv4: resolvers and the URL
  * parser never produce other forms, and a lenient parse, octal or hex, is how guards get fooled);
- * matching is `node:net`'s `BlockList`. Core imports `node:net` here only (see docs/decisions.md).
+ * matching is `node:net`'s `BlockList`. Core imports `node:net` here only (see docs/decisions/0028-ssrf-classifier.md).
  */
 import { Option } from "effect"
 import { BlockList, isIP } from "node:net"

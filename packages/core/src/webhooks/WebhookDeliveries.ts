@@ -11,7 +11,7 @@
  * learn which event ids other merchants have.
  */
 import { DateTime, Effect, Option } from "effect"
-import type { Principal } from "../auth/Principal.js"
+import type { Principal } from "../Principal.js"
 import { InvalidInput, NotFound } from "../Errors.js"
 import type { EventId } from "../Ids.js"
 import type { EventType } from "./OutboxEvent.js"

@@ -19,12 +19,12 @@
  * the addresses a name resolves to at every connection.
  */
 import { Effect, Option } from "effect"
-import { EngineConfig } from "../EngineConfig.js"
+import { EngineConfig, type WebhookDestinationMode } from "../EngineConfig.js"
 import { InvalidInput } from "../Errors.js"
 import * as IpAddress from "./IpAddress.js"
 
 /** sandbox: any http(s) URL; production: https to public destinations only. */
-export type Mode = "sandbox" | "production"
+export type Mode = WebhookDestinationMode
 
 /**
  * Why a URL can never receive webhooks: `invalid`, it is not a usable URL (not absolute, not

@@ -41,10 +41,10 @@ export const nestsDeeperThan = (text: string, max: number): boolean => {
  * The chunks are read from the host's own body (node's `IncomingMessage`, a fetch `Request`'s
  * stream) where there is one, not through the platform's readers:
  * - through `request.stream`, an Effect `Stream` over it, a small body took over twenty times as
- *   long to read, half the cost of a POST on a fetch-style host (figures in bench/results.md);
+ *   long to read, half the cost of a POST on a fetch-style host;
  * - platform-node's `text` leaves its listeners on node's request after the body ends, and they
- *   keep the finished request's fiber reachable (decisions.md, "Nothing keeps a finished request
- *   reachable"). Here the listeners go when the body ends, however it ends.
+ *   keep the finished request's fiber reachable
+ *   (docs/decisions/0055-finished-requests-unreachable.md). Here the listeners go when the body ends, however it ends.
  */
 export const readBounded = (
   request: HttpServerRequest.HttpServerRequest,
@@ -155,7 +155,7 @@ const utf8 = new TextDecoder()
  * `request` with its body already read: the body's reads answer `body` and its text, everything
  * else is `request`'s. A class of its own rather than an object with `request` as its prototype:
  * made per request, that turned every request into a prototype, which V8 handles on its slow
- * path (`Object.create` with getters cost ~10 µs of a POST in a profile).
+ * path (`Object.create` with getters showed in the profile of every POST).
  */
 class WithBody extends Inspectable.Class implements HttpServerRequest.HttpServerRequest {
   readonly [HttpServerRequest.TypeId]: HttpServerRequest.TypeId = HttpServerRequest.TypeId

@@ -1,12 +1,13 @@
 /**
- * The edge of the API: every request passes here before routing and every failure leaves here as
- * an envelope. Body limits, content types and JSON nesting are checked first; afterwards whatever
- * failed (a typed error, a body that does not decode, malformed JSON, an unknown route, a defect)
- * becomes an `ApiError` in the route's envelope. A defect is logged with its cause and answered with a
- * bare 500: no stack trace or internal text reaches the wire.
+ * The API's boundary: a request the edge (`edge.ts`) sends to the API passes here before routing
+ * and every failure leaves here as an envelope. Content types, body limits and JSON nesting are
+ * checked first; afterwards whatever failed (a typed error, a body that does not decode,
+ * malformed JSON, an unknown route, a defect) becomes an `ApiError` in the route's envelope: this
+ * is the one place that answers a path nobody serves (404) or a method a path does not take
+ * (405). A defect is logged with its cause and answered with a bare 500: no stack trace or
+ * internal text reaches the wire.
  */
 import * as HttpApiError from "@effect/platform/HttpApiError"
-import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -14,11 +15,10 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Effect, Either, FiberRef, Option, Predicate } from "effect"
 import { globalValue } from "effect/GlobalValue"
 import { ApiError, type Style, toWire, withRequestId } from "../ApiError.js"
-import { HttpConfig } from "../HttpConfig.js"
-import * as RequestId from "../RequestId.js"
+import type { HttpConfig } from "../HttpConfig.js"
 import { hasUndeclaredBody, MAX_JSON_DEPTH, nestsDeeperThan, readBounded, withBody } from "./body.js"
 import * as Input from "./input.js"
-import { methodsAt, routeAt } from "./routes.js"
+import { methodsAt } from "./routes.js"
 
 /** `error` in `style`, with the request's id (`RequestId.ts`) in its envelope when it has one. */
 export const errorResponse = (
@@ -37,16 +37,11 @@ export const errorResponse = (
     }
   )
 
-const refused = (refusal: Input.Refusal) => ApiError.of(400, "request.invalid", refusal.detail, refusal.field)
+export const refused = (refusal: Input.Refusal) =>
+  ApiError.of(400, "request.invalid", refusal.detail, refusal.field)
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i
-/**
- * The hosted onboarding form posts `application/x-www-form-urlencoded` to `/authorize`, and the
- * sandbox's payment page to `/pay/{id}/simulate` (`Pages.ts`); they check their own content type
- * and answer in HTML: not refused here.
- */
-const FORM_ROUTE = /^\/(?:authorize(?:\/[^/]+)?\/?|pay\/[^/]+\/simulate)$/
 
 /** Longest `detail` of a decode error: its message quotes the offending value, whatever its size. */
 const MAX_DETAIL = 300
@@ -60,10 +55,11 @@ const decodeError = (error: HttpApiError.HttpApiDecodeError): ApiError => {
 }
 
 /**
- * Set in a request's fiber once its route's handler has succeeded (`group` in
- * `handlers/shared.ts`). `HttpApiBuilder` reports a reply that does not encode as the same
- * `HttpApiDecodeError` as a request that does not decode; after the handler, it is the reply's,
- * a fault of ours (500, logged), not a 400 that blames the client.
+ * Set in a request's fiber once its route's handler has begun its work (`domain` and
+ * `asPrincipal` in `handlers/shared.ts`, through which every handler calls the engine): the
+ * request has decoded by then. `HttpApiBuilder` reports a reply that does not encode as the same
+ * `HttpApiDecodeError` as a request that does not decode; after the handler began, it is the
+ * reply's, a fault of ours (500, logged), not a 400 that blames the client.
  */
 export const replied: FiberRef.FiberRef<boolean> = globalValue(Symbol.for("@cobro/http/replied"), () =>
   FiberRef.unsafeMake(false)
@@ -146,51 +142,50 @@ const isMaxBytesExceeded = (cause: unknown) =>
 const unreadable = () =>
   ApiError.of(400, "request.body.malformed", "the body could not be read to its end", "body")
 
-const tooLarge = (max: number) =>
+export const tooLarge = (max: number) =>
   ApiError.of(413, "request.body.too_large", `the body is larger than ${max} bytes`, "body")
 
-/**
- * Wraps the routed API: limits first, then every failure to its envelope. Built once with the
- * configuration, so that it needs nothing from the request's context: a middleware given its
- * layer's context (`withContext`) merges that whole context into every request's.
- */
-export const boundary: Effect.Effect<(app: HttpApp.Default) => HttpApp.Default, never, HttpConfig> =
-  Effect.map(HttpConfig, (config) => (app) => boundaryOf(config, app))
+/** How a request's failures are answered: in its route's envelope, with its request id. */
+export type Answer = (error: ApiError) => HttpServerResponse.HttpServerResponse
 
-const boundaryOf = (config: HttpConfig["Type"], app: HttpApp.Default): HttpApp.Default => {
-  const maxBodySize = HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes))
-  // The body's limit is provided once, around the boundary: its own read of the body and the
-  // routed app's both see it (each provide copies the request's whole context).
-  const bounded = maxBodySize(
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const route = routeAt(request.method, request.url)
-      // Every error leaves in the envelope its route declares (the default one off the API's paths),
-      // with the request's id (`RequestId.middleware`, below).
-      const style = route?.style ?? "envelope"
-      const requestId = yield* FiberRef.get(RequestId.current)
-      const answer = (error: ApiError) => errorResponse(error, style, requestId)
-      // Before routing: a path the router cannot decode, or a parameter no id can be, is the
-      // client's (400 naming it); unchecked, the router reports either as a path it does not know.
-      const params = route?.params
-      const path = Input.refusePath(request.url, params)
-      if (Option.isSome(path)) return answer(refused(path.value))
-      if (params !== undefined) {
-        const query = Input.refuseQuery(request.url.split("?").slice(1).join("?"))
-        if (Option.isSome(query)) return answer(refused(query.value))
-      }
-      let routed = app
-      if (BODY_METHODS.has(request.method)) {
-        const length = Number(request.headers["content-length"] ?? "0")
-        if (Number.isFinite(length) && length > config.maxBodyBytes) {
-          return answer(tooLarge(config.maxBodyBytes))
-        }
-        const type = request.headers["content-type"]
-        const undeclared = hasUndeclaredBody(request)
-        const hasBody = length > 0 || undeclared
-        const formRoute = request.method === "POST" && FORM_ROUTE.test(request.url.split("?")[0] ?? "")
-        if (type !== undefined && hasBody && !JSON_TYPE.test(type) && !formRoute) {
-          return answer(
+/**
+ * `app` with every failure answered (`toApiError`): logged when it is ours, as an envelope; a
+ * request the client gave up on (interrupted) is left as it is.
+ */
+export const answeringFailures =
+  (maxBodyBytes: number, answer: Answer) =>
+  <R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>) =>
+    Effect.catchAllCause(app, (cause) =>
+      Effect.flatMap(FiberRef.get(replied), (afterHandler) =>
+        Option.match(toApiError(cause, maxBodyBytes, afterHandler), {
+          // Only an interruption is left unanswered (`toApiError`).
+          onNone: () => Effect.failCause(cause as Cause.Cause<never>),
+          onSome: (error) => Effect.as(logFailure(error, cause), answer(error))
+        })
+      )
+    )
+
+/**
+ * The API's boundary, for a request the edge (`edge.ts`) sends to the API: its body's checks
+ * (JSON only, within the limit, not nested too deep, nothing the store cannot keep), then the
+ * routed API, whatever failed as an envelope.
+ */
+export const apiBoundary =
+  (config: HttpConfig["Type"], app: HttpApp.Default) =>
+  (
+    request: HttpServerRequest.HttpServerRequest,
+    answer: Answer
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
+    Effect.suspend(() => {
+      const answered = answeringFailures(config.maxBodyBytes, answer)
+      if (!BODY_METHODS.has(request.method)) return answered(app)
+      const length = Number(request.headers["content-length"] ?? "0")
+      const type = request.headers["content-type"]
+      const hasBody = length > 0 || hasUndeclaredBody(request)
+      if (!hasBody) return answered(app)
+      if (type !== undefined && !JSON_TYPE.test(type)) {
+        return Effect.succeed(
+          answer(
             ApiError.of(
               415,
               "request.content_type.unsupported",
@@ -198,43 +193,28 @@ const boundaryOf = (config: HttpConfig["Type"], app: HttpApp.Default): HttpApp.D
               "content-type"
             )
           )
-        }
-        if (hasBody) {
-          // The edge reads every body itself, within the limit (`readBounded` says why), and the
-          // route reads the same text again from `withBody`'s request.
-          const body = yield* Effect.either(readBounded(request, config.maxBodyBytes))
-          if (Either.isLeft(body)) return answer(unreadable())
-          if (Option.isNone(body.right)) return answer(tooLarge(config.maxBodyBytes))
-          const read = withBody(request, body.right.value)
-          routed = Effect.provideService(app, HttpServerRequest.HttpServerRequest, read.request)
-          if (!formRoute) {
-            if (nestsDeeperThan(read.text, MAX_JSON_DEPTH)) {
-              return answer(
-                ApiError.of(
-                  400,
-                  "request.body.malformed",
-                  `the body nests deeper than ${MAX_JSON_DEPTH} levels`,
-                  "body"
-                )
-              )
-            }
-            const unstorable = Input.refuseJson(read.text)
-            if (Option.isSome(unstorable)) return answer(refused(unstorable.value))
-          }
-        }
-      }
-      return yield* routed.pipe(
-        Effect.catchAllCause((cause) =>
-          Effect.flatMap(FiberRef.get(replied), (afterHandler) =>
-            Option.match(toApiError(cause, config.maxBodyBytes, afterHandler), {
-              onNone: () => Effect.failCause(cause),
-              onSome: (error) => Effect.as(logFailure(error, cause), answer(error))
-            })
-          )
         )
-      )
+      }
+      // The edge reads every body itself, within the limit (`readBounded` says why), and the
+      // route reads the same text again from `withBody`'s request.
+      return Effect.flatMap(Effect.either(readBounded(request, config.maxBodyBytes)), (body) => {
+        if (Either.isLeft(body)) return Effect.succeed(answer(unreadable()))
+        if (Option.isNone(body.right)) return Effect.succeed(answer(tooLarge(config.maxBodyBytes)))
+        const read = withBody(request, body.right.value)
+        if (nestsDeeperThan(read.text, MAX_JSON_DEPTH)) {
+          return Effect.succeed(
+            answer(
+              ApiError.of(
+                400,
+                "request.body.malformed",
+                `the body nests deeper than ${MAX_JSON_DEPTH} levels`,
+                "body"
+              )
+            )
+          )
+        }
+        const unstorable = Input.refuseJson(read.text)
+        if (Option.isSome(unstorable)) return Effect.succeed(answer(refused(unstorable.value)))
+        return answered(Effect.provideService(app, HttpServerRequest.HttpServerRequest, read.request))
+      })
     })
-  )
-  // The request's id around everything: every answer above, and every log line, carries it.
-  return RequestId.middleware(bounded)
-}

@@ -5,7 +5,7 @@
  * layer starts and keep them for the life of the process. The `/docs` page inlines Scalar's
  * browser bundle, so an idle server held the module holding that bundle (its source and the
  * string it exports, as V8 stores them) and the rendered page: a quarter of an idle heap, for a
- * page few processes ever serve (figures in bench/results.md). Here the OpenAPI document is built on the first
+ * page few processes ever serve. Here the OpenAPI document is built on the first
  * request for it and kept (it is small); Scalar's module is imported on the first `/docs`
  * request, and its page is rendered for each request and not kept.
  *

@@ -7,6 +7,8 @@
  * schemas a status gets from both the route and its authentication middleware, and to describe
  * each error response with its own schema's description.
  *
+ * Every response lists the `Request-Id` header the server adds to every answer (`RequestId.ts`).
+ *
  * Two more, for the interactive reference (`/docs`): groups that share a title (the public and the
  * authenticated payment routes are both "Payments") become one tag, and each request body carries
  * its schema's first example (`withExample` in `Api.ts`) as the body's `example`, which is what the
@@ -86,6 +88,26 @@ const withBodyExample = (requestBody: unknown, components: Json): unknown => {
   }
 }
 
+/** The `Request-Id` answer header, a component every response refers to. */
+const requestIdHeader: Json = {
+  RequestId: {
+    description:
+      "The request's id: the caller's `X-Request-Id` when it is 1 to 128 printable ASCII characters without spaces, else a new `req_…`. The server's log lines of the request and an error envelope's `request_id` carry it; quote it to support.",
+    schema: { type: "string", minLength: 1, maxLength: 128 }
+  }
+}
+
+const withRequestId = (response: unknown): unknown =>
+  isObject(response)
+    ? {
+        ...response,
+        headers: {
+          ...(isObject(response["headers"]) ? response["headers"] : {}),
+          "Request-Id": { $ref: "#/components/headers/RequestId" }
+        }
+      }
+    : response
+
 export const transform = (spec: Record<string, unknown>): Record<string, unknown> => {
   const components = isObject(spec["components"]) ? spec["components"] : {}
   const schemas: Json = isObject(components["schemas"]) ? { ...components["schemas"] } : {}
@@ -103,16 +125,16 @@ export const transform = (spec: Record<string, unknown>): Record<string, unknown
         const media =
           json !== undefined && isObject(json["application/json"]) ? json["application/json"] : undefined
         if (!isObject(response) || media === undefined || Number(status) < 400) {
-          responses[status] = response
+          responses[status] = withRequestId(response)
           continue
         }
         const schema = cleanSchema(media["schema"])
         const description = describedBy(schema, schemas) ?? response["description"]
-        responses[status] = {
+        responses[status] = withRequestId({
           ...response,
           description,
           content: { ...json, "application/json": { ...media, schema } }
-        }
+        })
       }
       operations[method] =
         operation["requestBody"] === undefined
@@ -131,5 +153,11 @@ export const transform = (spec: Record<string, unknown>): Record<string, unknown
     queue.push(...refsIn(schemas[name]))
   }
   for (const name of Object.keys(schemas)) if (!reachable.has(name)) delete schemas[name]
-  return { ...spec, tags: mergeTags(spec["tags"]), paths, components: { ...components, schemas } }
+  const headers = { ...(isObject(components["headers"]) ? components["headers"] : {}), ...requestIdHeader }
+  return {
+    ...spec,
+    tags: mergeTags(spec["tags"]),
+    paths,
+    components: { ...components, schemas, headers }
+  }
 }

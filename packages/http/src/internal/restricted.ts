@@ -7,7 +7,7 @@
  * held every service of it (about 75: repositories, the ledger, the outbox, the SQL client…),
  * and every provide on a request's way (its `HttpServerRequest`, its scope, the group's merge,
  * the principal, a statement's scope) copies that map again: a quarter of the memory a faucet
- * transfer allocated was such copies (bench/results.md, "Issue 23: request contexts").
+ * transfer allocated was such copies.
  *
  * `restricted(layer, tags)` builds `layer` in a context holding only `tags` (those present) and
  * what `layer` builds itself. Its layers are still shared with the rest of the host through the

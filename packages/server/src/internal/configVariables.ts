@@ -29,6 +29,8 @@ export const variables = {
   metricsAddress: "COBRO_METRICS_ADDR",
   tokenLifetime: "COBRO_TOKEN_LIFETIME",
   idempotencyLease: "COBRO_IDEMPOTENCY_LEASE",
+  corsOrigins: "COBRO_CORS_ORIGINS",
+  transferCheckInterval: "COBRO_TRANSFER_CHECK_INTERVAL",
   ...SmtpMailer.variables,
   ...OtelConfig.variables
 } as const
@@ -78,6 +80,14 @@ export const variableHelp: {
   idempotencyLease: [
     "5 seconds",
     "how soon an Idempotency-Key held by a process that died is free again, at least 1 second"
+  ],
+  corsOrigins: [
+    "none",
+    "comma-separated origins (https://shop.example.com) whose pages may create payments and read their public state"
+  ],
+  transferCheckInterval: [
+    "1 minute",
+    "how soon the bank is asked about an outgoing transfer in flight, and again; longer than a bank call, at least 1 second"
   ],
   ...SmtpMailer.variableHelp,
   ...OtelConfig.variableHelp

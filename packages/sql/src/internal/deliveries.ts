@@ -3,7 +3,8 @@
  * append stores the rows core's `deliveriesOf` decides, in the same transaction as the events).
  */
 import type { SqlClient } from "@effect/sql"
-import { Ids, Outbox, TrustedCodec, WebhookDeliveryRepository as Port } from "@cobro/core"
+import { Ids, Outbox } from "@cobro/core"
+import { TrustedCodec, WebhookDeliveryRepository as Port } from "@cobro/core/ports"
 import { Effect, Schema, Struct } from "effect"
 import { execute, Millis, NullableMillis, orDie } from "./sql.js"
 

@@ -27,7 +27,7 @@ export const row = (event: Outbox.OutboxEvent): typeof OutboxRow.Type => ({
 /**
  * The row of `event` as `OutboxRow` encodes it, written by hand: every change that notifies
  * writes one (each credited transfer), and the schema's pass over the event (its instant, its
- * payload copied key by key) showed in the profile of a transfer (bench/results.md). The document
+ * payload copied key by key) showed in the profile of a transfer. The document
  * has the event's fields in the class's order, as its encoding does. `outboxRow.test.ts` holds it
  * to the schema's encoding.
  */

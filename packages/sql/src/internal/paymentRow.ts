@@ -2,7 +2,8 @@
  * A payment's row of `cobro_payments`: its indexed columns beside the document (`doc`, in the
  * storage shape of `documents/payment.ts`).
  */
-import { Payment as P, TrustedCodec } from "@cobro/core"
+import { Payment as P } from "@cobro/core"
+import { TrustedCodec } from "@cobro/core/ports"
 import { Schema } from "effect"
 import * as Documents from "./documents/payment.js"
 import { Doc, Flag, Millis } from "./sql.js"

@@ -2,7 +2,7 @@
  * A short cache of rows read on most requests, for reads outside a unit of work: merchants (every
  * creation of a payment and every detailed read of one reads its merchant) and access tokens
  * (every authenticated request reads its token). On Postgres each such statement is a round trip,
- * about a tenth of such a request's CPU (bench/results.md). Entries live `TTL_MILLIS` of real
+ * a noticeable share of such a request's CPU. Entries live `TTL_MILLIS` of real
  * time (a cache's age is not the engine's clock, which a sandbox test clock may move).
  *
  * - A write through this instance forgets the entry and, for `TTL_MILLIS` after it, nothing read
@@ -10,7 +10,7 @@
  *   write's unit of work committed, is not kept. This instance sees its own changes once they
  *   are committed (for units of work shorter than `TTL_MILLIS`).
  * - A change made by another instance (another server, the CLI) reaches this one's cached reads
- *   within `TTL_MILLIS` (decisions.md). Reads inside a unit of work never use the cache.
+ *   within `TTL_MILLIS` (docs/decisions/0045-spans-and-unit-of-work-connection.md). Reads inside a unit of work never use the cache.
  * - At most `MAX_ENTRIES`: the oldest entry goes first.
  * - Callers that miss the same key while its read is under way share that read: when an entry
  *   expires under load, one statement reads it again, not one for every request in flight. A

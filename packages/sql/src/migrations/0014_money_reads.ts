@@ -1,5 +1,5 @@
 /**
- * The reads of issue 20: a customer's transactions, a user's schedule payouts and a user's split
+ * The money reads: a customer's transactions, a user's schedule payouts and a user's split
  * payouts, each newest first by (creation time, id) in one index range. Split payouts get the
  * columns that order them (`user_id`, copied from their split; `created_ms`, from their record).
  * On Postgres the ids that break ties compare byte-wise (`COLLATE "C"`), as the memory adapter

@@ -1,5 +1,5 @@
 /**
- * Refunds (issue 20): one row per refund in plain columns, read by id, by payment (oldest
+ * Refunds: one row per refund in plain columns, read by id, by payment (oldest
  * first) and by user (newest first, the merchant's payout list), each in one index range. On
  * Postgres the ids that break ties compare byte-wise (`COLLATE "C"`), as the memory adapter
  * compares strings.

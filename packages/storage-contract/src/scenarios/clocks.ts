@@ -4,15 +4,8 @@
  * moved merchant's work use.
  */
 import { expect } from "@effect/vitest"
-import {
-  DueScope,
-  Ids,
-  Outbox,
-  PaymentRepository,
-  Payments,
-  TestClockRepository,
-  WebhookDeliveryRepository as W
-} from "@cobro/core"
+import { DueScope, Ids, Outbox, Payments } from "@cobro/core"
+import { PaymentRepository, TestClockRepository, WebhookDeliveryRepository as W } from "@cobro/core/ports"
 import { DateTime, Duration, Effect, Exit, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { createRequest, seedUser, u1, u2 } from "./fixtures.js"

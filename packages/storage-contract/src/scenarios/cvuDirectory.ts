@@ -9,20 +9,22 @@ import {
   BankAccount,
   BankProvider,
   Customer,
-  CustomerRepository,
   Customers,
-  CvuDirectory,
-  Faucet,
   Ids,
-  PaymentRepository,
   Payments,
   Principal,
   Split,
-  SplitRepository,
   Splits,
-  Transactor,
   User
 } from "@cobro/core"
+import {
+  CustomerRepository,
+  CvuDirectory,
+  PaymentRepository,
+  SplitRepository,
+  Transactor
+} from "@cobro/core/ports"
+import { Faucet } from "@cobro/bank-sandbox"
 import { Cause, DateTime, Effect, Exit, Option, Random, Ref, Schema } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { createRequest, seedUser, u1, u2 } from "./fixtures.js"

@@ -1,4 +1,5 @@
-import { BankAccount, Errors, Ids, Ledger, Money, PaymentRequest, User, UserRepository } from "@cobro/core"
+import { BankAccount, Errors, Ids, Ledger, Money, PaymentRequest, User } from "@cobro/core"
+import { UserRepository } from "@cobro/core/ports"
 import { DateTime, Effect, Schema } from "effect"
 
 export const u1 = Ids.UserId.make("u1")

@@ -3,7 +3,8 @@
  * and the `Idempotency` service over them, including concurrent requests with one key.
  */
 import { expect } from "@effect/vitest"
-import { Idempotency, IdempotencyRepository, Payments } from "@cobro/core"
+import { Idempotency, Payments } from "@cobro/core"
+import { IdempotencyRepository } from "@cobro/core/ports"
 import { DateTime, Deferred, Duration, Effect, Either, Fiber, Option, Ref, Schema, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { createRequest, expectLedgerOk, seedUser } from "./fixtures.js"

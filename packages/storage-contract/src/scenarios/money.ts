@@ -5,24 +5,14 @@
  * back exactly, so `Ledger.verify` reports the books as they are.
  */
 import { expect } from "@effect/vitest"
-import {
-  BankAccount,
-  Faucet,
-  Ids,
-  Ledger,
-  LedgerAccount,
-  LedgerRepository,
-  Money,
-  PaymentRepository,
-  PaymentRequest,
-  Payments,
-  TransferRepository
-} from "@cobro/core"
+import { BankAccount, Ids, Ledger, LedgerAccount, Money, PaymentRequest, Payments } from "@cobro/core"
+import { LedgerRepository, PaymentRepository, TransferRepository } from "@cobro/core/ports"
+import { Faucet } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, expectLedgerOk, seedUser, u1 } from "./fixtures.js"
 
-/** The issue's faucet of 123456789012345.67 pesos, and 2^53 + 1 centavos: not exact as doubles. */
+/** A faucet of 123456789012345.67 pesos, and 2^53 + 1 centavos: not exact as doubles. */
 const huge = 12_345_678_901_234_567n
 const pastSafe = 9_007_199_254_740_993n
 

@@ -1,5 +1,5 @@
 /**
- * The reads of issue 20 over every backend: a customer's transactions and a merchant's payouts
+ * The money reads over every backend: a customer's transactions and a merchant's payouts
  * (schedule sweeps and split payouts merged) in keyset pages, newest first, with ties on the
  * creation time broken by id; and the merchant's balance by currency.
  */
@@ -14,11 +14,11 @@ import {
   Jobs,
   type MerchantMoney,
   Page,
-  SandboxBank,
   Schedules,
   Transfers,
   User
 } from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option, Schema, TestClock } from "effect"
 import type { EngineContext, Scenario } from "../Scenario.js"
 import { ars, expectLedgerOk, seedUser, u1, u2 } from "./fixtures.js"

@@ -13,11 +13,11 @@ import {
   Money,
   Outbox,
   OutgoingTransfer,
-  OutgoingTransferRepository,
   OutgoingTransfers,
-  SandboxBank,
   Schedules
 } from "@cobro/core"
+import { OutgoingTransferRepository } from "@cobro/core/ports"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { expectLedgerOk } from "./fixtures.js"

@@ -3,21 +3,15 @@
  * engine flows over it.
  */
 import { expect } from "@effect/vitest"
+import { Ids, Jobs, Ledger, LedgerAccount, Outbox, Payments, Transfers } from "@cobro/core"
 import {
-  Ids,
-  Jobs,
-  Ledger,
-  LedgerAccount,
   LedgerRepository,
-  Outbox,
   PaymentRepository,
-  Payments,
-  SandboxBank,
   Transactor,
   TransferRepository,
-  Transfers,
   UserRepository
-} from "@cobro/core"
+} from "@cobro/core/ports"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { Chunk, DateTime, Effect, Option, Stream, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, expectLedgerOk, seedUser, u1, u2 } from "./fixtures.js"

@@ -6,20 +6,9 @@
  * it was given released.
  */
 import { expect } from "@effect/vitest"
-import {
-  BankAccount,
-  BankProvider,
-  Customer,
-  CustomerRepository,
-  CvuDirectory,
-  Ids,
-  Metrics,
-  Money,
-  Payment,
-  PaymentRepository,
-  Payments,
-  SandboxBank
-} from "@cobro/core"
+import { BankAccount, BankProvider, Customer, Ids, Metrics, Money, Payment, Payments } from "@cobro/core"
+import { CustomerRepository, CvuDirectory, PaymentRepository } from "@cobro/core/ports"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { Cause, DateTime, Effect, Either, Exit, Layer, Metric, Option } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { createRequest, seedUser, u1 } from "./fixtures.js"

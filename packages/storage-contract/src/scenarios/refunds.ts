@@ -1,9 +1,9 @@
 /**
- * Refunds (issue 20): the repository's contract, and the engine's rules and money over it —
+ * Refunds: the repository's contract, and the engine's rules and money over it —
  * each rule refused with its own key and nothing written, the ledger entry with the refund, the
  * transfer out to the sender's account (completed, pending, failed late, timed out) settled
  * once, the payment's status left as it was, and the refund in the merchant's payouts list.
- * A refund returns what the payer sent (issue 45): the commission stays earned and the
+ * A refund returns what the payer sent: the commission stays earned and the
  * merchant's available balance pays, or the refusal names the shortfall.
  */
 import { expect } from "@effect/vitest"
@@ -15,16 +15,15 @@ import {
   Jobs,
   Ledger,
   LedgerAccount,
-  LedgerRepository,
   Money,
   Outbox,
   Payments,
   Refund,
-  RefundRepository,
   Refunds,
-  SandboxBank,
   Transfers
 } from "@cobro/core"
+import { LedgerRepository, RefundRepository } from "@cobro/core/ports"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option, Schema, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, expectLedgerOk, seedUser, u1, u2 } from "./fixtures.js"

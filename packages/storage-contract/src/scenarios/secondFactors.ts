@@ -4,7 +4,7 @@
  * what a rolled-back unit of work wrote is gone.
  */
 import { expect } from "@effect/vitest"
-import { SecondFactorRepository as Repo, Transactor } from "@cobro/core"
+import { SecondFactorRepository as Repo, Transactor } from "@cobro/core/ports"
 import { DateTime, Effect, Exit, Option } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { seedUser, u1, u2 } from "./fixtures.js"

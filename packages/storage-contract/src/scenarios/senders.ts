@@ -1,5 +1,5 @@
 /**
- * What a bank says is checked like what a client says (issue 45, item 7): a transfer whose
+ * What a bank says is checked like what a client says: a transfer whose
  * sender the bank reports with a bad CBU/CVU or CUIT is credited (the money arrived) and shows
  * it (`sender_problems`, stored with the payment's or the customer's transaction), a refund to
  * it is refused before anything is written, and an amount above the maximum is a typed refusal
@@ -10,16 +10,15 @@ import {
   BankAccount,
   Customer,
   Customers,
-  LedgerRepository,
   Money,
   Outbox,
   Payments,
   Refunds,
-  SandboxBank,
   Transfers,
-  TransferRepository,
   User
 } from "@cobro/core"
+import { LedgerRepository, TransferRepository } from "@cobro/core/ports"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { Effect, Either, Option, Schema } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, expectLedgerOk, seedUser, u1 } from "./fixtures.js"

@@ -11,19 +11,21 @@ import {
   Ids,
   Ledger,
   LedgerAccount,
-  LedgerRepository,
   Money,
   Outbox,
   Payment,
-  PaymentRepository,
   Payments,
-  SandboxBank,
+  Transfers,
+  User
+} from "@cobro/core"
+import {
+  LedgerRepository,
+  PaymentRepository,
   Transactor,
   TransferRepository,
-  Transfers,
-  User,
   WebhookDeliveryRepository
-} from "@cobro/core"
+} from "@cobro/core/ports"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Either, Option, Schema } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, expectLedgerOk, seedUser, u1 } from "./fixtures.js"

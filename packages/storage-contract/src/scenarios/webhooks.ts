@@ -4,17 +4,9 @@
  * on the lease, replays restart the schedule.
  */
 import { expect } from "@effect/vitest"
-import {
-  Ids,
-  Outbox,
-  Payments,
-  SandboxBank,
-  Transactor,
-  Principal,
-  Transfers,
-  WebhookDeliveries,
-  WebhookDeliveryRepository as W
-} from "@cobro/core"
+import { Ids, Outbox, Payments, Principal, Transfers, WebhookDeliveries } from "@cobro/core"
+import { Transactor, WebhookDeliveryRepository as W } from "@cobro/core/ports"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Duration, Effect, Layer, Option, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, seedUser, u1, u2 } from "./fixtures.js"

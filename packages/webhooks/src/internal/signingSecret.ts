@@ -2,7 +2,8 @@
  * The secret of a delivery's signer (core's `signerOf`: the merchant, or the partner an event is
  * addressed to), read when the attempt is made so a rotated secret takes effect on the next one.
  */
-import { CredentialRepository, Crypto, PartnerRepository, type WebhookDeliveryRepository } from "@cobro/core"
+import { Crypto } from "@cobro/core"
+import { CredentialRepository, PartnerRepository, type WebhookDeliveryRepository } from "@cobro/core/ports"
 import { Effect, Either } from "effect"
 
 /** The secret text, or why there is none (recorded as the attempt's error). */

@@ -11,8 +11,8 @@ import * as Money from "../../Money.js"
 import * as FeePolicy from "../FeePolicy.js"
 import { arsOnly, breakdown, type Credit, creditOf, type Refusal } from "./receiver.js"
 
-/** The transfer log's `target_id` of a customer: customer ids are unique per user only. */
-export const targetId = (customer: Customer.Customer): string => `${customer.user_id}:${customer.customer_id}`
+/** The transfer log's `target_id` of a customer (`Customer.transferTargetId`). */
+export const targetId = Customer.transferTargetId
 
 /** A customer, and the id the transaction of the transfer it is about to receive takes. */
 export interface CustomerState {

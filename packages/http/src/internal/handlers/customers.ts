@@ -5,9 +5,9 @@
 import { Customer, Customers, Idempotency } from "@cobro/core"
 import { Effect, Option, Stream } from "effect"
 import { ok } from "../../Envelope.js"
-import { type Authentication, CurrentPrincipal } from "../../Security.js"
+import type { Authentication } from "../../Security.js"
 import { pageOf } from "../api/shared.js"
-import { asPrincipal, type GroupLive, group, ownList } from "./shared.js"
+import { asPrincipal, type GroupLive, group, ownList, idempotent } from "./shared.js"
 import { streamedList } from "./streamedList.js"
 
 export const CustomersLive: GroupLive<
@@ -17,10 +17,13 @@ export const CustomersLive: GroupLive<
   Effect.gen(function* () {
     const customers = yield* Customers.Customers
     return handlers
-      .handle("create", ({ payload }) =>
-        asPrincipal((principal) =>
-          Idempotency.answering(customers.create(principal.user_id, payload), (c) =>
-            ok("customer.created", Customer.CustomerCreated.fromCustomer(c))
+      .handle(
+        "create",
+        idempotent("customers", "create", ({ payload }) =>
+          asPrincipal((principal) =>
+            Idempotency.answering(customers.create(principal.user_id, payload), (c) =>
+              ok("customer.created", Customer.CustomerCreated.fromCustomer(c))
+            )
           )
         )
       )
@@ -32,19 +35,20 @@ export const CustomersLive: GroupLive<
         )
       )
       .handle("list", ({ urlParams }) =>
-        Effect.gen(function* () {
-          const principal = yield* CurrentPrincipal
-          yield* ownList(principal, urlParams.user_id)
-          return yield* streamedList(
-            "customers.found",
-            "customers",
-            Customer.CustomerSummary,
-            Stream.map(
-              customers.list(principal.user_id, urlParams.user_id),
-              Customer.CustomerSummary.fromCustomer
+        asPrincipal((principal) =>
+          Effect.zipRight(
+            ownList(principal, urlParams.user_id),
+            streamedList(
+              "customers.found",
+              "customers",
+              Customer.CustomerSummary,
+              Stream.map(
+                customers.list(principal.user_id, urlParams.user_id),
+                Customer.CustomerSummary.fromCustomer
+              )
             )
           )
-        })
+        )
       )
       .handle("get", ({ path }) =>
         asPrincipal((principal) =>

@@ -3,24 +3,20 @@
  * accounts a tester registers at the sandbox bank. They exist only when the engine has the
  * sandbox's `Faucet` (and `SandboxAccounts`, on the sandbox bank); otherwise they answer 404.
  */
+import { type Errors, type Ids, type Idempotency, Money, type Transfers } from "@cobro/core"
 import {
-  type Errors,
   Faucet,
-  type Ids,
-  type Idempotency,
-  Money,
   type SandboxAccount,
   SandboxAccounts,
   type SandboxBank,
-  TestClocks,
-  type Transfers
-} from "@cobro/core"
+  TestClocks
+} from "@cobro/bank-sandbox"
 import { Duration, Effect, Option } from "effect"
 import * as Api from "../../Api.js"
 import { ApiError } from "../../ApiError.js"
 import { ok } from "../../Envelope.js"
 import type { Authentication } from "../../Security.js"
-import { asPrincipal, type GroupLive, group } from "./shared.js"
+import { asPrincipal, type GroupLive, group, idempotent } from "./shared.js"
 
 /** `Faucet` is not in its type: it is read with `Effect.serviceOption` (present in sandbox mode). */
 export const SandboxLive: GroupLive<"sandbox", Idempotency.Idempotency | Authentication> = group(
@@ -61,22 +57,28 @@ export const SandboxLive: GroupLive<"sandbox", Idempotency.Idempotency | Authent
           onSome: (service) => asPrincipal((principal) => use(service, principal.user_id))
         })
       return handlers
-        .handle("faucet", ({ path, payload }) =>
-          Option.match(faucet, {
-            onNone: () =>
-              Effect.fail(ApiError.of(404, "route.not.found", "the faucet exists only in sandbox mode")),
-            onSome: ({ send }) =>
-              asPrincipal((principal) =>
-                Effect.map(send(principal.user_id, path.cvu, payload), ({ outcome, transfer }) =>
-                  ok("faucet.transfer.sent", faucetResult(transfer, outcome))
+        .handle(
+          "faucet",
+          idempotent("sandbox", "faucet", ({ path, payload }) =>
+            Option.match(faucet, {
+              onNone: () =>
+                Effect.fail(ApiError.of(404, "route.not.found", "the faucet exists only in sandbox mode")),
+              onSome: ({ send }) =>
+                asPrincipal((principal) =>
+                  Effect.map(send(principal.user_id, path.cvu, payload), ({ outcome, transfer }) =>
+                    ok("faucet.transfer.sent", faucetResult(transfer, outcome))
+                  )
                 )
-              )
-          })
+            })
+          )
         )
-        .handle("registerBankAccount", ({ payload }) =>
-          withAccounts((service, owner) =>
-            Effect.map(service.register(owner, payload), (a) =>
-              ok("sandbox.bank_account.registered", accountWire(a))
+        .handle(
+          "registerBankAccount",
+          idempotent("sandbox", "registerBankAccount", ({ payload }) =>
+            withAccounts((service, owner) =>
+              Effect.map(service.register(owner, payload), (a) =>
+                ok("sandbox.bank_account.registered", accountWire(a))
+              )
             )
           )
         )
@@ -111,10 +113,13 @@ export const SandboxLive: GroupLive<"sandbox", Idempotency.Idempotency | Authent
             Effect.map(service.read(owner), (reading) => ok("sandbox.clock.found", clockWire(reading)))
           )
         )
-        .handle("advanceClock", ({ payload }) =>
-          withClocks((service, owner) =>
-            Effect.map(service.advance(owner, payload), (report) =>
-              ok("sandbox.clock.advanced", { ...clockWire(report), due_work: dueWork(report) })
+        .handle(
+          "advanceClock",
+          idempotent("sandbox", "advanceClock", ({ payload }) =>
+            withClocks((service, owner) =>
+              Effect.map(service.advance(owner, payload), (report) =>
+                ok("sandbox.clock.advanced", { ...clockWire(report), due_work: dueWork(report) })
+              )
             )
           )
         )

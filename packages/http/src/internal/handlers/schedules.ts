@@ -3,7 +3,7 @@ import { Idempotency, Schedules } from "@cobro/core"
 import { Effect } from "effect"
 import { success } from "../../Envelope.js"
 import type { PartnerAuthentication } from "../../Security.js"
-import { asPrincipal, type GroupLive, group } from "./shared.js"
+import { asPrincipal, type GroupLive, group, idempotent } from "./shared.js"
 
 export const SchedulesLive: GroupLive<
   "schedules",
@@ -12,8 +12,11 @@ export const SchedulesLive: GroupLive<
   Effect.gen(function* () {
     const schedules = yield* Schedules.Schedules
     return handlers
-      .handle("create", ({ payload }) =>
-        asPrincipal((principal) => Idempotency.answering(schedules.create(principal, payload), success))
+      .handle(
+        "create",
+        idempotent("schedules", "create", ({ payload }) =>
+          asPrincipal((principal) => Idempotency.answering(schedules.create(principal, payload), success))
+        )
       )
       .handle("list", () =>
         asPrincipal((principal) =>

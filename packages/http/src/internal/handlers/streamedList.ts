@@ -16,7 +16,7 @@ const pathOf = (request: HttpServerRequest.HttpServerRequest) => request.url.spl
  * Each chunk of `items` (a storage page) is encoded and written as one piece of the body, not one
  * piece per item. With a write per item, the items' buffers queued behind the socket lived long
  * enough to leave V8's young generation, and their memory came back only at a full collection:
- * the peak grew with the length of the list (figures in bench/results.md). With a write per page
+ * the peak grew with the length of the list. With a write per page
  * it does not.
  */
 export const streamedList = <A, I, E>(

@@ -6,9 +6,9 @@ import { type Idempotency, WebhookDeliveries } from "@cobro/core"
 import { Effect, Option } from "effect"
 import type * as Api from "../../Api.js"
 import { ok } from "../../Envelope.js"
-import { type Authentication, CurrentPrincipal } from "../../Security.js"
+import type { Authentication } from "../../Security.js"
 import { Limits } from "../rateLimit.js"
-import { asPrincipal, domain, type GroupLive, group } from "./shared.js"
+import { asPrincipal, type GroupLive, group, idempotent } from "./shared.js"
 
 const toWire = ({
   delivery,
@@ -57,12 +57,15 @@ export const WebhookDeliveriesLive: GroupLive<
           Effect.map(deliveries.get(principal, path.event_id), (d) => ok("webhook.delivery.found", toWire(d)))
         )
       )
-      .handle("replay", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) =>
-          Effect.zipRight(
-            limits.replay(principal.user_id),
-            Effect.map(domain(deliveries.replay(principal, path.event_id)), (d) =>
-              ok("webhook.delivery.replayed", toWire(d))
+      .handle(
+        "replay",
+        idempotent("webhookDeliveries", "replay", ({ path }) =>
+          asPrincipal((principal) =>
+            Effect.zipRight(
+              limits.replay(principal.user_id),
+              Effect.map(deliveries.replay(principal, path.event_id), (d) =>
+                ok("webhook.delivery.replayed", toWire(d))
+              )
             )
           )
         )

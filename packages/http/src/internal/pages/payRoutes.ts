@@ -7,7 +7,9 @@
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { BankProvider, Faucet, Ids, Money, type Payment, PaymentRepository, Payments } from "@cobro/core"
+import { BankProvider, Ids, MerchantClocks, Money, type Payment, Payments } from "@cobro/core"
+import { PaymentRepository } from "@cobro/core/ports"
+import { Faucet } from "@cobro/bank-sandbox"
 import { Cache, DateTime, Duration, Effect, Either, Exit, Option, Schema } from "effect"
 import * as Csrf from "./csrf.js"
 import * as Layout from "./layout.js"
@@ -68,7 +70,12 @@ export const make = ({ newNonce, limited, tooMany, csrf, withCsrfCookie }: PageK
       const view = yield* Effect.either(payments.getPublic(id.value))
       if (Either.isLeft(view)) return notFoundPayment(nonce)
       const payment = yield* repository.findById(id.value)
-      const now = yield* DateTime.now
+      // The merchant's clock (its sandbox test clock, once moved), on which the payment expires:
+      // the page's countdown starts from the time left on it, not on real time.
+      const now = yield* Option.match(payment, {
+        onNone: () => DateTime.now,
+        onSome: (p) => MerchantClocks.run(p.user_id)(DateTime.now)
+      })
       const status = view.right.payment_status
       const shown: Payment.PaymentStatus =
         status === "PENDING" && !DateTime.lessThan(now, view.right.expiration_timestamp) ? "EXPIRED" : status

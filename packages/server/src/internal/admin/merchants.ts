@@ -7,20 +7,17 @@ import {
   Auth,
   BankAccount,
   Credential,
-  CredentialRepository,
   Crypto,
   Errors,
   Ids,
   Onboarding,
   type Partner,
-  PartnerRepository,
   Principal,
-  SandboxBank,
   Spans,
-  Transactor,
-  User,
-  UserRepository
+  User
 } from "@cobro/core"
+import { CredentialRepository, PartnerRepository, Transactor, UserRepository } from "@cobro/core/ports"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect, Option, Schema } from "effect"
 import { idFrom, type ListInput, pageLimit, partnerIdFrom, userIdFrom } from "./input.js"

@@ -1,5 +1,6 @@
 /** What an operator reads of a merchant's money: its balance and its payouts, a page at a time. */
-import { Balances, Errors, MerchantMoney, Page, Spans, UserRepository } from "@cobro/core"
+import { Balances, Errors, MerchantMoney, Page, Spans } from "@cobro/core"
+import { UserRepository } from "@cobro/core/ports"
 import { Effect, Option, ParseResult, Schema } from "effect"
 import { userIdFrom } from "./input.js"
 

@@ -1,13 +1,6 @@
 /** What an operator reads and replays: webhook deliveries, any payment, the sandbox's 2FA codes. */
-import {
-  Errors,
-  type Payment,
-  PaymentRepository,
-  RealTime,
-  SecondFactor,
-  Spans,
-  WebhookDeliveryRepository
-} from "@cobro/core"
+import { Errors, type Payment, RealTime, SecondFactor, Spans } from "@cobro/core"
+import { PaymentRepository, WebhookDeliveryRepository } from "@cobro/core/ports"
 import { Webhooks } from "@cobro/webhooks"
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Option, Schema } from "effect"

@@ -4,7 +4,8 @@
  * (same checks, same cap); the running server finds an account registered here in storage the
  * first time it is asked about it.
  */
-import { Errors, SandboxAccount, SandboxAccounts, Spans } from "@cobro/core"
+import { Errors, Spans } from "@cobro/core"
+import { SandboxAccount, SandboxAccounts } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option, ParseResult, Schema } from "effect"
 import { userIdFrom } from "./input.js"
 

@@ -4,19 +4,9 @@
  * `POST /sandbox/clock/advance`, called for a merchant named by the operator instead of a token.
  * Both exist only in sandbox mode: elsewhere `sandbox.only` (`NotPermitted`).
  */
-import {
-  BankAccount,
-  CustomerRepository,
-  Errors,
-  Faucet,
-  Money,
-  PaymentRepository,
-  Spans,
-  SplitRepository,
-  TestClocks,
-  type Ids,
-  UserRepository
-} from "@cobro/core"
+import { BankAccount, Errors, Money, Spans, type Ids } from "@cobro/core"
+import { CustomerRepository, PaymentRepository, SplitRepository, UserRepository } from "@cobro/core/ports"
+import { Faucet, TestClocks } from "@cobro/bank-sandbox"
 import { Context, DateTime, Duration, Effect, Option, ParseResult, Schema } from "effect"
 import { paymentIdFrom, userIdFrom } from "./input.js"
 

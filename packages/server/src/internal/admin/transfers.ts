@@ -2,7 +2,8 @@
  * What an operator reads of the outgoing transfers (schedule sweeps, split payouts) the bank has
  * not settled yet, and of those it has: `cobro transfers list`.
  */
-import { Errors, Money, type OutgoingTransfer, OutgoingTransferRepository, Spans } from "@cobro/core"
+import { Errors, Money, type OutgoingTransfer, Spans } from "@cobro/core"
+import { OutgoingTransferRepository } from "@cobro/core/ports"
 import { DateTime, Duration, Option } from "effect"
 import { pageLimit } from "./input.js"
 

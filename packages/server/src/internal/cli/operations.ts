@@ -3,7 +3,8 @@
  * `ledger verify`, `webhooks list|replay` and `sandbox codes`, `sandbox bank-account` and `sandbox bank-accounts`.
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Ledger, Money, Payment, WebhookDeliveryRepository } from "@cobro/core"
+import { Ledger, Money, Payment } from "@cobro/core"
+import { WebhookDeliveryRepository } from "@cobro/core/ports"
 import { Console, DateTime, Effect, Option, Schema } from "effect"
 import * as Admin from "../../Admin.js"
 import {

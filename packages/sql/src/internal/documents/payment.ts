@@ -34,7 +34,7 @@ const transferDetails = Struct({
   trxId: String
 })
 
-/** What was wrong with a transfer's sender as its bank reported it (issue 45; shared by customer transactions). */
+/** What was wrong with a transfer's sender as its bank reported it (shared by customer transactions). */
 export const senderProblems = omittable(
   NullOr(Array(Struct({ field: Literal("sender_address", "sender_cuit"), reason: String })))
 )
@@ -115,4 +115,3 @@ export const Payment = v1(
   P.Payment,
   "trusted"
 )
-

@@ -11,14 +11,14 @@
  * `Schema.Struct(frozen)` to the domain, and back for writes), or adds a version 2 (a new frozen
  * shape, a decoder for it, writes in it) while version 1 rows keep decoding.
  */
-import { TrustedCodec } from "@cobro/core"
+import { TrustedCodec } from "@cobro/core/ports"
 import { ParseResult, Predicate, Schema } from "effect"
 
 /**
  * A stored document of version 1: an object whose `v` is 1 or absent (rows written before
  * versions), decoded to its fields without `v`, and encoded with `v: 1` first. One check of `v`
  * rather than a struct with an index signature: every read and write of a document passes here,
- * and a schema pass over all its keys cost a measurable part of a request (bench/results.md).
+ * and a schema pass over all its keys cost a measurable part of a request.
  */
 const StoredV1 = Schema.transformOrFail(Schema.Unknown, Schema.Unknown, {
   strict: true,

@@ -1,15 +1,7 @@
 /** Auth: the engine flows over the repository. */
 import { expect } from "@effect/vitest"
-import {
-  Accounts,
-  Auth,
-  BankAccount,
-  CredentialRepository,
-  Crypto,
-  Onboarding,
-  PartnerRepository,
-  Principal
-} from "@cobro/core"
+import { Accounts, Auth, BankAccount, Crypto, Onboarding, Principal } from "@cobro/core"
+import { CredentialRepository, PartnerRepository } from "@cobro/core/ports"
 import { DateTime, Duration, Effect, Either, Option, Schema, TestClock } from "effect"
 import type { Scenario } from "../../Scenario.js"
 import { expectLedgerOk } from "../fixtures.js"

@@ -1,14 +1,7 @@
 /** Auth: the repository contract. */
 import { expect } from "@effect/vitest"
-import {
-  Credential,
-  CredentialRepository,
-  Ids,
-  Partner,
-  PartnerRepository,
-  Transactor,
-  Wire
-} from "@cobro/core"
+import { Credential, Ids, Partner, Wire } from "@cobro/core"
+import { CredentialRepository, PartnerRepository, Transactor } from "@cobro/core/ports"
 import { BigDecimal, Effect, Option } from "effect"
 import type { Scenario } from "../../Scenario.js"
 import { seedUser, u1, u2 } from "../fixtures.js"

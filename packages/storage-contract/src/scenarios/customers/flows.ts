@@ -3,7 +3,6 @@ import { expect } from "@effect/vitest"
 import {
   BankAccount,
   Customer,
-  CustomerRepository,
   Customers,
   FeePolicy,
   Ids,
@@ -11,10 +10,11 @@ import {
   LedgerAccount,
   Money,
   Outbox,
-  SandboxBank,
   Transfers,
   User
 } from "@cobro/core"
+import { CustomerRepository } from "@cobro/core/ports"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { Chunk, Effect, Either, Option, Schema, Stream, TestClock } from "effect"
 import type { Scenario } from "../../Scenario.js"
 import { ars, expectLedgerOk, seedUser, u1, u2 } from "../fixtures.js"

@@ -1,5 +1,6 @@
 /** The records, requests and engine steps the customers scenarios share. */
-import { BankAccount, Customer, CustomerRepository, Ids } from "@cobro/core"
+import { BankAccount, Customer, Ids } from "@cobro/core"
+import { CustomerRepository } from "@cobro/core/ports"
 import { Effect, Option } from "effect"
 
 export const cid = (s: string) => Customer.CustomerId.make(s)

@@ -1,6 +1,7 @@
 /** Customers: the repository contract. */
 import { expect } from "@effect/vitest"
-import { BankAccount, Customer, CustomerRepository, Ids, Payment, Transactor, Wire } from "@cobro/core"
+import { BankAccount, Customer, Ids, Payment, Wire } from "@cobro/core"
+import { CustomerRepository, Transactor } from "@cobro/core/ports"
 import { DateTime, Effect, Either, Option, Schema } from "effect"
 import type { Scenario } from "../../Scenario.js"
 import { ars, u1, u2 } from "../fixtures.js"

@@ -1,16 +1,8 @@
 /** Payout schedules: the engine flows over the repository. */
 import { expect } from "@effect/vitest"
-import {
-  BankProvider,
-  Ids,
-  Jobs,
-  Money,
-  SandboxBank,
-  Schedule,
-  ScheduleRepository,
-  Schedules,
-  UserRepository
-} from "@cobro/core"
+import { BankProvider, Ids, Jobs, Money, Schedule, Schedules } from "@cobro/core"
+import { ScheduleRepository, UserRepository } from "@cobro/core/ports"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option, Schema, TestClock } from "effect"
 import type { Scenario } from "../../Scenario.js"
 import { expectLedgerOk, seedUser, u1, u2 } from "../fixtures.js"

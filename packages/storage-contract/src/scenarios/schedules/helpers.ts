@@ -6,11 +6,11 @@ import {
   LedgerAccount,
   Payments,
   Principal,
-  SandboxBank,
   Schedule,
   Schedules,
   Transfers
 } from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Schema, TestClock } from "effect"
 import type { EngineContext } from "../../Scenario.js"
 import { ars, createRequest, seedUser, u1 } from "../fixtures.js"

@@ -1,6 +1,7 @@
 /** Payout schedules: the repository contract. */
 import { expect } from "@effect/vitest"
-import { DueScope, Ids, Schedule, ScheduleRepository, Transactor } from "@cobro/core"
+import { DueScope, Ids, Schedule } from "@cobro/core"
+import { ScheduleRepository, Transactor } from "@cobro/core/ports"
 import { Effect, Option } from "effect"
 import type { Scenario } from "../../Scenario.js"
 import { ars, u1, u2 } from "../fixtures.js"

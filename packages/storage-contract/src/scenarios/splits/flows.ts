@@ -1,19 +1,8 @@
 /** Split payments: the engine flows over the repository. */
 import { expect } from "@effect/vitest"
-import {
-  OutgoingTransferRepository,
-  Ids,
-  Jobs,
-  Ledger,
-  LedgerAccount,
-  Money,
-  Outbox,
-  SandboxBank,
-  Split,
-  SplitRepository,
-  Splits,
-  Transfers
-} from "@cobro/core"
+import { Ids, Jobs, Ledger, LedgerAccount, Money, Outbox, Split, Splits, Transfers } from "@cobro/core"
+import { OutgoingTransferRepository, SplitRepository } from "@cobro/core/ports"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Duration, Effect, Option, TestClock } from "effect"
 import type { Scenario } from "../../Scenario.js"
 import { ars, expectLedgerOk, seedUser } from "../fixtures.js"

@@ -1,16 +1,7 @@
 /** The records, requests and engine actions the split payments scenarios share. */
 import { expect } from "@effect/vitest"
-import {
-  BankAccount,
-  Faucet,
-  Ids,
-  Principal,
-  SandboxBank,
-  SecondFactor,
-  Split,
-  Splits,
-  Transfers
-} from "@cobro/core"
+import { BankAccount, Ids, Principal, SecondFactor, Split, Splits, Transfers } from "@cobro/core"
+import { Faucet, SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Duration, Effect, Option, Schema, TestClock } from "effect"
 import type { EngineContext } from "../../Scenario.js"
 import { ars, seedUser, u1 } from "../fixtures.js"

@@ -1,15 +1,7 @@
 /** Split payments: the repository contract. */
 import { expect } from "@effect/vitest"
-import {
-  BankAccount,
-  BankProvider,
-  DueScope,
-  Ids,
-  Money,
-  Split,
-  SplitRepository,
-  Transactor
-} from "@cobro/core"
+import { BankAccount, BankProvider, DueScope, Ids, Money, Split } from "@cobro/core"
+import { SplitRepository, Transactor } from "@cobro/core/ports"
 import { Duration, Effect, Option } from "effect"
 import type { Scenario } from "../../Scenario.js"
 import { ars, u1, u2 } from "../fixtures.js"

@@ -1,0 +1,8 @@
+export * as Faucet from "./Faucet.js"
+export * as SandboxAccount from "./SandboxAccount.js"
+export * as SandboxAccountRepository from "./SandboxAccountRepository.js"
+export * as SandboxAccounts from "./SandboxAccounts.js"
+export * as SandboxBank from "./SandboxBank.js"
+export * as SandboxClocks from "./SandboxClocks.js"
+export * as SandboxEngine from "./SandboxEngine.js"
+export * as TestClocks from "./TestClocks.js"
