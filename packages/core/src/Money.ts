@@ -116,14 +116,40 @@ export const fromDecimal = (
   return Either.right(make(BigDecimal.scale(normalized, scale).value, currency))
 }
 
-export const fromNumber = (value: number, currency: Currency): Either.Either<Money, InvalidAmount> =>
+const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/
+
+/**
+ * Decimal text with at most the currency's decimals, read in minor units directly (what
+ * `fromDecimal` answers for it, without a `BigDecimal`): every stored amount is read this way.
+ * Anything else (more decimals, an exponent, not a number) is `undefined`, for `fromDecimal`.
+ */
+const exactMinor = (text: string, currency: Currency): Money | undefined => {
+  const match = DECIMAL.exec(text)
+  const fraction = match?.[3] ?? ""
+  const scale = scaleOf[currency]
+  if (match === null || fraction.length > scale) return undefined
+  const minor = BigInt(match[2]! + fraction.padEnd(scale, "0"))
+  return make(match[1] === "-" ? -minor : minor, currency)
+}
+
+export const fromNumber = (value: number, currency: Currency): Either.Either<Money, InvalidAmount> => {
+  const exact = Number.isFinite(value) ? exactMinor(`${value}`, currency) : undefined
+  return exact !== undefined ? Either.right(exact) : fromNumberSlowly(value, currency)
+}
+
+const fromNumberSlowly = (value: number, currency: Currency): Either.Either<Money, InvalidAmount> =>
   Option.match(BigDecimal.safeFromNumber(value), {
     onNone: () => Either.left(new InvalidAmount({ message: "amount must be a finite number" })),
     onSome: (bd) => fromDecimal(bd, currency)
   })
 
-export const fromString = (value: string, currency: Currency): Either.Either<Money, InvalidAmount> =>
-  /^-?\d+(\.\d+)?$/.test(value)
+export const fromString = (value: string, currency: Currency): Either.Either<Money, InvalidAmount> => {
+  const exact = exactMinor(value, currency)
+  return exact !== undefined ? Either.right(exact) : fromStringSlowly(value, currency)
+}
+
+const fromStringSlowly = (value: string, currency: Currency): Either.Either<Money, InvalidAmount> =>
+  DECIMAL.test(value)
     ? fromDecimal(BigDecimal.unsafeFromString(value), currency)
     : Either.left(new InvalidAmount({ message: "amount must be a decimal number" }))
 

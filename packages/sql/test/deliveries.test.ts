@@ -1,5 +1,6 @@
 /**
- * A delivery's row is written by hand (`internal/deliveries.ts`'s `encodedDelivery`): it must be
+ * A delivery's row is encoded by its schema compiled without checks (`internal/deliveries.ts`'s
+ * `encodedDelivery`, core's `TrustedCodec`): it must be
  * what the row's schema encodes, column by column, for deliveries signed by a merchant and by a
  * partner, pending with a lease, and finished, and read back it must be the delivery.
  */
@@ -8,31 +9,7 @@ import { Ids } from "@cobro/core"
 import { WebhookDeliveryRepository as W } from "@cobro/core/ports"
 import { DateTime, Schema } from "effect"
 import { DeliveryRow, deliveryState, encodedDelivery } from "../src/internal/deliveries.js"
-
-const at = (iso: string) => DateTime.unsafeMake(iso)
-
-const delivery = (fields: Partial<ConstructorParameters<typeof W.WebhookDelivery>[0]>) =>
-  new W.WebhookDelivery({
-    event_id: Ids.EventId.make("evt_0001"),
-    type: "payment.updated",
-    user_id: Ids.UserId.make("merchant-1"),
-    signer: { kind: "merchant", user_id: Ids.UserId.make("merchant-1") },
-    webhook_url: "https://merchant.example.com/hooks",
-    body: '{"type":"payment.updated","data":{"id":"pay_1"}}',
-    status: "pending",
-    attempts: 0,
-    round_attempts: 0,
-    replays: 0,
-    next_attempt_at: at("2026-11-27T13:05:09.123Z"),
-    lease_owner: null,
-    lease_until: null,
-    last_attempt_at: null,
-    last_status_code: null,
-    last_error: null,
-    created_at: at("2026-11-27T13:05:09.123Z"),
-    finished_at: null,
-    ...fields
-  })
+import { at, delivery } from "./rowFixtures.js"
 
 const deliveries: Record<string, W.WebhookDelivery> = {
   "a new delivery, signed by the merchant": delivery({}),

@@ -1,5 +1,6 @@
 /**
- * The stored payment's trusted codec (`internal/documents/paymentCodec.ts`) reads and writes what
+ * The stored payment's trusted codec (the domain's schema compiled without checks, core's
+ * `TrustedCodec`, in `internal/documents/payment.ts`) reads and writes what
  * the domain's validating codec does, for payments of every kind of content: nothing optional,
  * everything optional, transactions with commission and taxes, motive changes, another currency,
  * documents written before versions (null optional fields, no `v`).

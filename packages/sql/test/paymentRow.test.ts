@@ -1,5 +1,6 @@
 /**
- * A payment's row is written by hand (`internal/paymentRow.ts`'s `encodedRow`): it must be what the
+ * A payment's row is encoded by its schema compiled without checks (`internal/paymentRow.ts`'s
+ * `encodedRow`, core's `TrustedCodec`): it must be what the
  * row's schema encodes, column by column and the document's JSON text byte for byte, for payments
  * of every kind of content (the documents of `paymentCodec.test.ts`, read as payments).
  */

@@ -1,24 +1,15 @@
 /**
- * A transfer's row is written by hand (`SqlTransferRepository`'s `encodedTransfer`): it must be
+ * A transfer's row is encoded by its schema compiled without checks (`SqlTransferRepository`'s
+ * `encodedTransfer`, core's `TrustedCodec`): it must be
  * what the row's schema encodes, column by column, for a credit and a bounce, and read back it
  * must be the record.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { BankAccount, Ids, Money } from "@cobro/core"
+import { Money } from "@cobro/core"
 import { TransferRepository as T } from "@cobro/core/ports"
 import { DateTime, Schema } from "effect"
 import { encodedTransfer, TransferRowIn } from "../src/SqlTransferRepository.js"
-
-const record = (fields: Partial<ConstructorParameters<typeof T.TransferRecord>[0]>) =>
-  new T.TransferRecord({
-    bank_transaction_id: Ids.BankTransactionId.make("SBX-0000002a0123456789abcdefdeadbeef"),
-    cvu: BankAccount.makeCvu("0000003", "1234567890123"),
-    amount: Money.make(150050n, "ARS"),
-    target: "payment",
-    target_id: "VAR-demo-order-1",
-    received_at: DateTime.unsafeMake("2026-11-27T13:05:09.123Z"),
-    ...fields
-  })
+import { record } from "./rowFixtures.js"
 
 const records: Record<string, T.TransferRecord> = {
   "credited to a payment": record({}),

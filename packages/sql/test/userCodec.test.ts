@@ -1,5 +1,6 @@
 /**
- * The stored user's trusted codec (`internal/documents/userCodec.ts`) reads and writes what the
+ * The stored user's trusted codec (the domain's schema compiled without checks, core's
+ * `TrustedCodec`, in `internal/documents/account.ts`) reads and writes what the
  * domain's validating codec does, for users of every kind of content: no optional setting, every
  * setting, a payout schedule, a partner, a tolerance with centavos, documents written before
  * versions (no `v`).
@@ -7,23 +8,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import * as Documents from "../src/internal/documents/account.js"
+import { userDocument } from "./rowFixtures.js"
 
-const base = {
-  user_id: "tienda-1",
-  name: "Tienda Uno",
-  email: "uno@example.com",
-  cuit: "30712345671",
-  account_status: "ACTIVE",
-  alias_prefix: null,
-  cancellation_period: null,
-  cancellation_period_minutes: null,
-  automatic_cancellation: false,
-  transfer_tolerance: 0,
-  payout_schedule: null,
-  partner_id: null,
-  creation_timestamp: "2026-11-25T04:42:26.930Z",
-  last_modified_timestamp: "2026-11-25T04:42:26.935Z"
-}
+const base = userDocument
 
 const documents: Record<string, Record<string, unknown>> = {
   "nothing optional": { v: 1, ...base },

@@ -4,9 +4,9 @@
  */
 import type { SqlClient } from "@effect/sql"
 import { Ids, Outbox } from "@cobro/core"
-import { WebhookDeliveryRepository as Port } from "@cobro/core/ports"
-import { DateTime, Effect, Schema, Struct } from "effect"
-import { execute, millis, Millis, NullableMillis, orDie } from "./sql.js"
+import { TrustedCodec, WebhookDeliveryRepository as Port } from "@cobro/core/ports"
+import { Effect, Schema, Struct } from "effect"
+import { execute, Millis, NullableMillis, orDie } from "./sql.js"
 
 /** An INTEGER column (a number on both dialects; text if ever read as BIGINT on Postgres). */
 const Int = Schema.Union(Schema.Number, Schema.NumberFromString)
@@ -34,7 +34,7 @@ const DeliveryColumns = Schema.Struct({
   finished_ms: NullableMillis
 })
 
-/** The columns of `d`, instants still instants: the row schema's encoding and `encodedDelivery`'s. */
+/** The columns of `d`, instants still instants: the row schema's encoding. */
 const columnsOf = (d: Port.WebhookDelivery): typeof DeliveryColumns.Type => ({
   event_id: d.event_id,
   type: d.type,
@@ -87,27 +87,13 @@ export const DeliveryRow = Schema.transform(DeliveryColumns, Schema.typeSchema(P
   encode: columnsOf
 })
 
-const nullableMillis = (t: DateTime.Utc | null): number | null => (t === null ? null : millis(t))
-
 /**
- * The row of `d` as `DeliveryRow` encodes it, its instants made epoch milliseconds by hand: every
- * credited payment with a webhook URL writes one and every attempt rewrites its state, and the
- * schema's pass (a transform over eighteen columns, each instant through its own schema) was
- * much of a faucet transfer's allocation. The delivery is a
- * `WebhookDelivery`, checked when it was made. `deliveries.test.ts` holds it to the schema's
- * encoding.
+ * The row of `d` as `DeliveryRow` encodes it, by the schema compiled without its checks (core's
+ * `TrustedCodec`): every credited payment with a webhook URL writes one and every attempt
+ * rewrites its state. The delivery is a `WebhookDelivery`, checked when it was made.
  */
-export const encodedDelivery = (d: Port.WebhookDelivery): typeof DeliveryRow.Encoded => {
-  const columns = columnsOf(d)
-  return {
-    ...columns,
-    next_attempt_ms: nullableMillis(columns.next_attempt_ms),
-    lease_until_ms: nullableMillis(columns.lease_until_ms),
-    last_attempt_ms: nullableMillis(columns.last_attempt_ms),
-    created_ms: millis(columns.created_ms),
-    finished_ms: nullableMillis(columns.finished_ms)
-  }
-}
+export const encodedDelivery: (d: Port.WebhookDelivery) => typeof DeliveryRow.Encoded =
+  TrustedCodec.encoder(DeliveryRow)
 
 /** The columns a state change may write (everything but the identity, the signer and the body). */
 export const deliveryState = (d: Port.WebhookDelivery) =>

@@ -8,6 +8,7 @@ import type { Connection } from "@effect/sql/SqlConnection"
 import type { SqlError } from "@effect/sql/SqlError"
 import { type Cause, Context, DateTime, Effect, Option, Schema, type Scope } from "effect"
 import type { ParseError } from "effect/ParseResult"
+import { DirectStatements } from "../SqlDirectStatements.js"
 
 /**
  * BIGINT/INTEGER column → bigint. SQLite answers an INTEGER as a JavaScript number, which is not
@@ -66,20 +67,17 @@ export const forUpdateSkipLocked = (sql: SqlClient.SqlClient) =>
   sql.onDialectOrElse({ pg: () => sql` FOR UPDATE SKIP LOCKED`, orElse: () => sql`` })
 
 /**
- * A statement of `@effect/sql` run on its connection directly when no span is recorded.
- * `Statement` opens a span (a no-op one with tracing off), reads its transformer and, outside a
- * unit of work, opens a scope for each statement: CPU above the statement itself, on every
- * statement of every request. Here the statement is compiled and
- * executed on the unit of work's connection (`TransactionConnection`), or on the one the
- * client's own acquirer gives (the statement's, as `Statement` itself does: on SQLite it waits
- * for a unit of work in progress to finish, on Postgres it is the pool). With tracing on the
- * statement runs as `@effect/sql` runs it, so a trace still shows each statement. cobro's clients
- * transform neither column names nor rows, so the compiled text and the rows are the same.
+ * A statement of `@effect/sql` run on its connection directly when no span is recorded and
+ * `DirectStatements` is on: on the unit of work's connection (`TransactionConnection`), or on the
+ * one the client's own acquirer gives (the statement's, as `Statement` itself does: on SQLite it
+ * waits for a unit of work in progress to finish, on Postgres it is the pool), skipping the span
+ * and the scope `Statement` opens for each statement. cobro's clients transform neither column
+ * names nor rows, so the compiled text and the rows are the same.
  */
 export const execute = <A, E, R>(statement: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Statement.isFragment(statement)
     ? Effect.withFiberRuntime((fiber) => {
-        if (Spans.isRecording(fiber)) return statement
+        if (Spans.isRecording(fiber) || !Context.get(fiber.currentContext, DirectStatements)) return statement
         const compiled = statement as unknown as Statement.Statement<unknown> & {
           readonly acquirer?: Effect.Effect<Connection, SqlError, Scope.Scope>
         }

@@ -1,10 +1,10 @@
 /**
  * How users and partners are stored in their `doc` columns: version 1, frozen (see
- * `versioned.ts`). Users are read and written by a trusted codec (`userCodec.ts`).
+ * `versioned.ts`). Users are read and written by
+ * the domain's codec without its checks (`trusted`).
  */
 import { Partner as P, User as U } from "@cobro/core"
 import { Schema } from "effect"
-import * as UserCodec from "./userCodec.js"
 import { v1 } from "./versioned.js"
 
 const { Boolean, Literal, NullOr, Number, String, Struct } = Schema
@@ -30,7 +30,7 @@ export const User = v1(
     last_modified_timestamp: String
   },
   U.User,
-  UserCodec
+  "trusted"
 )
 
 /** A stored partner, version 1. */

@@ -3,8 +3,7 @@
  */
 import { Payment as P } from "@cobro/core"
 import { Schema } from "effect"
-import * as Codec from "./paymentCodec.js"
-import { omittable, storedV1, v1 } from "./versioned.js"
+import { omittable, v1 } from "./versioned.js"
 
 const { Array, Literal, NullOr, Number, String, Struct } = Schema
 const ars = Literal("ARS")
@@ -114,8 +113,5 @@ export const Payment = v1(
     creation_request: String
   },
   P.Payment,
-  Codec
+  "trusted"
 )
-
-/** What `Payment` stores of `payment` (its encoding), without the schema's pass. */
-export const stored = (payment: P.Payment) => storedV1(Codec.encode(payment))

@@ -11,6 +11,7 @@
  * `Schema.Struct(frozen)` to the domain, and back for writes), or adds a version 2 (a new frozen
  * shape, a decoder for it, writes in it) while version 1 rows keep decoding.
  */
+import { TrustedCodec } from "@cobro/core/ports"
 import { ParseResult, Predicate, Schema } from "effect"
 
 /**
@@ -43,28 +44,25 @@ export const storedV1 = <F extends object>(fields: F): { readonly v: 1 } & F => 
  * While the two are equal the domain's codec validates the stored JSON (once: it is the same
  * shape); `frozen` is what a later mapping decodes version 1 with.
  *
- * `trusted`, when given, reads and writes the documents instead of the domain's codec: a
- * hand-written conversion for a kind whose parser is a large part of a request's CPU (a
- * payment), trusted because every stored document was written through it from a domain value
- * of its type (decoded, or built by the engine from typed values). `validated` stays the domain's
- * codec, which its tests compare `trusted` with.
+ * `trusted`: the documents are read and written by the domain's codec compiled without its
+ * checks (core's `TrustedCodec`), for a kind whose parser is a large part of a request's CPU (a
+ * payment, a user): trusted because every stored document was written through it from a domain
+ * value of its type (decoded, or built by the engine from typed values). The same schema, so one
+ * truth; `validated` stays the checking codec, which the tests compare the trusted one with.
  */
 export const v1 = <Fields extends Schema.Struct.Fields, A>(
   frozen: Fields,
   domain: Schema.Schema<A, Schema.Struct.Type<Fields>>,
-  trusted?: {
-    readonly decode: (stored: Schema.Struct.Type<Fields>) => A
-    readonly encode: (value: A) => Schema.Struct.Type<Fields>
-  }
+  mode: "validated" | "trusted" = "validated"
 ) => {
   const validated = Schema.compose(StoredV1, domain, { strict: false })
   const codec: Schema.Schema<A, unknown> =
-    trusted === undefined
+    mode === "validated"
       ? validated
       : Schema.transform(StoredV1, Schema.typeSchema(domain), {
           strict: false,
-          decode: (stored) => trusted.decode(stored as Schema.Struct.Type<Fields>),
-          encode: (value) => trusted.encode(value as A)
+          decode: TrustedCodec.decoder(domain) as (stored: unknown) => A,
+          encode: TrustedCodec.encoder(domain)
         })
   return Object.assign(codec, { frozen, validated })
 }
