@@ -9,7 +9,7 @@ export default defineConfig({
     // Test files in three worker processes (vitest's default is one fewer than the cores: one on
     // the 2-core machines the suite runs on). Many files mostly wait (servers they spawn, real-time
     // leases, npm, the bank simulator), so a third worker overlaps those waits with another file's
-    // CPU. `--maxWorkers=N` overrides it (docs/decisions/tests48-parallel-suite.md).
+    // CPU. `--maxWorkers=N` overrides it (docs/decisions/0080-parallel-test-suite.md).
     maxWorkers: 3,
     minWorkers: 1
   }

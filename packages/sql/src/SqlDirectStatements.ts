@@ -6,7 +6,7 @@
  * the statement runs on the unit's connection (`SqlClient.TransactionConnection`, public). The
  * statement's text and parameters are its own `compile()`. With tracing on, or with this switch
  * off, every statement runs as `@effect/sql` runs it; if a version of `@effect/sql` drops the
- * field, statements outside a unit of work run that way too (docs/decisions/codec48-sql-codecs.md).
+ * field, statements outside a unit of work run that way too (docs/decisions/0078-one-codec-per-table.md).
  *
  *   Effect.provideService(program, DirectStatements, false)   // @effect/sql's path only
  */
