@@ -6,8 +6,6 @@
  */
 import { expect } from "@effect/vitest"
 import {
-  EngineConfig,
-  Jobs,
   Ledger,
   LedgerAccount,
   Money,
@@ -20,7 +18,7 @@ import { OutgoingTransferRepository } from "@cobro/core/ports"
 import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"
-import { expectLedgerOk } from "./fixtures.js"
+import { books, checkLater, expectLedgerOk, runDue } from "./fixtures.js"
 import {
   asPartner,
   asUser,
@@ -33,10 +31,6 @@ import {
   toNextRun
 } from "./schedules/helpers.js"
 import { HOLD, instructedSplit, read } from "./splits/helpers.js"
-
-const runDue = Effect.flatMap(Jobs.Jobs, (jobs) => jobs.runDue())
-const books = Effect.flatMap(SandboxBank.SandboxBank, (bank) => bank.sentTransfers)
-const checkLater = Effect.flatMap(EngineConfig.EngineConfig, (c) => TestClock.adjust(c.transferCheckInterval))
 
 const transfer = (reference: string, purpose: OutgoingTransfer.TransferPurpose, at: DateTime.Utc) =>
   new OutgoingTransfer.OutgoingTransfer({

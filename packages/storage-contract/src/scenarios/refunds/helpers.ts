@@ -1,7 +1,6 @@
 /** The payments, balances, books and records the refund scenarios share. */
 import {
   BankAccount,
-  EngineConfig,
   Ids,
   Ledger,
   LedgerAccount,
@@ -14,9 +13,11 @@ import {
 } from "@cobro/core"
 import { LedgerRepository } from "@cobro/core/ports"
 import { SandboxBank } from "@cobro/bank-sandbox"
-import { DateTime, Effect, Schema, TestClock } from "effect"
+import { DateTime, Effect, Schema } from "effect"
 import type { EngineContext } from "../../Scenario.js"
 import { ars, createRequest, u1 } from "../fixtures.js"
+
+export { books, checkLater } from "../fixtures.js"
 
 export const senderCbu = BankAccount.makeCbu("0170099", "2200001234567")
 export const otherCbu = BankAccount.makeCbu("0140099", "3300007654321")
@@ -75,14 +76,6 @@ export const minus = (a: Money.Money, b: Money.Money) => Money.orThrow(Money.sub
 export const events = Effect.flatMap(Outbox.Outbox, (o) => Effect.map(o.list(0, 10_000), (es) => es.length))
 export const entries = Effect.flatMap(LedgerRepository.LedgerRepository, (r) =>
   Effect.map(r.entries(0, 100_000), (es) => es.length)
-)
-export const books: Effect.Effect<
-  ReadonlyArray<SandboxBank.SentTransfer>,
-  never,
-  SandboxBank.SandboxBank
-> = Effect.flatMap(SandboxBank.SandboxBank, (bank) => bank.sentTransfers)
-export const checkLater = Effect.flatMap(EngineConfig.EngineConfig, (c) =>
-  TestClock.adjust(c.transferCheckInterval)
 )
 
 /** The refusal's key and field (when it names one). */

@@ -3,11 +3,11 @@
  * out pending then failed late, or timed out after the bank applied it, settled once.
  */
 import { expect } from "@effect/vitest"
-import { Ids, Jobs, Ledger, LedgerAccount, Payments, Refund, Refunds } from "@cobro/core"
+import { Ids, Ledger, LedgerAccount, Payments, Refund, Refunds } from "@cobro/core"
 import { SandboxBank } from "@cobro/bank-sandbox"
 import { Effect } from "effect"
 import type { Scenario } from "../../Scenario.js"
-import { ars, createRequest, expectLedgerOk, seedUser, u1, u2 } from "../fixtures.js"
+import { ars, createRequest, expectLedgerOk, runDue, seedUser, u1, u2 } from "../fixtures.js"
 import {
   available,
   books,
@@ -24,8 +24,6 @@ import {
   refusal,
   senderCbu
 } from "./helpers.js"
-
-const runDue = Effect.flatMap(Jobs.Jobs, (jobs) => jobs.runDue())
 
 export const refundOutcomeScenarios: ReadonlyArray<Scenario> = [
   {
