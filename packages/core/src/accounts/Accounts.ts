@@ -12,7 +12,6 @@ import { PartnerId, UserId } from "../Ids.js"
 import { decodeInput } from "../internal/decodeInput.js"
 import { newId } from "../internal/ids.js"
 import { newClientId, newSecret } from "../auth/secrets.js"
-import * as Money from "../Money.js"
 import { makeEvent, Outbox } from "../webhooks/Outbox.js"
 import type { Partner } from "../auth/Partner.js"
 import { PartnerRepository } from "../auth/PartnerRepository.js"
@@ -23,6 +22,7 @@ import {
   AliasPrefix,
   CancellationPeriodHours,
   CancellationPeriodMinutes,
+  initialSettings,
   PayoutScheduleConfig,
   User
 } from "./User.js"
@@ -162,12 +162,7 @@ export class Accounts extends Effect.Service<Accounts>()("@cobro/core/Accounts",
             email: request.email,
             cuit: request.cuit,
             account_status: request.account_status ?? "PENDING",
-            alias_prefix: null,
-            cancellation_period: null,
-            cancellation_period_minutes: null,
-            automatic_cancellation: false,
-            transfer_tolerance: Money.zero("ARS"),
-            payout_schedule: null,
+            ...initialSettings(),
             partner_id: request.partner_id ?? null,
             creation_timestamp: now,
             last_modified_timestamp: now

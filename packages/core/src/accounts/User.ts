@@ -3,6 +3,7 @@
  */
 import { Duration, Option, Schema } from "effect"
 import { Cuit } from "../bank/BankAccount.js"
+import * as Money from "../Money.js"
 import { PartnerId, UserId } from "../Ids.js"
 import { ArsNumber, Timestamp } from "../Wire.js"
 import { Class } from "../internal/schemaClass.js"
@@ -52,6 +53,17 @@ export class User extends Class<User>("User")({
   creation_timestamp: Timestamp,
   last_modified_timestamp: Timestamp
 }) {}
+
+/** A new account's settings: no alias prefix, cancellation, tolerance or payout schedule. */
+export const initialSettings = () =>
+  ({
+    alias_prefix: null,
+    cancellation_period: null,
+    cancellation_period_minutes: null,
+    automatic_cancellation: false,
+    transfer_tolerance: Money.zero("ARS"),
+    payout_schedule: null
+  }) as const
 
 /**
  * How long a new one-off payment stays payable: with `automatic_cancellation`, the minutes

@@ -7,7 +7,7 @@
  * `.` because bank aliases allow only a-z, 0-9, `.` and `-`: prefix `tienda_` + suffix `juan`
  * gives `tienda.juan`. The whole alias must be a valid bank alias (6–20 characters).
  */
-import { Either, Schema } from "effect"
+import { Either, Schema, Struct } from "effect"
 import { Alias, Cvu, isValidAlias, SenderProblem } from "../bank/BankAccount.js"
 import { InvalidInput } from "../Errors.js"
 import { BankTransactionId, IdString, UserId } from "../Ids.js"
@@ -94,12 +94,7 @@ export class CustomerCreated extends Class<CustomerCreated>("CustomerCreated")({
   creation_timestamp: Timestamp
 }) {
   static fromCustomer(c: Customer): CustomerCreated {
-    return new CustomerCreated({
-      customer_id: c.customer_id,
-      bank_info: c.bank_info,
-      balance: c.balance,
-      creation_timestamp: c.creation_timestamp
-    })
+    return new CustomerCreated(Struct.pick(c, "customer_id", "bank_info", "balance", "creation_timestamp"))
   }
 }
 
@@ -111,12 +106,9 @@ export class CustomerAliasChanged extends Class<CustomerAliasChanged>("CustomerA
   last_modified_timestamp: Timestamp
 }) {
   static fromCustomer(c: Customer): CustomerAliasChanged {
-    return new CustomerAliasChanged({
-      customer_id: c.customer_id,
-      alias: c.alias,
-      bank_info: c.bank_info,
-      last_modified_timestamp: c.last_modified_timestamp
-    })
+    return new CustomerAliasChanged(
+      Struct.pick(c, "customer_id", "alias", "bank_info", "last_modified_timestamp")
+    )
   }
 }
 
@@ -129,13 +121,9 @@ export class CustomerSummary extends Class<CustomerSummary>("CustomerSummary")({
   creation_timestamp: Timestamp
 }) {
   static fromCustomer(c: Customer): CustomerSummary {
-    return new CustomerSummary({
-      customer_id: c.customer_id,
-      name: c.name,
-      bank_info: c.bank_info,
-      balance: c.balance,
-      creation_timestamp: c.creation_timestamp
-    })
+    return new CustomerSummary(
+      Struct.pick(c, "customer_id", "name", "bank_info", "balance", "creation_timestamp")
+    )
   }
 }
 
@@ -156,18 +144,21 @@ export class CustomerView extends Class<CustomerView>("CustomerView")({
   last_modified_timestamp: Timestamp
 }) {
   static fromCustomer(c: Customer): CustomerView {
-    return new CustomerView({
-      customer_id: c.customer_id,
-      user_id: c.user_id,
-      name: c.name,
-      alias: c.alias,
-      bank_info: c.bank_info,
-      balance: c.balance,
-      contact: c.contact,
-      webhook_url: c.webhook_url,
-      creation_timestamp: c.creation_timestamp,
-      last_modified_timestamp: c.last_modified_timestamp
-    })
+    return new CustomerView(
+      Struct.pick(
+        c,
+        "customer_id",
+        "user_id",
+        "name",
+        "alias",
+        "bank_info",
+        "balance",
+        "contact",
+        "webhook_url",
+        "creation_timestamp",
+        "last_modified_timestamp"
+      )
+    )
   }
 }
 

@@ -58,4 +58,15 @@ export class OutgoingTransfer extends Class<OutgoingTransfer>("OutgoingTransfer"
   last_modified_timestamp: Timestamp
 }) {}
 
+/** A transfer's state as its first send starts: SENDING, sent once, not yet checked, no answer yet. */
+export const firstSend = () =>
+  ({
+    status: "SENDING",
+    bank_transaction_id: null,
+    failure_reason: null,
+    last_error: null,
+    sends: 1,
+    checks: 0
+  }) as const
+
 export const isInFlight = (t: OutgoingTransfer): boolean => inFlightStates.includes(t.status)

@@ -33,7 +33,7 @@ import type { Money } from "../Money.js"
 import { RealTime } from "../RealTime.js"
 import { Transactor } from "../Transactor.js"
 import { drainDue } from "../internal/drainDue.js"
-import { isInFlight, OutgoingTransfer, type TransferPurpose } from "./OutgoingTransfer.js"
+import { firstSend, isInFlight, OutgoingTransfer, type TransferPurpose } from "./OutgoingTransfer.js"
 import { OutgoingTransferRepository } from "./OutgoingTransferRepository.js"
 import { type Outcome, Settlements } from "./Settlement.js"
 import * as Spans from "../Spans.js"
@@ -106,12 +106,7 @@ export class OutgoingTransfers extends Effect.Service<OutgoingTransfers>()("@cob
       const now = yield* realTime.now
       const transfer = new OutgoingTransfer({
         ...input,
-        status: "SENDING",
-        bank_transaction_id: null,
-        failure_reason: null,
-        last_error: null,
-        sends: 1,
-        checks: 0,
+        ...firstSend(),
         next_check_at: DateTime.addDuration(now, interval),
         creation_timestamp: now,
         last_modified_timestamp: now

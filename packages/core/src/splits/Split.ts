@@ -141,6 +141,18 @@ export class SplitPayment extends Class<SplitPayment>("SplitPayment")({
   last_modified_timestamp: Timestamp
 }) {}
 
+/** A new split's state: PENDING, nothing received, no instruction, hold or lease yet. */
+export const initialState = () =>
+  ({
+    payment_status: "PENDING",
+    payout_status: null,
+    hold_until: null,
+    amount_received: Money.zero("ARS"),
+    amount_credited: Money.zero("ARS"),
+    payouts_total: null,
+    lease_until: null
+  }) as const
+
 /**
  * When a split's instruction is (next) due for execution: the end of the hold while ON_HOLD,
  * the end of the current run's lease while PROCESSING; never otherwise.

@@ -91,13 +91,7 @@ export class Splits extends Effect.Service<Splits>()("@cobro/core/Splits", {
         webhook_url,
         cvu: account.cvu,
         alias: account.alias,
-        payment_status: "PENDING",
-        payout_status: null,
-        hold_until: null,
-        amount_received: Money.zero("ARS"),
-        amount_credited: Money.zero("ARS"),
-        payouts_total: null,
-        lease_until: null,
+        ...Split.initialState(),
         creation_timestamp: now,
         last_modified_timestamp: now
       })

@@ -108,22 +108,26 @@ export type Report =
   /** Another instance is reading a window of this account now. */
   | { readonly _tag: "Busy"; readonly account: string }
 
-const reconciled = Metric.counter("cobro_bank_reconciled", {
-  description: "Transfers reconciliation found in the bank's statement that no notification had brought",
-  incremental: true
-})
-const quarantinedEntries = Metric.counter("cobro_bank_quarantined", {
-  description: "Statement entries reconciliation set aside because they cannot be booked",
-  incremental: true
-})
-const missingAtBank = Metric.counter("cobro_bank_missing_at_bank", {
-  description: "Transfers our books credited from the bank that the bank's statement does not hold",
-  incremental: true
-})
-const reconcileFailures = Metric.counter("cobro_bank_reconcile_failures", {
-  description: "Transfers of the bank's statement reconciliation could not ingest (retried next run)",
-  incremental: true
-})
+/** A counter that only counts up. */
+const counter = (name: string, description: string) =>
+  Metric.counter(name, { description, incremental: true })
+
+const reconciled = counter(
+  "cobro_bank_reconciled",
+  "Transfers reconciliation found in the bank's statement that no notification had brought"
+)
+const quarantinedEntries = counter(
+  "cobro_bank_quarantined",
+  "Statement entries reconciliation set aside because they cannot be booked"
+)
+const missingAtBank = counter(
+  "cobro_bank_missing_at_bank",
+  "Transfers our books credited from the bank that the bank's statement does not hold"
+)
+const reconcileFailures = counter(
+  "cobro_bank_reconcile_failures",
+  "Transfers of the bank's statement reconciliation could not ingest (retried next run)"
+)
 
 export class Reconciliation extends Context.Tag("@cobro/core/Reconciliation")<
   Reconciliation,

@@ -136,15 +136,14 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
             received_at: yield* DateTime.now
           })
         )
-        const reference = transfer.bank_transaction_id
-        yield* ledger.post({
-          kind: "transfer.bounced.received",
-          reference,
-          postings: [
-            debit(LedgerAccount.bankClearing, transfer.amount),
-            credit(LedgerAccount.bouncedTransfers, transfer.amount)
-          ]
-        })
+        /** Moves the transfer's amount from `from` to `to`. */
+        const move = (kind: string, from: LedgerAccount.LedgerAccount, to: LedgerAccount.LedgerAccount) =>
+          ledger.post({
+            kind,
+            reference: transfer.bank_transaction_id,
+            postings: [debit(from, transfer.amount), credit(to, transfer.amount)]
+          })
+        yield* move("transfer.bounced.received", LedgerAccount.bankClearing, LedgerAccount.bouncedTransfers)
         yield* bank.returnTransfer(transfer).pipe(
           Effect.mapError(
             (e) =>
@@ -154,14 +153,7 @@ export class Transfers extends Effect.Service<Transfers>()("@cobro/core/Transfer
               })
           )
         )
-        yield* ledger.post({
-          kind: "transfer.bounced.returned",
-          reference,
-          postings: [
-            debit(LedgerAccount.bouncedTransfers, transfer.amount),
-            credit(LedgerAccount.bankClearing, transfer.amount)
-          ]
-        })
+        yield* move("transfer.bounced.returned", LedgerAccount.bouncedTransfers, LedgerAccount.bankClearing)
         return { _tag: "Bounced", reason } as IngestOutcome
       })
 

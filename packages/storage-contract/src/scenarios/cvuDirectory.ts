@@ -66,15 +66,21 @@ const createSplit = (external_id: string) =>
 const seeded = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.withRandom(effect, Random.make("cvu-taken"))
 
+/** u1 with a payment, a customer and a split, each with its CVU; and the directory. */
+const threeOwners = Effect.gen(function* () {
+  yield* seedUser({ alias_prefix: User.AliasPrefix.make("tienda") })
+  const dir = yield* directory
+  const payment = yield* (yield* Payments.Payments).create(createRequest({ external_id: "o-1" }))
+  const customer = yield* createCustomer("20123456", ".juan")
+  const split = yield* createSplit("s-1")
+  return { dir, payment, customer, split }
+})
+
 export const cvuDirectoryScenarios: ReadonlyArray<Scenario> = [
   {
     name: "cvu directory: find, findForUpdate and findAllForUpdate answer the entries the owners' storage wrote",
     run: Effect.gen(function* () {
-      yield* seedUser({ alias_prefix: User.AliasPrefix.make("tienda") })
-      const dir = yield* directory
-      const payment = yield* (yield* Payments.Payments).create(createRequest({ external_id: "o-1" }))
-      const customer = yield* createCustomer("20123456", ".juan")
-      const split = yield* createSplit("s-1")
+      const { dir, payment, customer, split } = yield* threeOwners
       const entries = {
         payment: new CvuDirectory.CvuEntry({
           cvu: payment.cvu,
@@ -155,11 +161,7 @@ export const cvuDirectoryScenarios: ReadonlyArray<Scenario> = [
   {
     name: "cvu directory: creating a payment, a customer or a split registers its CVU, in the unit of work that stores it",
     run: Effect.gen(function* () {
-      yield* seedUser({ alias_prefix: User.AliasPrefix.make("tienda") })
-      const dir = yield* directory
-      const payment = yield* (yield* Payments.Payments).create(createRequest({ external_id: "o-1" }))
-      const customer = yield* createCustomer("20123456", ".juan")
-      const split = yield* createSplit("s-1")
+      const { dir, payment, customer, split } = yield* threeOwners
       expect(yield* dir.find(payment.cvu)).toEqual(
         Option.some(
           new CvuDirectory.CvuEntry({ cvu: payment.cvu, owner: "payment", owner_id: payment.id, user_id: u1 })

@@ -1,6 +1,17 @@
-import { BankAccount, Errors, Ids, Ledger, Money, PaymentRequest, User } from "@cobro/core"
+import {
+  BankAccount,
+  EngineConfig,
+  Errors,
+  Ids,
+  Jobs,
+  Ledger,
+  Money,
+  PaymentRequest,
+  User
+} from "@cobro/core"
+import { SandboxBank } from "@cobro/bank-sandbox"
 import { UserRepository } from "@cobro/core/ports"
-import { DateTime, Effect, Schema } from "effect"
+import { DateTime, Effect, Schema, TestClock } from "effect"
 
 export const u1 = Ids.UserId.make("u1")
 export const u2 = Ids.UserId.make("u2")
@@ -16,12 +27,7 @@ export const seedUser = (
       email: "uno@example.com",
       cuit: BankAccount.makeCuit("30", "71234567"),
       account_status: "ACTIVE",
-      alias_prefix: null,
-      cancellation_period: null,
-      cancellation_period_minutes: null,
-      automatic_cancellation: false,
-      transfer_tolerance: Money.zero("ARS"),
-      payout_schedule: null,
+      ...User.initialSettings(),
       partner_id: null,
       creation_timestamp: now,
       last_modified_timestamp: now,
@@ -46,3 +52,21 @@ export const expectLedgerOk = Effect.gen(function* () {
   if (report.problems.length > 0)
     return yield* Effect.dieMessage(`ledger problems:\n${report.problems.join("\n")}`)
 })
+
+/** Runs the work due now, as the host's job loop does. */
+export const runDue: Effect.Effect<Jobs.RunReport, unknown, Jobs.Jobs> = Effect.flatMap(Jobs.Jobs, (jobs) =>
+  jobs.runDue()
+)
+
+/** The transfers the sandbox bank was asked to send, in order. */
+export const books: Effect.Effect<
+  ReadonlyArray<SandboxBank.SentTransfer>,
+  never,
+  SandboxBank.SandboxBank
+> = Effect.flatMap(SandboxBank.SandboxBank, (bank) => bank.sentTransfers)
+
+/** Moves the test clock to the next check of the transfers in flight. */
+export const checkLater: Effect.Effect<void, never, EngineConfig.EngineConfig> = Effect.flatMap(
+  EngineConfig.EngineConfig,
+  (c) => TestClock.adjust(c.transferCheckInterval)
+)

@@ -11,7 +11,6 @@ import {
   Customers,
   Errors,
   Ids,
-  Jobs,
   type MerchantMoney,
   Page,
   Schedules,
@@ -21,7 +20,7 @@ import {
 import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option, Schema, TestClock } from "effect"
 import type { EngineContext, Scenario } from "../Scenario.js"
-import { ars, expectLedgerOk, seedUser, u1, u2 } from "./fixtures.js"
+import { ars, expectLedgerOk, runDue, seedUser, u1, u2 } from "./fixtures.js"
 import { asPartner, createReq, fund as fundMerchant, p1, setup, toNextRun } from "./schedules/helpers.js"
 import {
   activeAccounts,
@@ -31,8 +30,6 @@ import {
   instruct,
   registerPayee
 } from "./splits/helpers.js"
-
-const runDue = Effect.flatMap(Jobs.Jobs, (j) => j.runDue())
 
 /** Every page of `read`, `limit` at a time, following `next` to the end. */
 const allPages = <A>(

@@ -6,8 +6,6 @@
  */
 import { expect } from "@effect/vitest"
 import {
-  EngineConfig,
-  Jobs,
   Ledger,
   LedgerAccount,
   Money,
@@ -20,7 +18,7 @@ import { OutgoingTransferRepository } from "@cobro/core/ports"
 import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option, TestClock } from "effect"
 import type { Scenario } from "../Scenario.js"
-import { expectLedgerOk } from "./fixtures.js"
+import { books, checkLater, expectLedgerOk, runDue } from "./fixtures.js"
 import {
   asPartner,
   asUser,
@@ -34,10 +32,6 @@ import {
 } from "./schedules/helpers.js"
 import { HOLD, instructedSplit, read } from "./splits/helpers.js"
 
-const runDue = Effect.flatMap(Jobs.Jobs, (jobs) => jobs.runDue())
-const books = Effect.flatMap(SandboxBank.SandboxBank, (bank) => bank.sentTransfers)
-const checkLater = Effect.flatMap(EngineConfig.EngineConfig, (c) => TestClock.adjust(c.transferCheckInterval))
-
 const transfer = (reference: string, purpose: OutgoingTransfer.TransferPurpose, at: DateTime.Utc) =>
   new OutgoingTransfer.OutgoingTransfer({
     reference,
@@ -48,12 +42,7 @@ const transfer = (reference: string, purpose: OutgoingTransfer.TransferPurpose, 
     amount: Money.make(9_007_199_254_740_993n, "ARS"),
     in_transit: LedgerAccount.merchantInTransit("u1"),
     return_to: LedgerAccount.merchantAvailable("u1"),
-    status: "SENDING",
-    bank_transaction_id: null,
-    failure_reason: null,
-    last_error: null,
-    sends: 1,
-    checks: 0,
+    ...OutgoingTransfer.firstSend(),
     next_check_at: at,
     creation_timestamp: at,
     last_modified_timestamp: at

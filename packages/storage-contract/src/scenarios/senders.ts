@@ -22,7 +22,7 @@ import { SandboxBank } from "@cobro/bank-sandbox"
 import { Effect, Either, Option, Schema } from "effect"
 import type { Scenario } from "../Scenario.js"
 import { ars, createRequest, expectLedgerOk, seedUser, u1 } from "./fixtures.js"
-import { refundReq, senderCbu, senderCuit } from "./refunds.js"
+import { refundReq, senderCbu, senderCuit } from "./refunds/index.js"
 
 /** `senderCuit` with its check digit changed. */
 const badCuit = `${senderCuit.slice(0, 10)}${(Number(senderCuit[10]) + 1) % 10}`

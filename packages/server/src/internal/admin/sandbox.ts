@@ -6,8 +6,9 @@
  */
 import { Errors, Spans } from "@cobro/core"
 import { SandboxAccount, SandboxAccounts } from "@cobro/bank-sandbox"
-import { DateTime, Effect, Option, ParseResult, Schema } from "effect"
+import { DateTime, Effect, ParseResult, Schema } from "effect"
 import { userIdFrom } from "./input.js"
+import { sandboxOnly } from "./sandboxDrive.js"
 
 export interface SandboxAccountInput {
   readonly user_id: string
@@ -36,18 +37,10 @@ const view = (a: SandboxAccount.SandboxAccount): SandboxAccountView => ({
   created_at: DateTime.formatIso(a.creation_timestamp)
 })
 
-const service = Effect.flatMap(Effect.serviceOption(SandboxAccounts.SandboxAccounts), (found) =>
-  Option.match(found, {
-    onSome: Effect.succeed,
-    onNone: () =>
-      Effect.fail(
-        new Errors.NotPermitted({
-          key: "sandbox.only",
-          message:
-            "sandbox bank accounts exist only in sandbox mode on the sandbox bank (COBRO_MODE=sandbox, COBRO_BANK=sandbox)"
-        })
-      )
-  })
+const service = sandboxOnly(
+  SandboxAccounts.SandboxAccounts,
+  "sandbox bank accounts",
+  "sandbox mode on the sandbox bank (COBRO_MODE=sandbox, COBRO_BANK=sandbox)"
 )
 
 const decodeRequest = (input: SandboxAccountInput) =>

@@ -10,7 +10,12 @@ import { Faucet, TestClocks } from "@cobro/bank-sandbox"
 import { Context, DateTime, Duration, Effect, Option, ParseResult, Schema } from "effect"
 import { paymentIdFrom, userIdFrom } from "./input.js"
 
-const sandboxOnly = <I, S>(tag: Context.Tag<I, S>, what: string) =>
+/** The sandbox-only service `tag`, or `sandbox.only` naming `what` exists only in `where`. */
+export const sandboxOnly = <I, S>(
+  tag: Context.Tag<I, S>,
+  what: string,
+  where = "sandbox mode (COBRO_MODE=sandbox)"
+) =>
   Effect.flatMap(Effect.serviceOption(tag), (found) =>
     Option.match(found, {
       onSome: Effect.succeed,
@@ -18,7 +23,7 @@ const sandboxOnly = <I, S>(tag: Context.Tag<I, S>, what: string) =>
         Effect.fail(
           new Errors.NotPermitted({
             key: "sandbox.only",
-            message: `${what} exist only in sandbox mode (COBRO_MODE=sandbox)`
+            message: `${what} exist only in ${where}`
           })
         )
     })

@@ -1,11 +1,11 @@
 /** Payout schedules: the engine flows over the repository. */
 import { expect } from "@effect/vitest"
-import { BankProvider, Ids, Jobs, Money, Schedule, Schedules } from "@cobro/core"
+import { BankProvider, Ids, Money, Schedule, Schedules } from "@cobro/core"
 import { ScheduleRepository, UserRepository } from "@cobro/core/ports"
 import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Effect, Option, Schema, TestClock } from "effect"
 import type { Scenario } from "../../Scenario.js"
-import { expectLedgerOk, seedUser, u1, u2 } from "../fixtures.js"
+import { expectLedgerOk, runDue, seedUser, u1, u2 } from "../fixtures.js"
 import {
   p1,
   p2,
@@ -25,8 +25,6 @@ import {
 
 const patchReq = (fields: Record<string, unknown>) =>
   Schema.decodeUnknownSync(Schedule.PatchScheduleRequest)(fields)
-
-const runDue = Effect.flatMap(Jobs.Jobs, (jobs) => jobs.runDue())
 
 const sent = Effect.flatMap(SandboxBank.SandboxBank, (bank) => bank.sentTransfers)
 

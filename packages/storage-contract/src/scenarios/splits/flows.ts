@@ -1,11 +1,11 @@
 /** Split payments: the engine flows over the repository. */
 import { expect } from "@effect/vitest"
-import { Ids, Jobs, Ledger, LedgerAccount, Money, Outbox, Split, Splits, Transfers } from "@cobro/core"
+import { Ids, Ledger, LedgerAccount, Money, Outbox, Split, Splits, Transfers } from "@cobro/core"
 import { OutgoingTransferRepository, SplitRepository } from "@cobro/core/ports"
 import { SandboxBank } from "@cobro/bank-sandbox"
 import { DateTime, Duration, Effect, Option, TestClock } from "effect"
 import type { Scenario } from "../../Scenario.js"
-import { ars, expectLedgerOk, seedUser } from "../fixtures.js"
+import { ars, books, expectLedgerOk, runDue, seedUser } from "../fixtures.js"
 import {
   T0,
   HOLD,
@@ -21,10 +21,6 @@ import {
   fund,
   instructedSplit
 } from "./helpers.js"
-
-const runDue = Effect.flatMap(Jobs.Jobs, (j) => j.runDue())
-
-const sent = Effect.flatMap(SandboxBank.SandboxBank, (b) => b.sentTransfers)
 
 const events = Effect.map(
   Effect.flatMap(Outbox.Outbox, (o) => o.list(0, 100_000)),
@@ -127,11 +123,11 @@ export const splitFlowScenarios: ReadonlyArray<Scenario> = [
 
       yield* TestClock.adjust(HOLD - 1)
       expect(yield* runConcurrently(3)).toEqual({ finished: 0, sent: 0, payouts_failed: 0, failed: 0 })
-      expect(yield* sent).toEqual([])
+      expect(yield* books).toEqual([])
       yield* TestClock.adjust(1)
       expect(yield* runConcurrently(3)).toEqual({ finished: 1, sent: 2, payouts_failed: 0, failed: 0 })
 
-      const out = yield* sent
+      const out = yield* books
       expect(out.map((t) => [t.to, Money.format(t.amount)])).toEqual([
         [accountA!.bank_account, "500.00"],
         [accountB!.bank_account, "400.00"]
@@ -152,7 +148,7 @@ export const splitFlowScenarios: ReadonlyArray<Scenario> = [
       ])
       expect(yield* repo.findDue(at(T0 + 2 * HOLD), 10)).toEqual([])
       expect((yield* runDue).splits.finished).toBe(0)
-      expect(yield* sent).toHaveLength(2)
+      expect(yield* books).toHaveLength(2)
       yield* expectLedgerOk
     })
   },
@@ -168,8 +164,8 @@ export const splitFlowScenarios: ReadonlyArray<Scenario> = [
       expect(done.payouts[1]!.failure_reason).not.toBeNull()
       expect(done.balance).toEqual(ars(48790n))
       expect(yield* balances(id)).toEqual({ available: 48790n, held: 0n })
-      expect((yield* sent).map((t) => Money.format(t.amount))).toEqual(["500.00"])
-      expect((yield* sent).some((t) => t.to === b)).toBe(false)
+      expect((yield* books).map((t) => Money.format(t.amount))).toEqual(["500.00"])
+      expect((yield* books).some((t) => t.to === b)).toBe(false)
       expect((yield* resultEvents).map((e) => e.payload["payout_status"])).toEqual(["PARTIAL_FAILURE"])
       expect(
         yield* Effect.flip(instruct(id, [{ account_id: done.payouts[0]!.account_id, amount: 1 }]))
@@ -202,7 +198,7 @@ export const splitFlowScenarios: ReadonlyArray<Scenario> = [
       yield* TestClock.adjust(Split.executionLease)
       expect(yield* runConcurrently(3)).toEqual({ finished: 1, sent: 1, payouts_failed: 0, failed: 0 })
       expect((yield* read(id)).payout_status).toBe("SUCCESS")
-      expect(yield* sent).toHaveLength(2)
+      expect(yield* books).toHaveLength(2)
       expect(yield* balances(id)).toEqual({ available: 8790n, held: 0n })
       expect(yield* resultEvents).toHaveLength(1)
       yield* expectLedgerOk

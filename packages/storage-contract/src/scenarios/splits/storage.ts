@@ -1,6 +1,6 @@
 /** Split payments: the repository contract. */
 import { expect } from "@effect/vitest"
-import { BankAccount, BankProvider, DueScope, Ids, Money, Split } from "@cobro/core"
+import { BankAccount, BankProvider, DueScope, Ids, Split } from "@cobro/core"
 import { SplitRepository, Transactor } from "@cobro/core/ports"
 import { Duration, Effect, Option } from "effect"
 import type { Scenario } from "../../Scenario.js"
@@ -28,13 +28,7 @@ const splitRecord = (id: string, external_id: string, overrides: Partial<SplitFi
       webhook_url: null,
       cvu: account.cvu,
       alias: account.alias,
-      payment_status: "PENDING",
-      payout_status: null,
-      hold_until: null,
-      amount_received: Money.zero("ARS"),
-      amount_credited: Money.zero("ARS"),
-      payouts_total: null,
-      lease_until: null,
+      ...Split.initialState(),
       creation_timestamp: at(T0),
       last_modified_timestamp: at(T0),
       ...overrides
