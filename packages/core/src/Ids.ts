@@ -26,15 +26,17 @@ export const PaymentId = IdString.pipe(Schema.brand("PaymentId"))
 export type PaymentId = typeof PaymentId.Type
 
 /**
- * The merchant's order id. It becomes part of the payment id and of URL paths, so it is limited
- * to 1–64 characters of letters, digits, `-`, `_` and `.`.
+ * The string of an id the merchant chooses and cobro puts in URL paths (an order id, a customer
+ * id): 1–64 characters of letters, digits, `-`, `_` and `.`.
  */
-export const ExternalId = Schema.String.pipe(
+export const PathIdString = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9._-]{1,64}$/, {
     message: () => "must be 1-64 characters of letters, digits, '-', '_' and '.'"
-  }),
-  Schema.brand("ExternalId")
+  })
 )
+
+/** The merchant's order id. It becomes part of the payment id and of URL paths (`PathIdString`). */
+export const ExternalId = PathIdString.pipe(Schema.brand("ExternalId"))
 export type ExternalId = typeof ExternalId.Type
 
 export const EventId = IdString.pipe(Schema.brand("EventId"))

@@ -142,61 +142,59 @@ const RequestIdField = Schema.optional(
   Schema.String.annotations({ description: "The request's id, as in its `Request-Id` header" })
 )
 
+/** What both wire styles carry: the key as `message`, the details as `data`, the request's id. */
+interface WireError {
+  readonly message: string
+  readonly data: typeof ErrorData.Type
+  readonly request_id?: string | undefined
+}
+
+/** The transformation of either wire style with status `status` to and from `ApiError`. */
+const wireTransformation = <W extends WireError>(status: Status, constants: Omit<W, keyof WireError>) => ({
+  strict: true as const,
+  decode: (wire: W) => fromData(status, wire.message, wire.data, wire.request_id),
+  // `constants` are the style's literal fields, so this is a whole `W`.
+  encode: (e: ApiError) => ({ ...constants, message: e.key, data: toData(e), ...requestIdOf(e) }) as W
+})
+
+/** The OpenAPI annotations of the error schema of status `status`, named `identifier`. */
+const wireAnnotations = (status: Status, identifier: string): Schema.Annotations.Schema<ApiError> => ({
+  ...HttpApiSchema.annotations({ status }),
+  identifier,
+  description: meanings[status]
+})
+
 /** `{message, error: true, code, data, request_id}` with status `status`. */
-const makeEnvelopeError = (status: Status) =>
-  Schema.transform(
-    Schema.Struct({
-      message: Schema.String,
-      error: Schema.Literal(true),
-      code: Schema.Literal(status),
-      data: ErrorData,
-      request_id: RequestIdField
-    }),
-    Schema.typeSchema(ApiError),
-    {
-      strict: true,
-      decode: (wire) => fromData(status, wire.message, wire.data, wire.request_id),
-      encode: (e) => ({
-        message: e.key,
-        error: true as const,
-        code: status,
-        data: toData(e),
-        ...requestIdOf(e)
-      })
-    }
-  ).annotations({
-    ...HttpApiSchema.annotations({ status }),
-    identifier: `Error${status}`,
-    description: meanings[status]
+const makeEnvelopeError = (status: Status) => {
+  const wire = Schema.Struct({
+    message: Schema.String,
+    error: Schema.Literal(true),
+    code: Schema.Literal(status),
+    data: ErrorData,
+    request_id: RequestIdField
   })
+  return Schema.transform(
+    wire,
+    Schema.typeSchema(ApiError),
+    wireTransformation<typeof wire.Type>(status, { error: true, code: status })
+  ).annotations(wireAnnotations(status, `Error${status}`))
+}
 
 /** `{status: "error", error: true, message, data, request_id}` with status `status` (partner and account routes). */
-const makeStatusError = (status: Status) =>
-  Schema.transform(
-    Schema.Struct({
-      status: Schema.Literal("error"),
-      error: Schema.Literal(true),
-      message: Schema.String,
-      data: ErrorData,
-      request_id: RequestIdField
-    }),
-    Schema.typeSchema(ApiError),
-    {
-      strict: true,
-      decode: (wire) => fromData(status, wire.message, wire.data, wire.request_id),
-      encode: (e) => ({
-        status: "error" as const,
-        error: true as const,
-        message: e.key,
-        data: toData(e),
-        ...requestIdOf(e)
-      })
-    }
-  ).annotations({
-    ...HttpApiSchema.annotations({ status }),
-    identifier: `StatusError${status}`,
-    description: meanings[status]
+const makeStatusError = (status: Status) => {
+  const wire = Schema.Struct({
+    status: Schema.Literal("error"),
+    error: Schema.Literal(true),
+    message: Schema.String,
+    data: ErrorData,
+    request_id: RequestIdField
   })
+  return Schema.transform(
+    wire,
+    Schema.typeSchema(ApiError),
+    wireTransformation<typeof wire.Type>(status, { status: "error", error: true })
+  ).annotations(wireAnnotations(status, `StatusError${status}`))
+}
 
 export type Style = "envelope" | "status"
 

@@ -10,24 +10,19 @@
 import { Either, Schema, Struct } from "effect"
 import { Alias, Cvu, isValidAlias, SenderProblem } from "../bank/BankAccount.js"
 import { InvalidInput } from "../Errors.js"
-import { BankTransactionId, IdString, UserId } from "../Ids.js"
+import { BankTransactionId, IdString, PathIdString, UserId } from "../Ids.js"
 import * as Money from "../Money.js"
-import { Tax } from "../payments/Payment.js"
+import { Tax, TransferCharges } from "../payments/Payment.js"
 import type { AliasPrefix } from "../accounts/User.js"
-import { ArsNumber, ArsText, HttpUrl, Omittable, Rate, Timestamp } from "../Wire.js"
+import { ArsNumber, ArsText, HttpUrl, Omittable, Timestamp } from "../Wire.js"
 import { Class } from "../internal/schemaClass.js"
 import { EMAIL_PATTERN } from "../internal/text.js"
 
 /**
- * The merchant's id of the customer (a national id number or a UUID). It is part of URL paths,
- * so it is limited to 1–64 characters of letters, digits, `-`, `_` and `.`. Unique per user.
+ * The merchant's id of the customer (a national id number or a UUID). It is part of URL paths
+ * (`PathIdString`). Unique per user.
  */
-export const CustomerId = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9._-]{1,64}$/, {
-    message: () => "must be 1-64 characters of letters, digits, '-', '_' and '.'"
-  }),
-  Schema.brand("CustomerId")
-)
+export const CustomerId = PathIdString.pipe(Schema.brand("CustomerId"))
 export type CustomerId = typeof CustomerId.Type
 
 export const CustomerTransactionId = IdString.pipe(Schema.brand("CustomerTransactionId"))
@@ -132,16 +127,9 @@ export class CustomerSummary extends Class<CustomerSummary>("CustomerSummary")({
  * and `webhook_url` left out when the customer has none.
  */
 export class CustomerView extends Class<CustomerView>("CustomerView")({
-  customer_id: CustomerId,
-  user_id: UserId,
-  name: Schema.String,
-  alias: AliasSuffix,
-  bank_info: BankInfo,
-  balance: ArsNumber,
+  ...Customer.fields,
   contact: Omittable(CustomerContact),
-  webhook_url: Omittable(Schema.String),
-  creation_timestamp: Timestamp,
-  last_modified_timestamp: Timestamp
+  webhook_url: Omittable(Schema.String)
 }) {
   static fromCustomer(c: Customer): CustomerView {
     return new CustomerView(
@@ -171,15 +159,7 @@ export class CustomerTransaction extends Class<CustomerTransaction>("CustomerTra
     transaction_id: CustomerTransactionId,
     customer_id: CustomerId,
     user_id: UserId,
-    /** Our CVU that received the money. */
-    address: Cvu,
-    /** Gross amount transferred. */
-    amount: ArsText,
-    /** Commission rate. */
-    commission: Rate,
-    commission_amount: ArsText,
-    commission_taxes: Schema.Array(Tax),
-    commission_tax_amount: ArsText,
+    ...TransferCharges,
     taxes: Schema.Array(Tax),
     tax_amount: ArsText,
     /** What reached the customer's balance: amount − commission − its taxes − taxes. */

@@ -4,7 +4,7 @@
  * it touched, and a failure, defect or interruption restores them: a failed unit of work leaves
  * no trace. Nested transactions behave as savepoints.
  */
-import { Context, DateTime, Effect, Either, Exit, FiberRef, Layer, Option } from "effect"
+import { Chunk, Context, DateTime, Effect, Either, Exit, FiberRef, Layer, Option } from "effect"
 import { globalValue } from "effect/GlobalValue"
 
 interface Journal {
@@ -123,3 +123,18 @@ export const makeRef = <A>(initial: A): Effect.Effect<TxRef<A>, never, MemoryDb>
 
 /** A time as a fixed-width string of epoch milliseconds, so index keys sort as the times do. */
 export const timeKey = (t: DateTime.Utc): string => DateTime.toEpochMillis(t).toString().padStart(16, "0")
+
+/**
+ * Up to `limit` items of an append-only log after position `after`, each with its position
+ * (counted from 1), as `entry` builds them: how the memory adapters read the ledger's journal
+ * and the outbox in order.
+ */
+export const logAfter = <A, B>(
+  log: Chunk.Chunk<A>,
+  after: number,
+  limit: number,
+  entry: (item: A, position: number) => B
+): ReadonlyArray<B> =>
+  Chunk.toReadonlyArray(
+    Chunk.map(Chunk.take(Chunk.drop(log, after), limit), (item, i) => entry(item, after + i + 1))
+  )

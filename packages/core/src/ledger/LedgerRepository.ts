@@ -4,7 +4,7 @@
 import { Chunk, Context, Effect, HashMap, Layer, Option, Schema } from "effect"
 import { Conflict } from "../Errors.js"
 import { LedgerEntryId } from "../Ids.js"
-import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
+import { logAfter, makeRef, type MemoryDb } from "../internal/memoryDb.js"
 import { LedgerAccount } from "./LedgerAccount.js"
 import { Currency, Money } from "../Money.js"
 import { Timestamp } from "../Wire.js"
@@ -104,12 +104,7 @@ export const makeMemory = Effect.gen(function* () {
     balances: Effect.map(state.get, (s) => Array.from(HashMap.values(s.sums))),
     entries: (after, limit) =>
       Effect.map(state.get, (s) =>
-        Chunk.toReadonlyArray(
-          Chunk.map(Chunk.take(Chunk.drop(s.entries, after), limit), (entry, i) => ({
-            position: after + i + 1,
-            entry
-          }))
-        )
+        logAfter(s.entries, after, limit, (entry, position) => ({ position, entry }))
       )
   })
 })

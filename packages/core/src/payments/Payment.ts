@@ -65,15 +65,26 @@ export class TransferDetails extends Class<TransferDetails>("TransferDetails")({
   trxId: Schema.String
 }) {}
 
+/**
+ * Where a credited transfer arrived and what it was charged, in the wire forms (decimal text,
+ * rates as numbers) a payment's transaction and a customer's share, so one client parser reads both.
+ */
+export const TransferCharges = {
+  /** Our CVU that received the money. */
+  address: Cvu,
+  /** Gross amount transferred. */
+  amount: ArsText,
+  /** Commission rate. */
+  commission: Rate,
+  commission_amount: ArsText,
+  commission_taxes: Schema.Array(Tax),
+  commission_tax_amount: ArsText
+}
+
 /** One incoming transfer credited to a payment (SPEC's Transaction table). */
 export class Transaction extends Class<Transaction>("Transaction")(
   {
-    address: Cvu,
-    amount: ArsText,
-    commission: Rate,
-    commission_amount: ArsText,
-    commission_taxes: Schema.Array(Tax),
-    commission_tax_amount: ArsText,
+    ...TransferCharges,
     creation_timestamp: Timestamp,
     credited_amount: ArsText,
     currency: Schema.Literal("ARS"),

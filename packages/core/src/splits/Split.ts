@@ -3,7 +3,7 @@
  * with a second factor, and one payouts instruction executed after a 12-hour security hold.
  * This module holds the records, the request schemas and every state machine, as data.
  */
-import { type DateTime, Duration, Either, Schema } from "effect"
+import { type DateTime, Duration, Either, Schema, Struct } from "effect"
 import { Alias, Cuit, Cvu, PayoutAddress } from "../bank/BankAccount.js"
 import { Conflict } from "../Errors.js"
 import {
@@ -229,15 +229,17 @@ export class SplitPaymentView extends Class<SplitPaymentView>("SplitPaymentView"
   external_id: ExternalId,
   webhook_url: Omittable(Schema.String),
   partner_id: Omittable(PartnerId),
-  cvu: Cvu,
-  alias: Alias,
-  payment_status: PaymentStatus,
-  /** Null (sent as `null`, as SPEC shows) until the payouts instruction is accepted. */
-  payout_status: Schema.NullOr(PayoutStatus),
-  /** Null (sent as `null`, as SPEC shows) until the payouts instruction is accepted. */
-  hold_until: Schema.NullOr(Timestamp),
-  amount_received: ArsText,
-  amount_credited: ArsText,
+  /** `payout_status` and `hold_until` are sent as `null`, as SPEC shows, until the instruction. */
+  ...Struct.pick(
+    SplitPayment.fields,
+    "cvu",
+    "alias",
+    "payment_status",
+    "payout_status",
+    "hold_until",
+    "amount_received",
+    "amount_credited"
+  ),
   /** Available balance: credited, minus the instruction's total, plus failed payouts returned. */
   balance: ArsText,
   payouts: Schema.Array(

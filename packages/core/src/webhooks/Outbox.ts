@@ -7,7 +7,7 @@
  */
 import { Chunk, Context, Effect, HashMap, Layer, type Option } from "effect"
 import type { EventId } from "../Ids.js"
-import { makeRef, MemoryDb } from "../internal/memoryDb.js"
+import { logAfter, makeRef, MemoryDb } from "../internal/memoryDb.js"
 import { webhookTables } from "./memoryTables.js"
 import type { OutboxEvent } from "./OutboxEvent.js"
 import { deliveriesOf } from "./WebhookDelivery.js"
@@ -60,14 +60,7 @@ export const makeMemory = Effect.gen(function* () {
     appendAll,
     findById: (id) => Effect.map(state.get, (s) => HashMap.get(s.byId, id)),
     list: (after, limit) =>
-      Effect.map(state.get, (s) =>
-        Chunk.toReadonlyArray(
-          Chunk.map(Chunk.take(Chunk.drop(s.log, after), limit), (event, i) => ({
-            position: after + i + 1,
-            event
-          }))
-        )
-      )
+      Effect.map(state.get, (s) => logAfter(s.log, after, limit, (event, position) => ({ position, event })))
   })
 })
 

@@ -39,13 +39,17 @@ export const seedUser = (
 
 export const ars = (minor: bigint) => Money.make(minor, "ARS")
 
-export const createRequest = (fields: Record<string, unknown> = {}) =>
-  Schema.decodeUnknownSync(PaymentRequest.CreatePaymentRequest)({
-    user_id: "u1",
-    price: { amount: 1500, currency: "ARS" },
-    payment_options: ["transfer"],
-    ...fields
-  })
+/** A builder of `schema`'s requests: `defaults` decoded as the API would, with `fields` over them. */
+export const requestWith =
+  <A, I>(schema: Schema.Schema<A, I>, defaults: Record<string, unknown>) =>
+  (fields: Record<string, unknown> = {}): A =>
+    Schema.decodeUnknownSync(schema)({ ...defaults, ...fields })
+
+export const createRequest = requestWith(PaymentRequest.CreatePaymentRequest, {
+  user_id: "u1",
+  price: { amount: 1500, currency: "ARS" },
+  payment_options: ["transfer"]
+})
 
 export const expectLedgerOk = Effect.gen(function* () {
   const report = yield* (yield* Ledger.Ledger).verify()

@@ -184,26 +184,24 @@ export const paymentScenarios: ReadonlyArray<Scenario> = [
     run: Effect.gen(function* () {
       const ledger = yield* Ledger.Ledger
       const transactor = yield* Transactor.Transactor
-      const overdraw = ledger.post({
-        kind: "test",
-        reference: "r",
-        postings: [
-          Ledger.debit(LedgerAccount.merchantAvailable("u9"), ars(1n)),
-          Ledger.credit(LedgerAccount.bankClearing, ars(1n))
-        ]
-      })
+      /** A test entry moving `minor` from `from` to `to`. */
+      const move = (
+        reference: string,
+        from: LedgerAccount.LedgerAccount,
+        to: LedgerAccount.LedgerAccount,
+        minor: bigint
+      ) =>
+        ledger.post({
+          kind: "test",
+          reference,
+          postings: [Ledger.debit(from, ars(minor)), Ledger.credit(to, ars(minor))]
+        })
+      const overdraw = move("r", LedgerAccount.merchantAvailable("u9"), LedgerAccount.bankClearing, 1n)
       expect(yield* Effect.flip(transactor.withTransaction(overdraw))).toMatchObject({
         key: "ledger.insufficient.funds"
       })
       for (let i = 1; i <= 3; i++) {
-        yield* ledger.post({
-          kind: "test",
-          reference: `r${i}`,
-          postings: [
-            Ledger.debit(LedgerAccount.bankClearing, ars(BigInt(i))),
-            Ledger.credit(LedgerAccount.merchantAvailable("u9"), ars(BigInt(i)))
-          ]
-        })
+        yield* move(`r${i}`, LedgerAccount.bankClearing, LedgerAccount.merchantAvailable("u9"), BigInt(i))
       }
       const repo = yield* LedgerRepository.LedgerRepository
       const first = yield* repo.entries(0, 2)
@@ -216,22 +214,13 @@ export const paymentScenarios: ReadonlyArray<Scenario> = [
       // CHECK) commit with it, and leave nothing when it fails; a refused overdraw in a unit of
       // work fails it and leaves nothing either.
       const credit = (reference: string, minor: bigint) =>
-        ledger.post({
-          kind: "test",
-          reference,
-          postings: [
-            Ledger.debit(LedgerAccount.bankClearing, ars(minor)),
-            Ledger.credit(LedgerAccount.merchantAvailable("u8"), ars(minor))
-          ]
-        })
-      const tooMuch = ledger.post({
-        kind: "test",
-        reference: "too-much",
-        postings: [
-          Ledger.debit(LedgerAccount.merchantAvailable("u8"), ars(100n)),
-          Ledger.credit(LedgerAccount.bankClearing, ars(100n))
-        ]
-      })
+        move(reference, LedgerAccount.bankClearing, LedgerAccount.merchantAvailable("u8"), minor)
+      const tooMuch = move(
+        "too-much",
+        LedgerAccount.merchantAvailable("u8"),
+        LedgerAccount.bankClearing,
+        100n
+      )
       yield* transactor.withTransaction(Effect.zipRight(credit("in-1", 10n), credit("in-2", 5n)))
       const refused = transactor.withTransaction(Effect.zipRight(credit("in-4", 1n), tooMuch))
       expect(yield* Effect.flip(refused)).toMatchObject({ key: "ledger.insufficient.funds" })

@@ -4,7 +4,7 @@
  */
 import { Customer as C } from "@cobro/core"
 import { Schema } from "effect"
-import { senderProblems, tax } from "./payment.js"
+import { senderProblems, tax, transferCharges } from "./payment.js"
 import { v1 } from "./versioned.js"
 
 const { Array, Literal, NullOr, Number, String, Struct } = Schema
@@ -35,12 +35,7 @@ export const CustomerTransaction = v1(
     transaction_id: String,
     customer_id: String,
     user_id: String,
-    address: String,
-    amount: String,
-    commission: Number,
-    commission_amount: String,
-    commission_taxes: Array(tax),
-    commission_tax_amount: String,
+    ...transferCharges,
     taxes: Array(tax),
     tax_amount: String,
     credited_amount: String,

@@ -39,13 +39,18 @@ export const senderProblems = omittable(
   NullOr(Array(Struct({ field: Literal("sender_address", "sender_cuit"), reason: String })))
 )
 
-const transaction = Struct({
+/** Where a credited transfer arrived and what it was charged (shared by customer transactions). */
+export const transferCharges = {
   address: String,
   amount: String,
   commission: Number,
   commission_amount: String,
   commission_taxes: Array(tax),
-  commission_tax_amount: String,
+  commission_tax_amount: String
+}
+
+const transaction = Struct({
+  ...transferCharges,
   creation_timestamp: String,
   credited_amount: String,
   currency: ars,

@@ -2,35 +2,29 @@
 import { expect } from "@effect/vitest"
 import { Accounts, Auth, BankAccount, Crypto, Onboarding, Principal } from "@cobro/core"
 import { CredentialRepository, PartnerRepository } from "@cobro/core/ports"
-import { DateTime, Duration, Effect, Either, Option, Schema, TestClock } from "effect"
+import { DateTime, Duration, Effect, Either, Option, TestClock } from "effect"
 import type { Scenario } from "../../Scenario.js"
-import { expectLedgerOk } from "../fixtures.js"
+import { expectLedgerOk, requestWith } from "../fixtures.js"
 import { sha256Hex, wirePartner } from "./helpers.js"
+
+const merchantRequest = requestWith(Accounts.CreateUserRequest, {
+  name: "Tienda Uno",
+  email: "uno@example.com",
+  cuit: "20-12345678-6"
+})
+
+const partnerRequest = requestWith(Auth.RegisterPartnerRequest, {
+  name: "Socio Uno",
+  redirect_url: "https://socio.example.com/callback",
+  webhook_url: "https://socio.example.com/hooks"
+})
 
 /** A merchant created the way the CLI does. */
 const createMerchant = (fields: Record<string, unknown> = {}) =>
-  Effect.flatMap(Accounts.Accounts, (accounts) =>
-    accounts.createUser(
-      Schema.decodeUnknownSync(Accounts.CreateUserRequest)({
-        name: "Tienda Uno",
-        email: "uno@example.com",
-        cuit: "20-12345678-6",
-        ...fields
-      })
-    )
-  )
+  Effect.flatMap(Accounts.Accounts, (accounts) => accounts.createUser(merchantRequest(fields)))
 
 const createPartner = (fields: Record<string, unknown> = {}) =>
-  Effect.flatMap(Auth.Auth, (auth) =>
-    auth.registerPartner(
-      Schema.decodeUnknownSync(Auth.RegisterPartnerRequest)({
-        name: "Socio Uno",
-        redirect_url: "https://socio.example.com/callback",
-        webhook_url: "https://socio.example.com/hooks",
-        ...fields
-      })
-    )
-  )
+  Effect.flatMap(Auth.Auth, (auth) => auth.registerPartner(partnerRequest(fields)))
 
 type RegisteredPartner = Effect.Effect.Success<ReturnType<typeof createPartner>>
 
