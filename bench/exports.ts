@@ -113,6 +113,8 @@ interface Measured {
   readonly rows: number
   readonly bytes: number
   readonly seconds: number
+  /** This process's CPU time (user + system), server and client both, in µs a row. */
+  readonly cpuMicrosPerRow: number
   readonly idleRssMb: number
   readonly peakRssMb: number
   readonly idleHeapMb: number
@@ -135,6 +137,7 @@ const download = (port: number, token: string): Promise<Measured> =>
       peakHeap = Math.max(peakHeap, m.heapUsed)
     }, 10)
     const started = performance.now()
+    const cpu = process.cpuUsage()
     let rows = -1
     let bytes = 0
     const request = http.get(
@@ -153,7 +156,9 @@ const download = (port: number, token: string): Promise<Measured> =>
         })
         response.once("end", () => {
           clearInterval(sampler)
+          const used = process.cpuUsage(cpu)
           resolve({
+            cpuMicrosPerRow: Math.round(((used.user + used.system) / Math.max(rows, 1)) * 10) / 10,
             rows,
             bytes,
             seconds: (performance.now() - started) / 1000,
@@ -248,7 +253,7 @@ const main = async () => {
     for (const [size, m] of results) {
       if (m.rows !== size) throw new Error(`${store}: ${m.rows} rows exported, ${size} stored`)
       rows.push(
-        `| ${store} | ${size.toLocaleString("en")} | ${(m.bytes / 1024 / 1024).toFixed(1)} MB | ${m.seconds.toFixed(2)} s | ${Math.round(m.rows / m.seconds).toLocaleString("en")} | ${m.idleRssMb} → ${m.peakRssMb} MB (+${Math.round((m.peakRssMb - m.idleRssMb) * 10) / 10}) | ${m.idleHeapMb} → ${m.peakHeapMb} MB (+${Math.round((m.peakHeapMb - m.idleHeapMb) * 10) / 10}) |`
+        `| ${store} | ${size.toLocaleString("en")} | ${(m.bytes / 1024 / 1024).toFixed(1)} MB | ${m.seconds.toFixed(2)} s | ${Math.round(m.rows / m.seconds).toLocaleString("en")} | ${m.cpuMicrosPerRow} | ${m.idleRssMb} → ${m.peakRssMb} MB (+${Math.round((m.peakRssMb - m.idleRssMb) * 10) / 10}) | ${m.idleHeapMb} → ${m.peakHeapMb} MB (+${Math.round((m.peakHeapMb - m.idleHeapMb) * 10) / 10}) |`
       )
     }
   }
@@ -281,9 +286,9 @@ const main = async () => {
     `Node ${process.version}, ${os.cpus().length}× ${os.cpus()[0]?.model ?? "?"}, load ${os.loadavg()[0]!.toFixed(1)}`
   )
   console.log(
-    "| store | rows | file | time | rows/s | serving process RSS: idle → peak | V8 heap used: idle → peak |"
+    "| store | rows | file | time | rows/s | CPU µs a row | serving process RSS: idle → peak | V8 heap used: idle → peak |"
   )
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
   for (const row of rows) console.log(row)
 }
 
