@@ -1,16 +1,17 @@
 /**
- * CSV encoding (RFC 4180 quoting, formula injection) and a CSV export that fails while it is
+ * CSV encoding (RFC 4180 quoting, formula injection); `CsvExports` called as a host page calls
+ * it (a principal, decoded filters, no route); and a CSV export that fails while it is
  * being sent: the 200 and part of the file are out, so the connection must be cut and the
  * failure logged; a file that ended cleanly would look like a complete, shorter export.
  */
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Engine, PaymentRequest, Payments } from "@cobro/core"
+import { Engine, Errors, Ids, PaymentRequest, Payments, Principal } from "@cobro/core"
 import { PaymentRepository } from "@cobro/core/ports"
-import { Effect, Layer, Logger, Schema } from "effect"
+import { Effect, Either, Layer, Logger, Schema } from "effect"
 import * as http from "node:http"
-import { CobroHttp } from "../src/index.js"
+import { CobroHttp, CsvExports } from "../src/index.js"
 import { field, neutralize, records } from "../src/internal/csv/encode.js"
 import { SandboxEngine } from "@cobro/bank-sandbox"
 import { merchant, tokenFor } from "./support.js"
@@ -94,6 +95,47 @@ describe("CSV encoding", () => {
       '-12.50,"\'=HYPERLINK(""x"")"\r\n1.00,\r\n'
     )
   })
+})
+
+describe("CsvExports, called by a host's own page", () => {
+  it.effect("answers the streaming file for a principal, and a domain error for another user's data", () =>
+    Effect.gen(function* () {
+      yield* merchant("page1")
+      yield* merchant("page2")
+      const payments = yield* Payments.Payments
+      const create = (user_id: string, external_id: string) =>
+        payments.create(
+          Schema.decodeUnknownSync(PaymentRequest.CreatePaymentRequest)({
+            user_id,
+            external_id,
+            price: { amount: 99.9, currency: "ARS" },
+            payment_options: ["transfer"],
+            motive: 'café, "dos"'
+          })
+        )
+      const mine = yield* create("page1", "mine")
+      yield* create("page2", "theirs")
+      const session = Principal.Principal.User({ user_id: Ids.UserId.make("page1") })
+      const filters = Schema.decodeUnknownSync(CsvExports.PaymentsExportParams)({ user_id: "page1" })
+      const request = HttpServerRequest.fromWeb(new Request("http://dashboard.local/panel/pagos.csv"))
+      const response = yield* CsvExports.payments(session, filters).pipe(
+        Effect.provideService(HttpServerRequest.HttpServerRequest, request)
+      )
+      const web = HttpServerResponse.toWeb(response)
+      expect(web.headers.get("content-type")).toBe("text/csv; charset=utf-8; header=present")
+      const lines = (yield* Effect.promise(() => web.text())).split("\r\n")
+      expect(lines).toHaveLength(3)
+      expect(lines[1]!.startsWith(`${mine.id},mine,PENDING,99.90,ARS,99.90,0.00,0.00,0,`)).toBe(true)
+      expect(lines[1]).toContain(',"café, ""dos""",')
+      expect(lines[2]).toBe("")
+
+      const refused = yield* CsvExports.payments(
+        session,
+        Schema.decodeUnknownSync(CsvExports.PaymentsExportParams)({ user_id: "page2" })
+      ).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request), Effect.either)
+      expect(Either.isLeft(refused) && refused.left).toBeInstanceOf(Errors.NotFound)
+    }).pipe(Effect.provide(SandboxEngine.layerMemory()))
+  )
 })
 
 describe("a CSV export that fails while it is being sent", () => {
