@@ -129,6 +129,14 @@ describe("CsvExports, called by a host's own page", () => {
       expect(lines[1]).toContain(',"café, ""dos""",')
       expect(lines[2]).toBe("")
 
+      // The page's own further filter (a text search), applied as rows are read.
+      yield* create("page1", "other")
+      const searched = yield* CsvExports.payments(session, filters, (p) =>
+        p.external_id.includes("oth")
+      ).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))
+      const found = (yield* Effect.promise(() => HttpServerResponse.toWeb(searched).text())).split("\r\n")
+      expect(found.map((line) => line.split(",")[1])).toEqual(["external_id", "other", undefined])
+
       const refused = yield* CsvExports.payments(
         session,
         Schema.decodeUnknownSync(CsvExports.PaymentsExportParams)({ user_id: "page2" })

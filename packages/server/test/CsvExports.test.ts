@@ -230,6 +230,13 @@ const suite = (name: string, storage: () => Layer.Layer<Engine.Storage, unknown>
           // The raw text: CRLF records, quotes doubled, the header first.
           const text = (yield* get("/payments/export.csv?user_id=csv_a&team_id=ventas", a)).text
           expect(text.startsWith("payment_id,external_id,payment_status,price_amount,")).toBe(true)
+          const succeeded = table(yield* get("/payments/export.csv?user_id=csv_a&payment_status=SUCCESS", a))
+          expect(succeeded.map((r) => r["payment_id"]).sort()).toEqual([paid.id, odd.id].sort())
+          refused(
+            yield* get("/payments/export.csv?user_id=csv_a&payment_status=PAID", a),
+            400,
+            "request.invalid"
+          )
           const team = table(yield* get("/payments/export.csv?user_id=csv_a&team_id=ventas", a))
           expect(team.map((r) => r["external_id"])).toEqual(["'-5"])
           const rawPaid = (yield* get("/payments/export.csv?user_id=csv_a", a)).text

@@ -885,7 +885,7 @@ export interface paths {
     }
     /**
      * Export a merchant's payments as CSV
-     * @description The payments GET /payments/ lists, with its filters (`user_id`, the token's own account; `team_id`; `start_date`, `end_date`), oldest first: id, external id, status, price, the ARS quote, what was received and credited, CVU and alias, the payers, motive, team and dates. Streamed: the file is written as storage is read, page by page, whatever its length. A bad filter, another user or another merchant's customer or payment is answered in the usual JSON error envelope before any CSV is sent; a failure after the CSV began (storage gone) cuts the connection, so an incomplete file never arrives as a complete response. `start_date` and `end_date` bound the creation time (inclusive). The file is an attachment named `cobro-<export>-<user_id>-<UTC time>.csv`.
+     * @description The payments GET /payments/ lists, with its filters (`user_id`, the token's own account; `team_id`; `start_date`, `end_date`) and `payment_status`, oldest first: id, external id, status, price, the ARS quote, what was received and credited, CVU and alias, the payers, motive, team and dates. Streamed: the file is written as storage is read, page by page, whatever its length. A bad filter, another user or another merchant's customer or payment is answered in the usual JSON error envelope before any CSV is sent; a failure after the CSV began (storage gone) cuts the connection, so an incomplete file never arrives as a complete response. `start_date` and `end_date` bound the creation time (inclusive). The file is an attachment named `cobro-<export>-<user_id>-<UTC time>.csv`.
      */
     get: operations["exports.payments"]
     put?: never
@@ -10549,6 +10549,7 @@ export interface operations {
         user_id: string
         /** @description a string at most 256 character(s) long */
         team_id?: string
+        payment_status?: "PENDING" | "SUCCESS" | "OVERPAID" | "UNDERPAID" | "EXPIRED"
         start_date?: components["schemas"]["DateTimeUtc"]
         end_date?: components["schemas"]["DateTimeUtc"]
       }

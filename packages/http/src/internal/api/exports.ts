@@ -7,7 +7,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Customer, Ids, MerchantMoney, Wire } from "@cobro/core"
+import { Customer, Ids, MerchantMoney, Payment, Wire } from "@cobro/core"
 import { Schema } from "effect"
 import { Authentication } from "../../Security.js"
 import { EnvelopeErrors } from "./shared.js"
@@ -29,6 +29,8 @@ const dateRange = {
 export const PaymentsExportParams = Schema.Struct({
   user_id: Ids.UserId,
   team_id: Schema.optional(Ids.TeamId),
+  /** Only payments in this state. */
+  payment_status: Schema.optional(Payment.PaymentStatus),
   ...dateRange
 })
 
@@ -70,7 +72,7 @@ export class Exports extends HttpApiGroup.make("exports")
       "payments",
       "/payments/export.csv",
       "Export a merchant's payments as CSV",
-      "The payments GET /payments/ lists, with its filters (`user_id`, the token's own account; `team_id`; `start_date`, `end_date`), oldest first: id, external id, status, price, the ARS quote, what was received and credited, CVU and alias, the payers, motive, team and dates."
+      "The payments GET /payments/ lists, with its filters (`user_id`, the token's own account; `team_id`; `start_date`, `end_date`) and `payment_status`, oldest first: id, external id, status, price, the ARS quote, what was received and credited, CVU and alias, the payers, motive, team and dates."
     ).setUrlParams(PaymentsExportParams)
   )
   .add(

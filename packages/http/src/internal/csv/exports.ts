@@ -14,6 +14,7 @@ import {
   type Ids,
   type MerchantMoney,
   type Page,
+  type Payment,
   Payments,
   type Principal,
   type Refund,
@@ -133,21 +134,27 @@ const respond = <A, E>(
     })
   })
 
-/** The principal's payments as GET /payments/ lists them (its filters), oldest first. */
+/**
+ * The principal's payments as GET /payments/ lists them (its filters, and `payment_status`),
+ * oldest first. `where`: a host page's own further filter (a text search), applied as rows are read.
+ */
 export const payments = (
   principal: Principal.Principal,
-  filters: typeof Api.PaymentsExportParams.Type
+  filters: typeof Api.PaymentsExportParams.Type,
+  where?: (payment: Payment.Payment) => boolean
 ): Export<Payments.Payments> =>
   Effect.gen(function* () {
     yield* own(principal, filters.user_id)
     yield* checkRange(filters)
     const service = yield* Payments.Payments
-    return yield* respond(
-      "payments",
-      principal.user_id,
-      Columns.payment,
-      service.list(principal.user_id, filters)
-    )
+    const status = filters.payment_status
+    const rows = service
+      .list(principal.user_id, filters)
+      .pipe(
+        status === undefined ? (s) => s : Stream.filter((p) => p.payment_status === status),
+        where === undefined ? (s) => s : Stream.filter(where)
+      )
+    return yield* respond("payments", principal.user_id, Columns.payment, rows)
   })
 
 /** A fixed customer's transactions, newest first; another merchant's customer is not found. */
