@@ -1,7 +1,7 @@
 /**
  * The `exports` routes: a merchant's payments, a fixed customer's transactions, its payouts and
  * its refunds as CSV files (RFC 4180, UTF-8, a header row), streamed, with the merchant's token
- * or a partner token for it. `docs/decisions/0091-exports.md` records the choices.
+ * or a partner token for it. `docs/decisions/0091-csv-exports.md` records the choices.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
