@@ -11,7 +11,17 @@ import * as OTPAuth from "otpauth"
 import { HttpServer } from "@effect/platform"
 import { freshPgUrl } from "@cobro/storage-contract"
 import * as Admin from "../src/Admin.js"
-import { bindEnv, configOf, demoServer, postJson, provider, serverLayer, tempDb } from "./support.js"
+import {
+  bindEnv,
+  cli,
+  cliJson,
+  configOf,
+  demoServer,
+  postJson,
+  provider,
+  serverLayer,
+  tempDb
+} from "./support.js"
 import { csrfOf, Jar, send, signIn } from "./dashboardSupport.js"
 
 const PASSWORD = "correct horse battery"
@@ -179,6 +189,47 @@ describe("dashboard sessions", () => {
         )
         expect(forged.status).toBe(403)
       })
+  )
+})
+
+describe("a partner on the dashboard", () => {
+  it.scopedLive("gets a password with `cobro partners set-password` and signs in with its client id", () =>
+    Effect.gen(function* () {
+      const env = { COBRO_DATABASE_URL: yield* tempDb, COBRO_JOB_INTERVAL: "1 hour", COBRO_LOG_LEVEL: "warn" }
+      const partner = yield* cliJson(
+        ["partners", "create", "--name", "Socio", "--redirect-url", "https://socio.example.com/cb"],
+        env
+      )
+      const partnerId = String(partner["partner_id"])
+      const clientId = String(partner["client_id"])
+      const refused = yield* cli(["partners", "set-password", partnerId], env)
+      expect(refused.exit._tag).toBe("Failure")
+      const set = yield* cliJson(
+        ["partners", "set-password", partnerId, "--password-stdin"],
+        env,
+        `${PASSWORD}\n`
+      )
+      expect(set).toEqual({ partner_id: partnerId, password_set: true })
+      const config = yield* configOf(env)
+      yield* Effect.gen(function* () {
+        const server = yield* HttpServer.HttpServer
+        const base = `http://127.0.0.1:${(server.address as HttpServer.TcpAddress).port}`
+        const jar = new Jar()
+        const path = "/dashboard/sign-in/partner"
+        const wrong = yield* Effect.promise(() =>
+          signIn(jar, base, { client_id: clientId, password: "not the password" }, path)
+        )
+        expect(wrong.status).toBe(401)
+        const right = yield* Effect.promise(() =>
+          signIn(jar, base, { client_id: clientId, password: PASSWORD }, path)
+        )
+        expect([right.status, right.headers.location]).toEqual([303, "/dashboard/partner"])
+        expect(jar.cookies.has("cobro_session")).toBe(true)
+        // A partner's session is not a merchant's: the merchant pages send it to its own.
+        const overview = yield* Effect.promise(() => send(jar, `${base}/dashboard/payments`))
+        expect([overview.status, overview.headers.location]).toEqual([303, "/dashboard/partner"])
+      }).pipe(Effect.provide(serverLayer(config)))
+    })
   )
 })
 
