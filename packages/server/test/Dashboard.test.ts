@@ -1,7 +1,9 @@
 /**
  * The dashboard's sessions over real HTTP on the reference server (sandbox, SQLite): sign-in with
  * a password set by the operator, the session cookie's attributes, rotation at sign-in, CSRF
- * refusals, the failed sign-in limit, sign-out, and the pages behind the session.
+ * refusals, the failed sign-in limit, sign-out, and the pages behind the session; a merchant kept
+ * from another's payment; a partner's password by CLI and its sign-in; production's second factor
+ * (BIND simulator) and `Secure` cookie.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { BindSimulator } from "@cobro/bank-bind/testing"
@@ -9,7 +11,6 @@ import { BankAccount } from "@cobro/core"
 import { Effect } from "effect"
 import * as OTPAuth from "otpauth"
 import { HttpServer } from "@effect/platform"
-import { freshPgUrl } from "@cobro/storage-contract"
 import * as Admin from "../src/Admin.js"
 import {
   bindEnv,
@@ -29,7 +30,7 @@ const PASSWORD = "correct horse battery"
 const withDashboard = <A>(env: Record<string, string>, body: (base: string) => Promise<A>) =>
   Effect.gen(function* () {
     const config = yield* configOf({
-      COBRO_DATABASE_URL: process.env["DASH_TEST_PG"] === "1" ? yield* freshPgUrl : yield* tempDb,
+      COBRO_DATABASE_URL: yield* tempDb,
       COBRO_JOB_INTERVAL: "1 hour",
       COBRO_LOG_LEVEL: "warn",
       ...env
