@@ -71,8 +71,8 @@ const httpSettings = (config: ServerConfig): Partial<HttpConfig.Settings> => ({
   dashboard: {
     secondFactor: config.mode === "production",
     secureCookie: config.mode === "production",
-    idleTimeout: config.dashboardIdleTimeout,
-    absoluteTimeout: config.dashboardSessionLifetime,
+    idleTimeout: config.dashboard.idleTimeout,
+    absoluteTimeout: config.dashboard.sessionLifetime,
     apiBaseUrl: config.publicUrl,
     sandbox: config.mode === "sandbox"
   }

@@ -17,6 +17,7 @@ import {
   parseDatabaseUrl
 } from "./internal/database.js"
 import { atLeastOneSecond, explained, flag, invalid } from "./internal/configReaders.js"
+import { type DashboardSessions, dashboardSessions } from "./internal/dashboardConfig.js"
 import { variables } from "./internal/configVariables.js"
 import { type ListenAddress, metricsAddress, metricsToken } from "./internal/metricsConfig.js"
 import { limits, redisUrl } from "./internal/rateLimitConfig.js"
@@ -103,10 +104,8 @@ export interface ServerConfig {
    * request renews it, so this is how soon the key of a request whose process died is free again.
    */
   readonly idempotencyLease: Duration.Duration
-  /** A dashboard session ends after this long without a request (real time). */
-  readonly dashboardIdleTimeout: Duration.Duration
-  /** A dashboard session ends this long after sign-in (real time). */
-  readonly dashboardSessionLifetime: Duration.Duration
+  /** How long a dashboard session lives (real time). */
+  readonly dashboard: DashboardSessions
   /**
    * The origins whose pages may call the routes a browser may call (POST /payments/ and
    * GET /payments/{id}/public; `@cobro/http`'s `Cors`), exact; none by default.
@@ -238,18 +237,6 @@ const tokenLifetime = atLeastOneSecond(variables.tokenLifetime, '"1 hour" or "15
 
 const idempotencyLease = atLeastOneSecond(variables.idempotencyLease, '"5 seconds"', Duration.seconds(5))
 
-const dashboardIdleTimeout = atLeastOneSecond(
-  variables.dashboardIdleTimeout,
-  '"30 minutes"',
-  Duration.minutes(30)
-)
-
-const dashboardSessionLifetime = atLeastOneSecond(
-  variables.dashboardSessionLifetime,
-  '"12 hours"',
-  Duration.hours(12)
-)
-
 const transferCheckInterval = atLeastOneSecond(
   variables.transferCheckInterval,
   '"1 minute" or "30 seconds"',
@@ -333,8 +320,7 @@ export const config: Config.Config<ServerConfig> = Config.all({
   metricsAddress,
   tokenLifetime,
   idempotencyLease,
-  dashboardIdleTimeout,
-  dashboardSessionLifetime,
+  dashboard: dashboardSessions,
   corsOrigins,
   transferCheckInterval
 }).pipe(

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { BindSimulator } from "@cobro/bank-bind/testing"
 import { BankAccount } from "@cobro/core"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import * as OTPAuth from "otpauth"
 import { HttpServer } from "@effect/platform"
 import * as Admin from "../src/Admin.js"
@@ -49,6 +49,26 @@ const withDashboard = <A>(env: Record<string, string>, body: (base: string) => P
       return yield* Effect.promise(() => body(base))
     }).pipe(Effect.provide(serverLayer(config)))
   })
+
+describe("COBRO_DASHBOARD_IDLE_TIMEOUT and COBRO_DASHBOARD_SESSION_LIFETIME", () => {
+  it.effect("default to 30 minutes and 12 hours; take durations of at least a second", () =>
+    Effect.gen(function* () {
+      const db = { COBRO_DATABASE_URL: "postgres://127.0.0.1/cobro" }
+      const defaults = (yield* configOf(db)).dashboard
+      expect([Duration.toMinutes(defaults.idleTimeout), Duration.toHours(defaults.sessionLifetime)]).toEqual([
+        30, 12
+      ])
+      const set = (yield* configOf({
+        ...db,
+        COBRO_DASHBOARD_IDLE_TIMEOUT: "5 minutes",
+        COBRO_DASHBOARD_SESSION_LIFETIME: "1 hour"
+      })).dashboard
+      expect([Duration.toMinutes(set.idleTimeout), Duration.toMinutes(set.sessionLifetime)]).toEqual([5, 60])
+      const bad = yield* Effect.flip(configOf({ ...db, COBRO_DASHBOARD_IDLE_TIMEOUT: "0 seconds" }))
+      expect(bad.problems).toEqual([expect.stringMatching(/^COBRO_DASHBOARD_IDLE_TIMEOUT /)])
+    })
+  )
+})
 
 describe("dashboard sessions", () => {
   it.scopedLive(
