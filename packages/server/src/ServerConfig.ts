@@ -17,6 +17,7 @@ import {
   parseDatabaseUrl
 } from "./internal/database.js"
 import { atLeastOneSecond, explained, flag, invalid } from "./internal/configReaders.js"
+import { type DashboardSessions, dashboardSessions } from "./internal/dashboardConfig.js"
 import { variables } from "./internal/configVariables.js"
 import { type ListenAddress, metricsAddress, metricsToken } from "./internal/metricsConfig.js"
 import { limits, redisUrl } from "./internal/rateLimitConfig.js"
@@ -103,6 +104,8 @@ export interface ServerConfig {
    * request renews it, so this is how soon the key of a request whose process died is free again.
    */
   readonly idempotencyLease: Duration.Duration
+  /** How long a dashboard session lives (real time). */
+  readonly dashboard: DashboardSessions
   /**
    * The origins whose pages may call the routes a browser may call (POST /payments/ and
    * GET /payments/{id}/public; `@cobro/http`'s `Cors`), exact; none by default.
@@ -317,6 +320,7 @@ export const config: Config.Config<ServerConfig> = Config.all({
   metricsAddress,
   tokenLifetime,
   idempotencyLease,
+  dashboard: dashboardSessions,
   corsOrigins,
   transferCheckInterval
 }).pipe(
