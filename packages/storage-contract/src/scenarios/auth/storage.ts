@@ -212,6 +212,7 @@ export const authStorageScenarios: ReadonlyArray<Scenario> = [
 
       // A partner's consents, newest grant first, the other partner's left out.
       expect(yield* repo.listConsents(one.partner_id)).toEqual([refreshed])
+      yield* seedUser({ user_id: u2, email: "dos@example.com" })
       const second = new Partner.Consent({ partner_id: one.partner_id, user_id: u2, granted_at: at(3_000) })
       yield* repo.saveConsent(second)
       yield* repo.saveConsent(
