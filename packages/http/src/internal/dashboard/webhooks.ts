@@ -8,9 +8,9 @@
 import { Ids, Outbox, WebhookDeliveries } from "@cobro/core"
 import { WebhookDeliveryRepository } from "@cobro/core/ports"
 import { Effect, Either, Option, Schema } from "effect"
-import { html, type Html } from "../html.js"
-import { Limits } from "../../rateLimit.js"
-import * as V from "./view.js"
+import { html, type Html } from "../pages/html.js"
+import { Limits } from "../rateLimit.js"
+import * as V from "./sections.js"
 
 const STATUS: Record<WebhookDeliveryRepository.DeliveryStatus, readonly [string, "ok" | "warn" | "err"]> = {
   pending: ["Pendiente", "warn"],

@@ -11,8 +11,8 @@
  */
 import { type Errors, MerchantClocks, Money, Page, type Principal } from "@cobro/core"
 import { type DateTime, type Effect, Either, Option, Schema } from "effect"
-import * as Format from "../format.js"
-import { html, type Html } from "../html.js"
+import * as Format from "../pages/format.js"
+import { html, type Html } from "../pages/html.js"
 
 /** A section's request. */
 export interface Ctx {

@@ -7,8 +7,8 @@
  */
 import { type Errors, type Ids, Onboarding, type Principal, type User } from "@cobro/core"
 import { Effect } from "effect"
-import { html } from "../html.js"
-import * as V from "./view.js"
+import { html } from "../pages/html.js"
+import * as V from "./sections.js"
 
 const STATUS: Record<User.AccountStatus, readonly [string, "ok" | "warn" | "err" | "info"]> = {
   PENDING: ["Pendiente", "warn"],

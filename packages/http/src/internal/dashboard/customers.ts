@@ -6,8 +6,8 @@
  */
 import { type Customer, Customers } from "@cobro/core"
 import { Chunk, Effect, Either, Stream } from "effect"
-import { html } from "../html.js"
-import * as V from "./view.js"
+import { html } from "../pages/html.js"
+import * as V from "./sections.js"
 
 /** Customers per page of the list. */
 export const PAGE_SIZE = 50

@@ -9,8 +9,8 @@
 import { Faucet, SandboxAccounts, TestClocks } from "@cobro/bank-sandbox"
 import { BankAccount, Money } from "@cobro/core"
 import { Duration, Effect, Either, Option, Schema } from "effect"
-import { html, type Html } from "../html.js"
-import * as V from "./view.js"
+import { html, type Html } from "../pages/html.js"
+import * as V from "./sections.js"
 
 /** Pesos with an optional decimal point or comma and up to two decimals; no thousands separators. */
 const AMOUNT = /^\d{1,12}(?:[.,]\d{1,2})?$/

@@ -6,8 +6,8 @@
  */
 import { Balances, type MerchantMoney } from "@cobro/core"
 import { Effect, Either, Option } from "effect"
-import { html, type Html } from "../html.js"
-import * as V from "./view.js"
+import { html, type Html } from "../pages/html.js"
+import * as V from "./sections.js"
 
 const KINDS: ReadonlyArray<readonly [MerchantMoney.PayoutKind, string]> = [
   ["schedule", "Barridos programados"],
