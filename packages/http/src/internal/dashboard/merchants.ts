@@ -25,7 +25,7 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const merchants = yield* onboarding.merchantsOf(partnerId)
       return V.page(
-        "merchants",
+        "partner",
         "Tus comercios",
         html`<section class="card" aria-labelledby="title">
           <h1 id="title">Tus comercios</h1>

@@ -26,8 +26,8 @@ export interface Ctx {
   readonly params: Readonly<Record<string, string | undefined>>
   /** The CSRF token the page's forms carry. */
   readonly csrf: string
-  /** The submitted form of a POST (its CSRF token already checked); empty for a GET. */
-  readonly form: ReadonlyArray<readonly [string, string]>
+  /** A field of the submitted form of a POST (its CSRF token already checked); none for a GET. */
+  readonly form: (name: string) => string | undefined
   /** Whether the engine runs in sandbox mode. */
   readonly sandbox: boolean
 }
@@ -44,7 +44,7 @@ export type Outcome =
     }
   | { readonly _tag: "Redirect"; readonly location: string }
 
-export type Section = "customers" | "payouts" | "webhooks" | "sandbox" | "merchants"
+export type Section = "customers" | "payouts" | "webhooks" | "sandbox" | "partner"
 
 export const page = (section: Section, title: string, body: Html, status = 200): Outcome => ({
   _tag: "Page",
@@ -57,8 +57,7 @@ export const page = (section: Section, title: string, body: Html, status = 200):
 export const redirect = (location: string): Outcome => ({ _tag: "Redirect", location })
 
 /** A field of the submitted form, trimmed; undefined when absent. */
-export const field = (ctx: Ctx, name: string): string | undefined =>
-  ctx.form.find(([key]) => key === name)?.[1].trim()
+export const field = (ctx: Ctx, name: string): string | undefined => ctx.form(name)?.trim()
 
 /** A query parameter, trimmed; undefined when absent or empty. */
 export const param = (ctx: Ctx, name: string): string | undefined => {
