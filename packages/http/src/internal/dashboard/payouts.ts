@@ -71,9 +71,9 @@ export const make = Effect.gen(function* () {
         const chosen = Option.getOrUndefined(kind)
         return V.page(
           "payouts",
-          "Pagos salientes",
+          "Retiros",
           html`<section class="card" aria-labelledby="title">
-            <h1 id="title">Pagos salientes</h1>
+            <h1 id="title">Retiros</h1>
             <p class="muted">
               Lo que salió de tu saldo: barridos programados, pagos divididos y devoluciones, con su estado y
               la referencia del banco.
@@ -91,9 +91,9 @@ export const make = Effect.gen(function* () {
             </form>
             ${
               page.right.items.length === 0
-                ? html`<p>No hay pagos salientes${chosen === undefined ? "" : " de este tipo"}.</p>`
+                ? html`<p>No hay retiros${chosen === undefined ? "" : " de este tipo"}.</p>`
                 : V.table(
-                    "Pagos salientes",
+                    "Retiros",
                     ["Fecha", "Tipo", "Monto", "Destino", "Estado", "Referencia del banco"],
                     page.right.items.map((p) => row(ctx, p))
                   )
