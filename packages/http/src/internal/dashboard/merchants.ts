@@ -20,42 +20,47 @@ const STATUS: Record<User.AccountStatus, readonly [string, "ok" | "warn" | "err"
 export const make = Effect.gen(function* () {
   const onboarding = yield* Onboarding.Onboarding
 
-  /** The partner's merchants; `base` is the dashboard's root (`/dashboard`). */
-  const list = (partnerId: Ids.PartnerId, base: string) =>
+  /**
+   * The partner's merchants, each with a form that opens its pages (`POST {base}/partner/open`,
+   * CSRF token `csrf`); `base` is the dashboard's root (`/dashboard`).
+   */
+  const list = (partnerId: Ids.PartnerId, base: string, csrf: string) =>
     Effect.gen(function* () {
       const merchants = yield* onboarding.merchantsOf(partnerId)
+      const rows = merchants.map(({ consent, user }) => {
+        const [label, tone] = STATUS[user.account_status]
+        return html`<tr>
+          <td>
+            <strong>${user.name}</strong><br />
+            <span class="muted mono">${user.user_id}</span>
+          </td>
+          <td>${V.chip(label, tone)}</td>
+          <td>${V.when(consent.granted_at)}</td>
+          <td>${V.when(user.creation_timestamp)}</td>
+          <td>
+            <form method="post" action="${base}/partner/open">
+              <input type="hidden" name="csrf_token" value="${csrf}" />
+              <input type="hidden" name="user_id" value="${user.user_id}" />
+              <button type="submit" aria-label="Abrir ${user.name}">Abrir</button>
+            </form>
+          </td>
+        </tr>`
+      })
       return V.page(
         "partner",
         "Tus comercios",
         html`<section class="card" aria-labelledby="title">
           <h1 id="title">Tus comercios</h1>
           <p class="muted">
-            Los comercios que te dieron permiso para operar por ellos. Abrí uno para ver sus cobros, clientes,
-            pagos salientes y webhooks.
+            Los comercios que te dieron permiso para operar por ellos. Abrí uno para ver sus pagos, clientes,
+            retiros y webhooks.
           </p>
-          ${
-            merchants.length === 0
-              ? html`<p>
-                  Todavía ningún comercio te dio permiso. Mandalos a tu página de alta
-                  (<code>/authorize?partner_id=${partnerId}</code>).
-                </p>`
-              : V.table(
-                  "Comercios",
-                  ["Comercio", "Estado", "Permiso desde", "Alta de la cuenta"],
-                  merchants.map(({ consent, user }) => {
-                    const [label, tone] = STATUS[user.account_status]
-                    return html`<tr>
-                      <td>
-                        <a href="${base}/merchants/${encodeURIComponent(user.user_id)}">${user.name}</a><br />
-                        <span class="muted mono">${user.user_id}</span>
-                      </td>
-                      <td>${V.chip(label, tone)}</td>
-                      <td>${V.when(consent.granted_at)}</td>
-                      <td>${V.when(user.creation_timestamp)}</td>
-                    </tr>`
-                  })
-                )
-          }
+          ${merchants.length === 0
+            ? html`<p>
+                Todavía ningún comercio te dio permiso. Mandalos a tu página de alta
+                (<code>/authorize?partner_id=${partnerId}</code>).
+              </p>`
+            : V.table("Comercios", ["Comercio", "Estado", "Permiso desde", "Alta de la cuenta", "Acciones"], rows)}
         </section>`
       )
     })
