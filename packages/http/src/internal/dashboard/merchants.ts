@@ -55,12 +55,18 @@ export const make = Effect.gen(function* () {
             Los comercios que te dieron permiso para operar por ellos. Abrí uno para ver sus pagos, clientes,
             retiros y webhooks.
           </p>
-          ${merchants.length === 0
-            ? html`<p>
-                Todavía ningún comercio te dio permiso. Mandalos a tu página de alta
-                (<code>/authorize?partner_id=${partnerId}</code>).
-              </p>`
-            : V.table("Comercios", ["Comercio", "Estado", "Permiso desde", "Alta de la cuenta", "Acciones"], rows)}
+          ${
+            merchants.length === 0
+              ? html`<p>
+                  Todavía ningún comercio te dio permiso. Mandalos a tu página de alta
+                  (<code>/authorize?partner_id=${partnerId}</code>).
+                </p>`
+              : V.table(
+                  "Comercios",
+                  ["Comercio", "Estado", "Permiso desde", "Alta de la cuenta", "Acciones"],
+                  rows
+                )
+          }
         </section>`
       )
     })
