@@ -17,7 +17,13 @@ import {
 } from "@cobro/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Api, type Client, CobroHttp, type HttpConfig } from "../src/index.js"
-import { SandboxAccounts, SandboxBank, SandboxClocks, SandboxEngine } from "@cobro/bank-sandbox"
+import {
+  SandboxAccounts,
+  SandboxBank,
+  SandboxClocks,
+  SandboxEngine,
+  type TestClocks
+} from "@cobro/bank-sandbox"
 import * as TestSecondFactors from "./secondFactors.js"
 
 // Exported helpers carry explicit types: declarations are emitted for tests too, and the
@@ -30,6 +36,7 @@ export type ServerLayer = Layer.Layer<
   | Layer.Layer.Success<EngineLayer>
   | SandboxAccounts.SandboxAccounts
   | Layer.Layer.Success<typeof TestSecondFactors.layer>
+  | TestClocks.TestClocks
   | Layer.Layer.Success<TestServerLayer>,
   Layer.Layer.Error<EngineLayer> | Layer.Layer.Error<TestServerLayer>
 >
