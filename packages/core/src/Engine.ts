@@ -37,6 +37,7 @@ import { Payments } from "./payments/Payments.js"
 import * as ScheduleRepository from "./schedules/ScheduleRepository.js"
 import { Schedules } from "./schedules/Schedules.js"
 import * as SecondFactorRepository from "./auth/SecondFactorRepository.js"
+import * as WebSessionRepository from "./auth/WebSessionRepository.js"
 import * as SplitRepository from "./splits/SplitRepository.js"
 import { Splits } from "./splits/Splits.js"
 import * as Transactor from "./Transactor.js"
@@ -89,6 +90,7 @@ export const layerMemoryStorage = Layer.mergeAll(
   IdempotencyRepository.layerMemory,
   TestClockRepository.layerMemory,
   SecondFactorRepository.layerMemory,
+  WebSessionRepository.layerMemory,
   Transactor.layerMemory
 ).pipe(Layer.provide(MemoryCvuTable.layer.pipe(Layer.provideMerge(MemoryDb.layer))))
 

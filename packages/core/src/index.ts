@@ -26,6 +26,7 @@ export * as Onboarding from "./accounts/Onboarding.js"
 export * as Partner from "./auth/Partner.js"
 export * as Principal from "./Principal.js"
 export * as SecondFactors from "./accounts/SecondFactors.js"
+export * as WebSessions from "./accounts/WebSessions.js"
 export * as User from "./accounts/User.js"
 
 // Charging: payments, customers with a fixed CVU, split payments, and requests answered once.

@@ -14,6 +14,7 @@ export * as Transactor from "./Transactor.js"
 export * as CredentialRepository from "./auth/CredentialRepository.js"
 export * as PartnerRepository from "./auth/PartnerRepository.js"
 export * as SecondFactorRepository from "./auth/SecondFactorRepository.js"
+export * as WebSessionRepository from "./auth/WebSessionRepository.js"
 export * as UserRepository from "./accounts/UserRepository.js"
 
 // What is charged and paid out, and the CVUs it is charged on.

@@ -34,7 +34,8 @@ import {
   Schedules,
   SecondFactors,
   Splits,
-  WebhookDeliveries
+  WebhookDeliveries,
+  WebSessions
 } from "@cobro/core"
 import { PaymentRepository } from "@cobro/core/ports"
 import { Faucet, SandboxAccounts, SandboxClocks, TestClocks } from "@cobro/bank-sandbox"
@@ -46,6 +47,7 @@ import * as Cors from "./Cors.js"
 import { edge } from "./internal/edge.js"
 import { MAX_PARAM_LENGTH } from "./internal/input.js"
 import * as Docs from "./internal/docs.js"
+import * as Dashboard from "./Dashboard.js"
 import * as Pages from "./Pages.js"
 import * as RateLimit from "./internal/rateLimit.js"
 import * as RateLimitStore from "./RateLimitStore.js"
@@ -94,6 +96,8 @@ export const engineServices = [
   Faucet.Faucet,
   SandboxAccounts.SandboxAccounts,
   SecondFactors.SecondFactors,
+  // The dashboard's sessions (only a host that serves the dashboard provides them).
+  WebSessions.WebSessions,
   TestClocks.TestClocks,
   BankProvider.BankProvider,
   RateLimitStore.RateLimitStore,
@@ -149,7 +153,10 @@ const unservedRoutes = Effect.gen(function* () {
  * The hosted pages' layers, each adding its routes to `PageRouter` (`internal/pages/router.ts`);
  * a new set of pages is one more entry here.
  */
-const pageLayers = (settings: Partial<Settings>) => (settings.pages === false ? [] : [Pages.layer])
+const pageLayers = (settings: Partial<Settings>) => [
+  ...(settings.pages === false ? [] : [Pages.layer]),
+  ...(settings.dashboard === undefined ? [] : [Dashboard.layer])
+]
 
 /**
  * The edge (`internal/edge.ts`) as the API's middleware, over the page router once every page

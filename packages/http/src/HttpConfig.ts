@@ -42,6 +42,33 @@ export interface RateLimits {
   readonly replaysPerUser?: Limit
 }
 
+/** The merchants' and partners' dashboard at `/dashboard` (`Dashboard.ts`). */
+export interface DashboardSettings {
+  /**
+   * Whether a sign-in needs its second proof: a merchant's code of its enrolled factor (TOTP or
+   * e-mail), a partner's client secret. The reference server asks for it in production mode.
+   */
+  readonly secondFactor: boolean
+  /** The session cookie's `Secure` attribute (HTTPS only). The reference server sets it in production. */
+  readonly secureCookie: boolean
+  /** A session ends after this long without a request (real time). */
+  readonly idleTimeout: Duration.DurationInput
+  /** A session ends this long after sign-in, used or not (real time). */
+  readonly absoluteTimeout: Duration.DurationInput
+  /** The API's public base URL, shown on the Developers page; absent: the request's own origin. */
+  readonly apiBaseUrl?: string | undefined
+  /** Whether the engine runs in sandbox mode (badge, Sandbox pages). */
+  readonly sandbox: boolean
+}
+
+export const defaultDashboard: DashboardSettings = {
+  secondFactor: true,
+  secureCookie: true,
+  idleTimeout: Duration.minutes(30),
+  absoluteTimeout: Duration.hours(12),
+  sandbox: false
+}
+
 export interface Settings {
   /** Largest request body accepted, in bytes (413 above). */
   readonly maxBodyBytes: number
@@ -75,6 +102,11 @@ export interface Settings {
    * default: every preflight is refused. No other route answers a browser's cross-origin call.
    */
   readonly corsOrigins: ReadonlyArray<string>
+  /**
+   * Serve the dashboard at `/dashboard` with these settings (it needs the engine's `WebSessions`).
+   * Absent: not served.
+   */
+  readonly dashboard?: DashboardSettings | undefined
 }
 
 export const defaultRateLimits: RateLimits = {

@@ -14,6 +14,7 @@
  *   cobro users balance USER_ID [--json]
  *   cobro partners create --name N --redirect-url URL [--webhook-url URL] [--slug S] [--commission R] [--json]
  *   cobro partners list [--after PARTNER_ID] [--limit N] [--json]
+ *   cobro partners set-password PARTNER_ID --password-stdin [--json]
  *   cobro payments show PAYMENT_ID [--json]
  *   cobro payouts list --user-id U [--kind K] [--cursor C] [--limit N] [--json]
  *   cobro transfers list [--status S] [--stuck-after MINUTES] [--after REFERENCE] [--limit N] [--json]

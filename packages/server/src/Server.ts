@@ -67,7 +67,15 @@ const httpSettings = (config: ServerConfig): Partial<HttpConfig.Settings> => ({
   csrfKey: csrfKeyOf(config),
   ...(config.trustProxy ? { clientAddress: forwardedAddress } : {}),
   rateLimits: config.rateLimits ? config.limits : false,
-  corsOrigins: config.corsOrigins
+  corsOrigins: config.corsOrigins,
+  dashboard: {
+    secondFactor: config.mode === "production",
+    secureCookie: config.mode === "production",
+    idleTimeout: config.dashboardIdleTimeout,
+    absoluteTimeout: config.dashboardSessionLifetime,
+    apiBaseUrl: config.publicUrl,
+    sandbox: config.mode === "sandbox"
+  }
 })
 
 /** What `NodeHttpServer.layer` (and `layerTest`) provide. */

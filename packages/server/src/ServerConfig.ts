@@ -103,6 +103,10 @@ export interface ServerConfig {
    * request renews it, so this is how soon the key of a request whose process died is free again.
    */
   readonly idempotencyLease: Duration.Duration
+  /** A dashboard session ends after this long without a request (real time). */
+  readonly dashboardIdleTimeout: Duration.Duration
+  /** A dashboard session ends this long after sign-in (real time). */
+  readonly dashboardSessionLifetime: Duration.Duration
   /**
    * The origins whose pages may call the routes a browser may call (POST /payments/ and
    * GET /payments/{id}/public; `@cobro/http`'s `Cors`), exact; none by default.
@@ -234,6 +238,18 @@ const tokenLifetime = atLeastOneSecond(variables.tokenLifetime, '"1 hour" or "15
 
 const idempotencyLease = atLeastOneSecond(variables.idempotencyLease, '"5 seconds"', Duration.seconds(5))
 
+const dashboardIdleTimeout = atLeastOneSecond(
+  variables.dashboardIdleTimeout,
+  '"30 minutes"',
+  Duration.minutes(30)
+)
+
+const dashboardSessionLifetime = atLeastOneSecond(
+  variables.dashboardSessionLifetime,
+  '"12 hours"',
+  Duration.hours(12)
+)
+
 const transferCheckInterval = atLeastOneSecond(
   variables.transferCheckInterval,
   '"1 minute" or "30 seconds"',
@@ -317,6 +333,8 @@ export const config: Config.Config<ServerConfig> = Config.all({
   metricsAddress,
   tokenLifetime,
   idempotencyLease,
+  dashboardIdleTimeout,
+  dashboardSessionLifetime,
   corsOrigins,
   transferCheckInterval
 }).pipe(

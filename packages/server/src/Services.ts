@@ -20,7 +20,8 @@ import {
   FeePolicy,
   Reconciliation,
   SecondFactor,
-  SecondFactors
+  SecondFactors,
+  WebSessions
 } from "@cobro/core"
 import { type Transactor, type UserRepository } from "@cobro/core/ports"
 import {
@@ -52,6 +53,7 @@ export type Services =
   | Webhooks.Webhooks
   | WebhooksConfig.WebhooksConfig
   | SecondFactors.SecondFactors
+  | WebSessions.WebSessions
 
 export type LayerError = Storage.StorageError | ConfigError.ConfigError
 
@@ -91,9 +93,14 @@ export const sandboxSecondFactor: Layer.Layer<SecondFactor.SecondFactor> = Layer
  * sandbox its visible codes.
  */
 const secondFactor = (config: ServerConfig) =>
-  config.mode === "sandbox"
-    ? Layer.merge(SecondFactors.SecondFactors.Default, sandboxSecondFactor)
-    : SecondFactors.layerPort.pipe(Layer.provideMerge(SecondFactors.SecondFactors.Default))
+  // The dashboard's sessions, on the merchants' factors (production's sign-in asks for a code).
+  WebSessions.WebSessions.Default.pipe(
+    Layer.provideMerge(
+      config.mode === "sandbox"
+        ? Layer.merge(SecondFactors.SecondFactors.Default, sandboxSecondFactor)
+        : SecondFactors.layerPort.pipe(Layer.provideMerge(SecondFactors.SecondFactors.Default))
+    )
+  )
 
 /**
  * The bank of `config.bank` as `BankProvider`, with the sandbox's controls, and the key of its

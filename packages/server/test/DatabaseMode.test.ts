@@ -156,6 +156,8 @@ const unrecord = (url: string) =>
       yield* sql`DROP TABLE IF EXISTS cobro_rate_limits`
       yield* sql`DROP INDEX IF EXISTS cobro_transfers_received`
       yield* sql`DROP TABLE IF EXISTS cobro_bank_quarantine`
+      yield* sql`DROP TABLE IF EXISTS cobro_web_sessions`
+      yield* sql`DROP TABLE IF EXISTS cobro_partner_passwords`
       yield* sql`DELETE FROM cobro_migrations WHERE migration_id >= 20`
     })
   )

@@ -27,6 +27,8 @@ import m0020 from "./migrations/0020_database_mode.js"
 import m0021 from "./migrations/0021_rate_limits.js"
 import m0024 from "./migrations/0024_transfers_received.js"
 import m0025 from "./migrations/0025_bank_quarantine.js"
+import m0026 from "./migrations/0026_web_sessions.js"
+import m0027 from "./migrations/0027_partner_passwords.js"
 
 export const loader = Migrator.fromRecord({
   "0001_payments": m0001,
@@ -50,7 +52,9 @@ export const loader = Migrator.fromRecord({
   "0020_database_mode": m0020,
   "0021_rate_limits": m0021,
   "0024_transfers_received": m0024,
-  "0025_bank_quarantine": m0025
+  "0025_bank_quarantine": m0025,
+  "0026_web_sessions": m0026,
+  "0027_partner_passwords": m0027
 })
 
 const migrate = Migrator.make({})({ loader, table: "cobro_migrations" })

@@ -18,6 +18,7 @@ import {
   type RefundRepository,
   type ScheduleRepository,
   type SecondFactorRepository,
+  type WebSessionRepository,
   type SplitRepository,
   type TestClockRepository,
   type Transactor,
@@ -39,6 +40,7 @@ import * as SqlPaymentRepository from "./SqlPaymentRepository.js"
 import * as SqlRefundRepository from "./SqlRefundRepository.js"
 import * as SqlScheduleRepository from "./SqlScheduleRepository.js"
 import * as SqlSecondFactorRepository from "./SqlSecondFactorRepository.js"
+import * as SqlWebSessionRepository from "./SqlWebSessionRepository.js"
 import * as SqlSplitRepository from "./SqlSplitRepository.js"
 import * as SqlTestClockRepository from "./SqlTestClockRepository.js"
 import * as SqlTransactor from "./SqlTransactor.js"
@@ -65,6 +67,7 @@ export type Storage =
   | WebhookDeliveryRepository.WebhookDeliveryRepository
   | TestClockRepository.TestClockRepository
   | SecondFactorRepository.SecondFactorRepository
+  | WebSessionRepository.WebSessionRepository
 
 /** The repositories alone (the database must already be migrated). */
 export const repositories: Layer.Layer<Storage, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -85,7 +88,8 @@ export const repositories: Layer.Layer<Storage, never, SqlClient.SqlClient> = La
   SqlIdempotencyRepository.layer,
   SqlWebhookDeliveryRepository.layer,
   SqlTestClockRepository.layer,
-  SqlSecondFactorRepository.layer
+  SqlSecondFactorRepository.layer,
+  SqlWebSessionRepository.layer
 )
 
 /** Migrates the database, then provides every repository. */

@@ -31,6 +31,8 @@ export const variables = {
   idempotencyLease: "COBRO_IDEMPOTENCY_LEASE",
   corsOrigins: "COBRO_CORS_ORIGINS",
   transferCheckInterval: "COBRO_TRANSFER_CHECK_INTERVAL",
+  dashboardIdleTimeout: "COBRO_DASHBOARD_IDLE_TIMEOUT",
+  dashboardSessionLifetime: "COBRO_DASHBOARD_SESSION_LIFETIME",
   ...SmtpMailer.variables,
   ...OtelConfig.variables
 } as const
@@ -84,6 +86,14 @@ export const variableHelp: {
   corsOrigins: [
     "none",
     "comma-separated origins (https://shop.example.com) whose pages may create payments and read their public state"
+  ],
+  dashboardIdleTimeout: [
+    "30 minutes",
+    "a dashboard session ends after this long without a request (real time), at least 1 second"
+  ],
+  dashboardSessionLifetime: [
+    "12 hours",
+    "a dashboard session ends this long after sign-in, used or not (real time), at least 1 second"
   ],
   transferCheckInterval: [
     "1 minute",

@@ -16,6 +16,7 @@ import { senderScenarios } from "./senders.js"
 import { splitScenarios } from "./splits/index.js"
 import { transferScenarios } from "./transfers.js"
 import { webhookScenarios } from "./webhooks.js"
+import { webSessionScenarios } from "./webSessions.js"
 
 /** Every scenario of the contract; each storage area adds its own list here. */
 export const scenarios: ReadonlyArray<Scenario> = [
@@ -35,5 +36,6 @@ export const scenarios: ReadonlyArray<Scenario> = [
   ...refundScenarios,
   ...senderScenarios,
   ...clockScenarios,
-  ...secondFactorScenarios
+  ...secondFactorScenarios,
+  ...webSessionScenarios
 ]

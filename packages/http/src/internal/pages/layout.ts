@@ -79,6 +79,8 @@ export interface Page {
   readonly wide?: boolean
   /** Extra `<head>` markup (e.g. a `<meta http-equiv="refresh">` for browsers without JavaScript). */
   readonly head?: Html
+  /** What replaces the site's header before `<main>` (the dashboard's bar and menu). */
+  readonly top?: Html
   /** A trusted constant script, run with the page's nonce. */
   readonly script?: string
 }
@@ -98,7 +100,7 @@ export const document = (page: Page): string =>
         ${page.head}
       </head>
       <body>
-        <header class="site"><p>cobro</p></header>
+        ${page.top ?? html`<header class="site"><p>cobro</p></header>`}
         <main>${page.body}</main>
         <footer>Pagos por transferencia con cobro</footer>
         ${

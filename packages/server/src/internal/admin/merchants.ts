@@ -14,9 +14,16 @@ import {
   type Partner,
   Principal,
   Spans,
-  User
+  User,
+  WebSessions
 } from "@cobro/core"
-import { CredentialRepository, PartnerRepository, Transactor, UserRepository } from "@cobro/core/ports"
+import {
+  CredentialRepository,
+  PartnerRepository,
+  Transactor,
+  UserRepository,
+  WebSessionRepository
+} from "@cobro/core/ports"
 import { SandboxBank } from "@cobro/bank-sandbox"
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect, Option, Schema } from "effect"
@@ -113,13 +120,36 @@ const storePasswordHash = (userId: Ids.UserId, hash: string) =>
 
 /**
  * Sets (or replaces) the password a merchant signs in with on the onboarding page's "Ya tengo una
- * cuenta"; the API credentials are untouched.
+ * cuenta" and on the dashboard; the API credentials are untouched, the merchant's dashboard
+ * sessions end.
  */
 export const setPassword = Spans.fn("Admin.setPassword")(function* (userId: string, password: string) {
   const id = yield* userIdFrom(userId)
   const hash = yield* passwordHashOf(password)
-  yield* Transactor.transactionally(storePasswordHash(id, hash))
+  yield* Transactor.transactionally(
+    Effect.zipRight(
+      storePasswordHash(id, hash),
+      Effect.flatMap(WebSessionRepository.WebSessionRepository, (sessions) =>
+        sessions.deleteSessionsOf("user", id)
+      )
+    )
+  )
   return { user_id: id, password_set: true } as const
+})
+
+/**
+ * Sets (or replaces) the password a partner signs in with on the dashboard
+ * (`/dashboard/sign-in/partner`, with its client id); its API credentials are untouched, its
+ * dashboard sessions end.
+ */
+export const setPartnerPassword = Spans.fn("Admin.setPartnerPassword")(function* (
+  partnerId: string,
+  password: string
+) {
+  const id = yield* partnerIdFrom(partnerId)
+  const checked = yield* idFrom(Onboarding.Password, "password")(password)
+  yield* (yield* WebSessions.WebSessions).setPartnerPassword(id, checked)
+  return { partner_id: id, password_set: true } as const
 })
 
 export interface CreatePartnerInput {

@@ -83,7 +83,11 @@ const usersSetPassword = Command.make(
         yield* Console.log(`${result.user_id} can sign in on the onboarding page with the new password`)
       })
     )
-).pipe(Command.withDescription("set the password a merchant signs in with on the onboarding page"))
+).pipe(
+  Command.withDescription(
+    "set the password a merchant signs in with on the onboarding page and the dashboard"
+  )
+)
 
 const usersRotateSecret = Command.make(
   "rotate-secret",
@@ -285,7 +289,32 @@ const partnersList = Command.make("list", listOptions("partner"), (o) =>
   )
 ).pipe(Command.withDescription("list partners by partner id, with their onboarding URLs"))
 
+const partnersSetPassword = Command.make(
+  "set-password",
+  {
+    partnerId: Args.text({ name: "partner_id" }).pipe(Args.withDescription("the partner")),
+    passwordStdin: passwordStdin.pipe(Options.withDescription("read the password from stdin (required)")),
+    json
+  },
+  (o) =>
+    withServices(() =>
+      Effect.gen(function* () {
+        if (!o.passwordStdin) {
+          return yield* new CommandFailed({
+            message:
+              "give the password on stdin with --password-stdin (an argument would stay in shell history)"
+          })
+        }
+        const result = yield* Admin.setPartnerPassword(o.partnerId, yield* readPassword)
+        if (o.json) return yield* printJson(result)
+        yield* Console.log(
+          `${result.partner_id} can sign in on the dashboard (/dashboard/sign-in/partner) with its client id and the new password`
+        )
+      })
+    )
+).pipe(Command.withDescription("set the password a partner signs in with on the dashboard"))
+
 export const partners = Command.make("partners").pipe(
   Command.withDescription("partners"),
-  Command.withSubcommands([partnersCreate, partnersList])
+  Command.withSubcommands([partnersCreate, partnersList, partnersSetPassword])
 )

@@ -1,0 +1,43 @@
+/**
+ * Every route of the dashboard, on the hosted pages' router. `README.md` in this folder says how
+ * to add a page.
+ */
+import type { Balances, Crypto, Payments } from "@cobro/core"
+import { WebSessions } from "@cobro/core"
+import { Effect, type Layer, Option } from "effect"
+import { HttpConfig } from "../../HttpConfig.js"
+import { PageRouter } from "../pages/router.js"
+import * as Shared from "../pages/shared.js"
+import * as Kit from "./kit.js"
+import * as Overview from "./overview.js"
+import * as SignIn from "./signIn.js"
+import type { Limits } from "../rateLimit.js"
+
+/** What the dashboard's pages need (beside `WebSessions`, read when present). */
+export type Requirements = Payments.Payments | Balances.Balances | Crypto.Crypto | HttpConfig | Limits
+
+export const layer: Layer.Layer<never, never, Requirements> = PageRouter.use((router) =>
+  Effect.gen(function* () {
+    const config = yield* HttpConfig
+    const settings = config.dashboard
+    if (settings === undefined) return
+    const sessions = yield* Effect.serviceOption(WebSessions.WebSessions)
+    if (Option.isNone(sessions)) {
+      return yield* Effect.dieMessage(
+        "the dashboard needs the engine's WebSessions service (WebSessions.WebSessions.Default over the storage)"
+      )
+    }
+    const pages = yield* Shared.make
+    const dash = Kit.make(pages, settings, sessions.value)
+    const { guarded } = pages
+    const signIn = SignIn.make(dash)
+    const overview = yield* Overview.make(dash)
+
+    yield* router.get("/dashboard/sign-in", guarded(signIn.showMerchant))
+    yield* router.post("/dashboard/sign-in", guarded(signIn.submitMerchant))
+    yield* router.get("/dashboard/sign-in/partner", guarded(signIn.showPartner))
+    yield* router.post("/dashboard/sign-in/partner", guarded(signIn.submitPartner))
+    yield* router.post("/dashboard/sign-out", guarded(signIn.signOut))
+    yield* router.get("/dashboard", guarded(overview.overview))
+  })
+)

@@ -1,0 +1,122 @@
+/**
+ * The dashboard's sessions over real HTTP on the reference server (sandbox, SQLite): sign-in with
+ * a password set by the operator, the session cookie's attributes, rotation at sign-in, CSRF
+ * refusals, the failed sign-in limit, sign-out, and the pages behind the session.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { freshPgUrl } from "@cobro/storage-contract"
+import * as Admin from "../src/Admin.js"
+import { configOf, demoServer, serverLayer, tempDb } from "./support.js"
+import { csrfOf, Jar, send, signIn } from "./dashboardSupport.js"
+
+const PASSWORD = "correct horse battery"
+
+const withDashboard = <A>(env: Record<string, string>, body: (base: string) => Promise<A>) =>
+  Effect.gen(function* () {
+    const config = yield* configOf({
+      COBRO_DATABASE_URL: process.env["DASH_TEST_PG"] === "1" ? yield* freshPgUrl : yield* tempDb,
+      COBRO_JOB_INTERVAL: "1 hour",
+      COBRO_LOG_LEVEL: "warn",
+      ...env
+    })
+    return yield* Effect.gen(function* () {
+      const { base } = yield* demoServer
+      yield* Admin.setPassword("demo", PASSWORD)
+      return yield* Effect.promise(() => body(base))
+    }).pipe(Effect.provide(serverLayer(config)))
+  })
+
+describe("dashboard sessions", () => {
+  it.scopedLive(
+    "sign-in sets an HttpOnly, SameSite=Lax session cookie on /dashboard, rotated at each sign-in",
+    () =>
+      withDashboard({}, async (base) => {
+        const jar = new Jar()
+        const anonymous = await send(jar, `${base}/dashboard`)
+        expect([anonymous.status, anonymous.headers.location]).toEqual([303, "/dashboard/sign-in"])
+
+        const page = await send(jar, `${base}/dashboard/sign-in`)
+        expect(page.status).toBe(200)
+        expect(page.headers["content-security-policy"]).toContain("frame-ancestors 'none'")
+        expect(page.body).toContain('<label for="email">Email</label>')
+        expect(page.body).not.toContain('name="code"')
+
+        const done = await send(jar, `${base}/dashboard/sign-in`, "POST", {
+          csrf_token: csrfOf(page.body),
+          email: "demo@example.com",
+          password: PASSWORD
+        })
+        expect([done.status, done.headers.location]).toEqual([303, "/dashboard"])
+        const line = jar.lines.find((l) => l.startsWith("cobro_session="))!
+        expect(line).toMatch(/HttpOnly/)
+        expect(line).toMatch(/SameSite=Lax/)
+        expect(line).toMatch(/Path=\/dashboard/)
+        expect(line).not.toMatch(/Secure/)
+        const first = jar.cookies.get("cobro_session")!
+
+        const overview = await send(jar, `${base}/dashboard`)
+        expect(overview.status).toBe(200)
+        expect(overview.body).toContain("Resumen")
+        expect(overview.body).toContain("Modo sandbox")
+        expect(overview.body).toContain("<svg")
+
+        // Signing in again gives a new token and ends the old one.
+        // (The sign-in page sends a signed-in visitor to the overview; the form posts all the same.)
+        expect((await send(jar, `${base}/dashboard/sign-in`)).headers.location).toBe("/dashboard")
+        const again = await send(jar, `${base}/dashboard/sign-in`, "POST", {
+          csrf_token: csrfOf(overview.body),
+          email: "demo@example.com",
+          password: PASSWORD
+        })
+        expect(again.status).toBe(303)
+        const second = jar.cookies.get("cobro_session")!
+        expect(second).not.toBe(first)
+        const stale = new Jar()
+        stale.cookies.set("cobro_session", first)
+        expect((await send(stale, `${base}/dashboard`)).status).toBe(303)
+
+        // Sign-out without the CSRF token is refused; with it, the session ends.
+        expect((await send(jar, `${base}/dashboard/sign-out`, "POST", {})).status).toBe(403)
+        expect((await send(jar, `${base}/dashboard`)).status).toBe(200)
+        const csrf = csrfOf((await send(jar, `${base}/dashboard`)).body)
+        const out = await send(jar, `${base}/dashboard/sign-out`, "POST", { csrf_token: csrf })
+        expect([out.status, out.headers.location]).toEqual([303, "/dashboard/sign-in"])
+        const kept = new Jar()
+        kept.cookies.set("cobro_session", second)
+        expect((await send(kept, `${base}/dashboard`)).status).toBe(303)
+      })
+  )
+
+  it.scopedLive("a sign-in without the CSRF token, or with a wrong password, opens no session", () =>
+    withDashboard({}, async (base) => {
+      const jar = new Jar()
+      await send(jar, `${base}/dashboard/sign-in`)
+      const forged = await send(jar, `${base}/dashboard/sign-in`, "POST", {
+        email: "demo@example.com",
+        password: PASSWORD
+      })
+      expect(forged.status).toBe(403)
+      expect(jar.cookies.has("cobro_session")).toBe(false)
+      const wrong = await signIn(jar, base, { email: "demo@example.com", password: "not the password" })
+      expect(wrong.status).toBe(401)
+      expect(wrong.body).toContain("Los datos no coinciden")
+      expect(jar.cookies.has("cobro_session")).toBe(false)
+    })
+  )
+
+  it.scopedLive("failed sign-ins are limited per account: the right password is refused once reached", () =>
+    withDashboard({ COBRO_RATE_LIMIT_FAILURES_PER_CLIENT: "3 per 1 minute" }, async (base) => {
+      const jar = new Jar()
+      for (let i = 0; i < 3; i++) {
+        expect(
+          (await signIn(jar, base, { email: "demo@example.com", password: "wrong password" })).status
+        ).toBe(401)
+      }
+      const locked = await signIn(jar, base, { email: "demo@example.com", password: PASSWORD })
+      expect(locked.status).toBe(429)
+      expect(locked.headers["retry-after"]).toBeDefined()
+      expect(jar.cookies.has("cobro_session")).toBe(false)
+    })
+  )
+})
