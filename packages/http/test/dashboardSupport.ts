@@ -20,7 +20,8 @@ import {
   Principal,
   Refund,
   Refunds,
-  WebhookDeliveries
+  WebhookDeliveries,
+  WebSessions
 } from "@cobro/core"
 import { CredentialRepository } from "@cobro/core/ports"
 import { Faucet } from "@cobro/bank-sandbox"
@@ -221,3 +222,14 @@ export class Visitor {
       throw new Error(`sign-in as ${login}: ${answer.status} ${answer.text.slice(0, 300)}`)
   }
 }
+
+/** `seed`, and the partner's dashboard password (`PASSWORD`), for signing in over HTTP. */
+export const seedForSignIn: Effect.Effect<
+  World,
+  Errors.DomainError,
+  Effect.Effect.Context<typeof seed> | WebSessions.WebSessions
+> = Effect.tap(seed, (world) =>
+  Effect.flatMap(WebSessions.WebSessions, (sessions) =>
+    sessions.setPartnerPassword(Ids.PartnerId.make(world.partner.partner_id), PASSWORD)
+  )
+)

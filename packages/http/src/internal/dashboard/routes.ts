@@ -2,7 +2,15 @@
  * Every route of the dashboard, on the hosted pages' router. `README.md` in this folder says how
  * to add a page.
  */
-import type { Balances, Crypto, Payments } from "@cobro/core"
+import type {
+  Accounts,
+  Balances,
+  Crypto,
+  Customers,
+  Onboarding,
+  Payments,
+  WebhookDeliveries
+} from "@cobro/core"
 import { WebSessions } from "@cobro/core"
 import { Effect, type Layer, Option } from "effect"
 import { HttpConfig } from "../../HttpConfig.js"
@@ -10,11 +18,21 @@ import { PageRouter } from "../pages/router.js"
 import * as Shared from "../pages/shared.js"
 import * as Kit from "./kit.js"
 import * as Overview from "./overview.js"
+import * as SectionRoutes from "./sectionRoutes.js"
 import * as SignIn from "./signIn.js"
 import type { Limits } from "../rateLimit.js"
 
 /** What the dashboard's pages need (beside `WebSessions`, read when present). */
-export type Requirements = Payments.Payments | Balances.Balances | Crypto.Crypto | HttpConfig | Limits
+export type Requirements =
+  | Payments.Payments
+  | Balances.Balances
+  | Crypto.Crypto
+  | HttpConfig
+  | Limits
+  | Customers.Customers
+  | WebhookDeliveries.WebhookDeliveries
+  | Onboarding.Onboarding
+  | Accounts.Accounts
 
 export const layer: Layer.Layer<never, never, Requirements> = PageRouter.use((router) =>
   Effect.gen(function* () {
@@ -28,7 +46,7 @@ export const layer: Layer.Layer<never, never, Requirements> = PageRouter.use((ro
       )
     }
     const pages = yield* Shared.make
-    const dash = Kit.make(pages, settings, sessions.value)
+    const dash = Kit.make(pages, settings, sessions.value, yield* SectionRoutes.acting)
     const { guarded } = pages
     const signIn = SignIn.make(dash)
     const overview = yield* Overview.make(dash)
@@ -39,5 +57,7 @@ export const layer: Layer.Layer<never, never, Requirements> = PageRouter.use((ro
     yield* router.post("/dashboard/sign-in/partner", guarded(signIn.submitPartner))
     yield* router.post("/dashboard/sign-out", guarded(signIn.signOut))
     yield* router.get("/dashboard", guarded(overview.overview))
+    // Customers, payouts, webhooks, sandbox, and the partner's merchants (`sectionRoutes.ts`).
+    yield* SectionRoutes.register(dash, router)
   })
 )

@@ -157,18 +157,3 @@ export const amountText = (text: string, currency: Money.Currency): string =>
   })
 
 export const when = (t: DateTime.Utc): string => Format.when(t)
-
-/** The sections' own rules, after the dashboard's (status chips, identifiers, a webhook's body). */
-export const CSS = `
-.chip{display:inline-block;font-size:.8125rem;font-weight:700;border-radius:999px;padding:.0625rem .5rem;
-border:1px solid currentColor;white-space:nowrap}
-.chip.ok{color:var(--ok);background:var(--ok-bg)}
-.chip.warn{color:var(--warn);background:var(--warn-bg)}
-.chip.err{color:var(--err);background:var(--err-bg)}
-.chip.info{color:var(--info);background:var(--info-bg)}
-.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;overflow-wrap:anywhere}
-.page-title{margin:0 0 1rem}
-.payload{margin:0;padding:.75rem;background:var(--bg);border:1px solid var(--line);border-radius:8px;
-overflow:auto;max-height:24rem;font-size:.8125rem;white-space:pre-wrap;overflow-wrap:anywhere}
-.table-wrap:focus-visible{outline:3px solid #1a73e8;outline-offset:2px}
-`
