@@ -4,10 +4,14 @@
  * refusals, the failed sign-in limit, sign-out, and the pages behind the session.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { BindSimulator } from "@cobro/bank-bind/testing"
+import { BankAccount } from "@cobro/core"
 import { Effect } from "effect"
+import * as OTPAuth from "otpauth"
+import { HttpServer } from "@effect/platform"
 import { freshPgUrl } from "@cobro/storage-contract"
 import * as Admin from "../src/Admin.js"
-import { configOf, demoServer, serverLayer, tempDb } from "./support.js"
+import { bindEnv, configOf, demoServer, postJson, provider, serverLayer, tempDb } from "./support.js"
 import { csrfOf, Jar, send, signIn } from "./dashboardSupport.js"
 
 const PASSWORD = "correct horse battery"
@@ -23,6 +27,14 @@ const withDashboard = <A>(env: Record<string, string>, body: (base: string) => P
     return yield* Effect.gen(function* () {
       const { base } = yield* demoServer
       yield* Admin.setPassword("demo", PASSWORD)
+      // Another merchant, whose payments the demo merchant must never see.
+      yield* Admin.createUser({
+        user_id: "otra",
+        name: "Otra Tienda",
+        email: "otra@example.com",
+        cuit: BankAccount.makeCuit("30", "71234567"),
+        status: "ACTIVE"
+      })
       return yield* Effect.promise(() => body(base))
     }).pipe(Effect.provide(serverLayer(config)))
   })
@@ -117,6 +129,124 @@ describe("dashboard sessions", () => {
       expect(locked.status).toBe(429)
       expect(locked.headers["retry-after"]).toBeDefined()
       expect(jar.cookies.has("cobro_session")).toBe(false)
+    })
+  )
+
+  it.scopedLive(
+    "a merchant sees and refunds only its own payments; a refund without the CSRF token is refused",
+    () =>
+      withDashboard({}, async (base) => {
+        const jar = new Jar()
+        expect((await signIn(jar, base, { email: "demo@example.com", password: PASSWORD })).status).toBe(303)
+        const created = await fetch(`${base}/payments/`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            user_id: "otra",
+            external_id: "de-otra",
+            price: { amount: 1500, currency: "ARS" },
+            payment_options: ["transfer"]
+          })
+        })
+        expect(created.status).toBe(200)
+        const theirs = ((await created.json()) as { data: { id: string } }).data.id
+        const page = await send(jar, `${base}/dashboard/payments/${encodeURIComponent(theirs)}`)
+        expect(page.status).toBe(404)
+        expect(page.body).not.toContain("de-otra")
+        const search = await send(jar, `${base}/dashboard/payments?q=de-otra`)
+        expect(search.status).toBe(200)
+        expect(search.body).not.toContain("de-otra</a>")
+        const csrf = csrfOf((await send(jar, `${base}/dashboard`)).body)
+        const refund = await send(
+          jar,
+          `${base}/dashboard/payments/${encodeURIComponent(theirs)}/refund`,
+          "POST",
+          {
+            csrf_token: csrf,
+            refund_type: "FULL",
+            confirm: "yes"
+          }
+        )
+        expect(refund.status).toBe(404)
+        const forged = await send(
+          jar,
+          `${base}/dashboard/payments/${encodeURIComponent(theirs)}/refund`,
+          "POST",
+          {
+            refund_type: "FULL",
+            confirm: "yes"
+          }
+        )
+        expect(forged.status).toBe(403)
+      })
+  )
+})
+
+describe("dashboard sign-in in production", () => {
+  it.scopedLive("needs a code of the enrolled TOTP, and the session cookie is Secure", () =>
+    Effect.gen(function* () {
+      const sim = yield* BindSimulator.scoped()
+      const env = {
+        COBRO_MODE: "production",
+        COBRO_SECRET_KEY: "5c".repeat(32),
+        COBRO_DATABASE_URL: yield* tempDb,
+        COBRO_JOB_INTERVAL: "1 hour",
+        COBRO_RECONCILE_INTERVAL: "1 hour",
+        COBRO_LOG_LEVEL: "warn",
+        ...bindEnv(sim),
+        COBRO_BIND_WEBHOOK_SECRET: "hook-secret-0123456789"
+      }
+      const config = yield* configOf(env)
+      yield* Effect.gen(function* () {
+        const user = yield* Admin.createUser({
+          user_id: "shop",
+          name: "Tienda",
+          email: "shop@example.com",
+          cuit: BankAccount.makeCuit("30", "71234567"),
+          status: "ACTIVE"
+        })
+        yield* Admin.setPassword("shop", PASSWORD)
+        const issued = yield* postJson("/users/shop/tokens", {
+          client_id: user.client_id,
+          client_secret: user.client_secret
+        })
+        const token = (issued.body["data"] as { token: string }).token
+        const server = yield* HttpServer.HttpServer
+        const base = `http://127.0.0.1:${(server.address as HttpServer.TcpAddress).port}`
+
+        const jar = new Jar()
+        const form = yield* Effect.promise(() => send(jar, `${base}/dashboard/sign-in`))
+        expect(form.body).toContain('<label for="code">Código de verificación</label>')
+        expect(form.body).not.toContain("Modo sandbox")
+        const fields = { email: "shop@example.com", password: PASSWORD }
+        // Not enrolled: no way in without a factor.
+        const unenrolled = yield* Effect.promise(() => signIn(jar, base, { ...fields, code: "123456" }))
+        expect(unenrolled.status).toBe(401)
+        expect(unenrolled.body).toContain("no tiene un segundo factor")
+
+        const started = yield* postJson("/users/shop/second-factor/totp", {}, token)
+        const totp = OTPAuth.URI.parse(
+          (started.body["data"] as { otpauth_uri: string }).otpauth_uri
+        ) as OTPAuth.TOTP
+        const code = (steps: number) => totp.generate({ timestamp: Date.now() + steps * 30_000 })
+        expect((yield* postJson("/users/shop/second-factor/confirm", { code: code(0) }, token)).status).toBe(
+          200
+        )
+
+        const missing = yield* Effect.promise(() => signIn(jar, base, fields))
+        expect([missing.status, missing.body.includes("Ingresá el código")]).toEqual([401, true])
+        const wrong = yield* Effect.promise(() =>
+          signIn(jar, base, { ...fields, code: code(0) === "000000" ? "111111" : "000000" })
+        )
+        expect(wrong.status).toBe(401)
+        expect(jar.cookies.has("cobro_session")).toBe(false)
+        // The next step's code (within the one-step window, after the step confirm used).
+        const right = yield* Effect.promise(() => signIn(jar, base, { ...fields, code: code(1) }))
+        expect(right.status).toBe(303)
+        const line = jar.lines.find((l) => l.startsWith("cobro_session="))!
+        expect(line).toMatch(/; Secure/)
+        expect(line).toMatch(/HttpOnly/)
+      }).pipe(Effect.provide(serverLayer(config)), Effect.withConfigProvider(provider(env)))
     })
   )
 })

@@ -239,6 +239,21 @@ export class WebSessions extends Effect.Service<WebSessions>()("@cobro/core/WebS
     /** Ends every session of a merchant (after its password or secret changed, say). */
     const endSessionsOfUser = (userId: UserId) => repo.deleteSessionsOf("user", userId)
 
-    return { signInUser, signInPartner, resolve, signOut, setPartnerPassword, endSessionsOfUser } as const
+    /** The merchant's API client id and when its secret last changed (the dashboard's Developers page). */
+    const clientOf = Spans.fn("WebSessions.clientOf")(function* (userId: UserId) {
+      const found = yield* credentials.findCredential(userId)
+      if (Option.isNone(found)) return yield* NotFound.of("user", userId)
+      return { client_id: found.value.client_id, secret_rotated_at: found.value.secret_rotated_at }
+    })
+
+    return {
+      signInUser,
+      signInPartner,
+      resolve,
+      signOut,
+      setPartnerPassword,
+      endSessionsOfUser,
+      clientOf
+    } as const
   })
 }) {}
