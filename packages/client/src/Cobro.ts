@@ -7,6 +7,7 @@
  */
 import * as accounts from "./internal/api/accounts.js"
 import * as customers from "./internal/api/customers.js"
+import * as exports from "./internal/api/exports.js"
 import * as payments from "./internal/api/payments.js"
 import * as payouts from "./internal/api/payouts.js"
 import * as sandbox from "./internal/api/sandbox.js"
@@ -24,6 +25,7 @@ export type { RetryOptions } from "./internal/backoff.js"
 export type { CallOptions } from "./internal/call.js"
 export type { MerchantQuery, Query, RequestBody } from "./internal/routeTypes.js"
 export type { CobroOptions } from "./internal/connect.js"
+export type { ExportRequest } from "./internal/api/exports.js"
 
 export class Cobro {
   /** The openapi-fetch client, for any route by its path (answers `{ data, error, response }`). */
@@ -339,6 +341,14 @@ export class Cobro {
   /** POST /webhooks/deliveries/{event_id}/replay: sends the event again. */
   replayWebhookDelivery(eventId: string, options?: CallOptions) {
     return webhooks.replayWebhookDelivery(this.api, eventId, options)
+  }
+
+  /**
+   * A CSV export (GET …/export.csv: `payments`, by default of the client's merchant; `payouts`;
+   * `refunds`; a customer's `transactions`) as its bytes arrive: RFC 4180, UTF-8, a header row.
+   */
+  exportCsv(request: exports.ExportRequest, options?: CallOptions) {
+    return exports.exportCsv(this.api, request, () => this.merchant(undefined, "exportCsv"), options)
   }
 
   // --- sandbox ----------------------------------------------------------------------------------

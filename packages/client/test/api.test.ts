@@ -2,7 +2,8 @@
  * The client against the real server (`cobro serve` in its own process, `test/server.ts`): the
  * sandbox's test clock and bank accounts, `listPayments()` without a `user_id`, a cursor list
  * walked with `for await`, a real webhook delivery verified with `verifyWebhook` (and a tampered,
- * a stale and an unsigned one refused), and the request id of every `CobroError`.
+ * a stale and an unsigned one refused), a CSV export as a stream, and the request id of every
+ * `CobroError`.
  */
 import { Cobro, CobroError, verifyWebhook, WebhookVerificationError } from "@cobro/client"
 import * as http from "node:http"
@@ -109,6 +110,25 @@ interface Received {
   readonly body: string
   readonly headers: http.IncomingHttpHeaders
 }
+
+describe("CSV exports", () => {
+  it("exportCsv streams the client's merchant's payments; a bad filter throws CobroError before any byte", async () => {
+    const created = await pay("export-1")
+    const stream = await cobro.exportCsv({ export: "payments" })
+    const text = await new Response(stream).text()
+    const [header, ...rows] = text.split("\r\n")
+    expect(header!.startsWith("payment_id,external_id,payment_status,")).toBe(true)
+    expect(rows.some((row) => row.startsWith(`${created.data.id},export-1,PENDING,1500.00,ARS,`))).toBe(true)
+    expect(text.endsWith("\r\n")).toBe(true)
+    const refused = await cobro
+      .exportCsv({ export: "payouts", query: { start_date: "yesterday" } })
+      .catch((e) => e)
+    expect(refused).toBeInstanceOf(CobroError)
+    expect((refused as CobroError).status).toBe(400)
+    const empty = await new Response(await cobro.exportCsv({ export: "refunds" })).text()
+    expect(empty.split("\r\n")).toHaveLength(2)
+  })
+})
 
 describe("verifyWebhook on a real delivery", () => {
   it("answers the typed event; refuses a tampered body, a stale delivery and no signature", async () => {

@@ -9,6 +9,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as OpenApiFix from "./internal/openApi.js"
 import { PartnerTokens, UserAccounts, UserTokens } from "./internal/api/accounts.js"
 import { Customers } from "./internal/api/customers.js"
+import { Exports } from "./internal/api/exports.js"
 import { Money } from "./internal/api/money.js"
 import { Payments, PublicPayments } from "./internal/api/payments.js"
 import { Sandbox } from "./internal/api/sandbox.js"
@@ -19,6 +20,7 @@ import { WebhookDeliveryRoutes } from "./internal/api/webhooks.js"
 
 export * from "./internal/api/accounts.js"
 export * from "./internal/api/customers.js"
+export * from "./internal/api/exports.js"
 export * from "./internal/api/money.js"
 export * from "./internal/api/payments.js"
 export * from "./internal/api/sandbox.js"
@@ -42,6 +44,7 @@ export class CobroApi extends HttpApi.make("cobro")
   .add(Money)
   .add(Sandbox)
   .add(WebhookDeliveryRoutes)
+  .add(Exports)
   .annotate(OpenApi.Title, "cobro")
   .annotate(OpenApi.Version, "1.0.0")
   // Every error leaves as an `ApiError` envelope: drop HttpApi's default decode-error body.

@@ -21,6 +21,7 @@ import type { HttpConfig } from "./HttpConfig.js"
 import type { Limits } from "./internal/rateLimit.js"
 import { AccountsLive } from "./internal/handlers/accounts.js"
 import { CustomersLive } from "./internal/handlers/customers.js"
+import { ExportsLive } from "./internal/handlers/exports.js"
 import { MoneyLive } from "./internal/handlers/money.js"
 import { PaymentsLive, PublicPaymentsLive } from "./internal/handlers/payments.js"
 import { SandboxLive } from "./internal/handlers/sandbox.js"
@@ -43,7 +44,8 @@ export const handlers = Layer.mergeAll(
   SplitsLive,
   SecondFactorLive,
   MoneyLive,
-  WebhookDeliveriesLive
+  WebhookDeliveriesLive,
+  ExportsLive
 )
 
 /** The services the handlers use (the faucet is optional: present in sandbox mode). */

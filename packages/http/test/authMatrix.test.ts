@@ -258,8 +258,8 @@ interface Protected {
   readonly owner: "user" | "partner"
   /** The 403 a user token gets on routes that need a partner token (SPEC). */
   readonly userTokenRefused?: string
-  /** The success body: an envelope, a status envelope or the bare payment. */
-  readonly success: "envelope" | "status" | "bare"
+  /** The success body: an envelope, a status envelope, the bare payment or a CSV file. */
+  readonly success: "envelope" | "status" | "bare" | "csv"
   /**
    * What B's token gets for the same request: an error key with its status (the route addresses
    * A's resource by id), or `list` (B's own list, without A's resource), or nothing to check.
@@ -398,6 +398,32 @@ const PROTECTED: Readonly<Record<string, Protected>> = {
     owner: "user",
     success: "envelope",
     foreign: notFound("user.not.found")
+  },
+  "GET /payments/export.csv": {
+    call: (w) => ({ path: `/payments/export.csv?user_id=${w.A}` }),
+    owner: "user",
+    success: "csv",
+    foreign: notFound("user.not.found")
+  },
+  "GET /customers/:customer_id/transactions/export.csv": {
+    call: (w) => ({
+      path: fillPath("/customers/:customer_id/transactions/export.csv", { customer_id: w.customer_id })
+    }),
+    owner: "user",
+    success: "csv",
+    foreign: notFound("customer.not.found")
+  },
+  "GET /transactions/payouts/export.csv": {
+    call: (w) => ({ path: `/transactions/payouts/export.csv?user_id=${w.A}` }),
+    owner: "user",
+    success: "csv",
+    foreign: notFound("user.not.found")
+  },
+  "GET /refunds/export.csv": {
+    call: (w) => ({ path: `/refunds/export.csv?payment_id=${w.paid_payment_id}` }),
+    owner: "user",
+    success: "csv",
+    foreign: notFound("payment.not.found")
   },
   "GET /users/:user_id/account": {
     call: (w) => ({ path: fillPath("/users/:user_id/account", { user_id: w.A }) }),
@@ -641,6 +667,7 @@ const expectSuccess = (response: RawResponse, success: Protected["success"], whe
   if (success === "envelope")
     expect(body).toMatchObject({ error: false, code: 200, message: expect.any(String) })
   else if (success === "status") expect(body).toMatchObject({ status: "success", error: false })
+  else if (success === "csv") expect(response.text).toMatch(/^[a-z_]+(,[a-z_]+)+\r\n/)
   else expect(body).toMatchObject({ id: expect.any(String), payment_status: expect.any(String) })
 }
 

@@ -143,7 +143,8 @@ layer(serverLayer())((it) => {
         for (const route of apiRoutes) {
           const ok = operationOf(spec, route)!.responses["200"] as
             { content?: Record<string, Json> } | undefined
-          expect(ok?.content?.["application/json"]?.["schema"], route.id).toBeDefined()
+          const type = route.path.endsWith(".csv") ? "text/csv" : "application/json"
+          expect(ok?.content?.[type]?.["schema"], route.id).toBeDefined()
         }
       })
     )
@@ -201,7 +202,8 @@ layer(serverLayer())((it) => {
           "Splits",
           "Balances",
           "Sandbox",
-          "Webhooks"
+          "Webhooks",
+          "Exports"
         ])
         for (const route of apiRoutes) {
           const operation = operationOf(spec, route)!

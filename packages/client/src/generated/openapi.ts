@@ -876,6 +876,86 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/payments/export.csv": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Export a merchant's payments as CSV
+     * @description The payments GET /payments/ lists, with its filters (`user_id`, the token's own account; `team_id`; `start_date`, `end_date`) and `payment_status`, oldest first: id, external id, status, price, the ARS quote, what was received and credited, CVU and alias, the payers, motive, team and dates. Streamed: the file is written as storage is read, page by page, whatever its length. A bad filter, another user or another merchant's customer or payment is answered in the usual JSON error envelope before any CSV is sent; a failure after the CSV began (storage gone) cuts the connection, so an incomplete file never arrives as a complete response. `start_date` and `end_date` bound the creation time (inclusive). The file is an attachment named `cobro-<export>-<user_id>-<UTC time>.csv`.
+     */
+    get: operations["exports.payments"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/customers/{customer_id}/transactions/export.csv": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Export a fixed customer's transactions as CSV
+     * @description The transfers GET /customers/{customer_id}/transactions lists, newest first, with their amounts, commission, taxes, what was credited, the sender and the bank's id. Another merchant's customer is 404. Streamed: the file is written as storage is read, page by page, whatever its length. A bad filter, another user or another merchant's customer or payment is answered in the usual JSON error envelope before any CSV is sent; a failure after the CSV began (storage gone) cuts the connection, so an incomplete file never arrives as a complete response. `start_date` and `end_date` bound the creation time (inclusive). The file is an attachment named `cobro-<export>-<user_id>-<UTC time>.csv`.
+     */
+    get: operations["exports.customerTransactions"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/transactions/payouts/export.csv": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Export a merchant's payouts as CSV
+     * @description The payouts GET /transactions/payouts lists (`kind`: schedule, split or refund), newest first, with amount, destination, status, the bank's reference, failure reason and dates. Streamed: the file is written as storage is read, page by page, whatever its length. A bad filter, another user or another merchant's customer or payment is answered in the usual JSON error envelope before any CSV is sent; a failure after the CSV began (storage gone) cuts the connection, so an incomplete file never arrives as a complete response. `start_date` and `end_date` bound the creation time (inclusive). The file is an attachment named `cobro-<export>-<user_id>-<UTC time>.csv`.
+     */
+    get: operations["exports.payouts"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/refunds/export.csv": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Export a merchant's refunds as CSV
+     * @description Every refund of the merchant's payments, or of one (`payment_id`; another merchant's payment is 404), newest first: type, amount, status, destination account and CUIT, the bank's reference, failure reason, who asked for it and dates. Streamed: the file is written as storage is read, page by page, whatever its length. A bad filter, another user or another merchant's customer or payment is answered in the usual JSON error envelope before any CSV is sent; a failure after the CSV began (storage gone) cuts the connection, so an incomplete file never arrives as a complete response. `start_date` and `end_date` bound the creation time (inclusive). The file is an attachment named `cobro-<export>-<user_id>-<UTC time>.csv`.
+     */
+    get: operations["exports.refunds"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
 }
 export type webhooks = Record<string, never>
 export interface components {
@@ -10338,6 +10418,597 @@ export interface operations {
             code: 200
             data: components["schemas"]["WebhookDelivery"]
           }
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "exports.payments": {
+    parameters: {
+      query: {
+        /** @description a string at most 256 character(s) long */
+        user_id: string
+        /** @description a string at most 256 character(s) long */
+        team_id?: string
+        payment_status?: "PENDING" | "SUCCESS" | "OVERPAID" | "UNDERPAID" | "EXPIRED"
+        start_date?: components["schemas"]["DateTimeUtc"]
+        end_date?: components["schemas"]["DateTimeUtc"]
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description RFC 4180 CSV in UTF-8 (no byte order mark): a header row, then one record per item; records end in CRLF; a field holding a comma, a quote, CR or LF is quoted, its quotes doubled. Amounts are decimal text with a dot ("1500.00"), dates ISO 8601 in UTC. Free text that starts with =, +, -, @, tab or CR is prefixed with ' (spreadsheet formula injection). */
+      200: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "text/csv": string
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "exports.customerTransactions": {
+    parameters: {
+      query?: {
+        start_date?: components["schemas"]["DateTimeUtc"]
+        end_date?: components["schemas"]["DateTimeUtc"]
+      }
+      header?: never
+      path: {
+        /** @description a string matching the pattern ^[A-Za-z0-9._-]{1,64}$ */
+        customer_id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description RFC 4180 CSV in UTF-8 (no byte order mark): a header row, then one record per item; records end in CRLF; a field holding a comma, a quote, CR or LF is quoted, its quotes doubled. Amounts are decimal text with a dot ("1500.00"), dates ISO 8601 in UTC. Free text that starts with =, +, -, @, tab or CR is prefixed with ' (spreadsheet formula injection). */
+      200: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "text/csv": string
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "exports.payouts": {
+    parameters: {
+      query?: {
+        /** @description a string at most 256 character(s) long */
+        user_id?: string
+        kind?: "schedule" | "split" | "refund"
+        start_date?: components["schemas"]["DateTimeUtc"]
+        end_date?: components["schemas"]["DateTimeUtc"]
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description RFC 4180 CSV in UTF-8 (no byte order mark): a header row, then one record per item; records end in CRLF; a field holding a comma, a quote, CR or LF is quoted, its quotes doubled. Amounts are decimal text with a dot ("1500.00"), dates ISO 8601 in UTC. Free text that starts with =, +, -, @, tab or CR is prefixed with ' (spreadsheet formula injection). */
+      200: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "text/csv": string
+        }
+      }
+      /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */
+      400: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error400"]
+        }
+      }
+      /** @description Missing, malformed, unknown, revoked or expired token, or invalid credentials or code */
+      401: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error401"]
+        }
+      }
+      /** @description The caller is known but may not do this (wrong kind of token, inactive account, another partner's schedule) */
+      403: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error403"]
+        }
+      }
+      /** @description No such resource for this caller (another account's resources are not found), or no such route */
+      404: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error404"]
+        }
+      }
+      /** @description The request conflicts with the resource's state or with another resource */
+      409: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error409"]
+        }
+      }
+      /** @description The body is larger than the server accepts */
+      413: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error413"]
+        }
+      }
+      /** @description The body is not JSON */
+      415: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error415"]
+        }
+      }
+      /** @description An Idempotency-Key reused with another request */
+      422: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error422"]
+        }
+      }
+      /** @description Too many requests: wait `data.retry_after` seconds (also in the Retry-After header) */
+      429: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error429"]
+        }
+      }
+      /** @description Unexpected server error (logged; no details are sent) */
+      500: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error500"]
+        }
+      }
+      /** @description The bank or another provider failed */
+      502: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error502"]
+        }
+      }
+      /** @description The capability is deprecated or unavailable */
+      503: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Error503"]
+        }
+      }
+    }
+  }
+  "exports.refunds": {
+    parameters: {
+      query?: {
+        /** @description a string at most 256 character(s) long */
+        user_id?: string
+        /** @description a string at most 256 character(s) long */
+        payment_id?: string
+        start_date?: components["schemas"]["DateTimeUtc"]
+        end_date?: components["schemas"]["DateTimeUtc"]
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description RFC 4180 CSV in UTF-8 (no byte order mark): a header row, then one record per item; records end in CRLF; a field holding a comma, a quote, CR or LF is quoted, its quotes doubled. Amounts are decimal text with a dot ("1500.00"), dates ISO 8601 in UTC. Free text that starts with =, +, -, @, tab or CR is prefixed with ' (spreadsheet formula injection). */
+      200: {
+        headers: {
+          "Request-Id": components["headers"]["RequestId"]
+          [name: string]: unknown
+        }
+        content: {
+          "text/csv": string
         }
       }
       /** @description The request is invalid: a body, path, query or header that does not decode (`data.field` names it), or a rule of the operation */

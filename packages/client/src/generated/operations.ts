@@ -353,5 +353,33 @@ export const operations: ReadonlyArray<Operation> = [
     operationId: "webhookDeliveries.replay",
     bearer: true,
     idempotencyKey: true
+  },
+  {
+    method: "GET",
+    path: "/payments/export.csv",
+    operationId: "exports.payments",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "GET",
+    path: "/customers/{customer_id}/transactions/export.csv",
+    operationId: "exports.customerTransactions",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "GET",
+    path: "/transactions/payouts/export.csv",
+    operationId: "exports.payouts",
+    bearer: true,
+    idempotencyKey: false
+  },
+  {
+    method: "GET",
+    path: "/refunds/export.csv",
+    operationId: "exports.refunds",
+    bearer: true,
+    idempotencyKey: false
   }
 ]

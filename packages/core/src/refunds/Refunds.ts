@@ -21,6 +21,7 @@ import * as Accounts from "../ledger/LedgerAccount.js"
 import * as Money from "../Money.js"
 import type { OutgoingTransfer } from "../outgoing/OutgoingTransfer.js"
 import { OutgoingTransfers } from "../outgoing/OutgoingTransfers.js"
+import * as Page from "../Page.js"
 import * as P from "../payments/Payment.js"
 import { emitPaymentUpdated } from "../payments/paymentEvents.js"
 import { PaymentRepository } from "../payments/PaymentRepository.js"
@@ -296,7 +297,26 @@ export class Refunds extends Effect.Service<Refunds>()("@cobro/core/Refunds", {
       return found.value
     })
 
-    return { create, list, get, ofPayment } as const
+    /**
+     * One page of the user's refunds, newest first, after `before` (the previous page's `next`):
+     * every payment's, for the CSV export. The caller reads only its own user.
+     */
+    const page = Spans.fn("Refunds.page")(function* (
+      owner: UserId,
+      user_id: UserId,
+      before: Option.Option<Page.Cursor>,
+      requestedLimit?: number
+    ) {
+      if (user_id !== owner) return yield* NotFound.of("user", user_id)
+      const limit = yield* Page.checkLimit(requestedLimit)
+      const rows = yield* repo.listByUser(user_id, before, limit + 1)
+      return Page.fromRows(rows, limit, (r) => ({
+        creation_timestamp: r.creation_timestamp,
+        id: r.refund_id
+      }))
+    })
+
+    return { create, list, get, ofPayment, page } as const
   })
 }) {}
 

@@ -42,21 +42,30 @@ export const streamedList = <A, I, E>(
         )
       ),
       Stream.concat(Stream.make("]}}")),
-      Stream.tapErrorCause((cause) =>
-        Cause.isInterruptedOnly(cause)
-          ? Effect.void
-          : Effect.zipRight(
-              Effect.logError(
-                `${request.method} ${pathOf(request)} failed while its list was being sent`,
-                cause
-              ),
-              cut(request)
-            )
-      ),
+      cutOnFailure(request, "its list"),
       Stream.encodeText
     )
     return HttpServerResponse.stream(body, { contentType: "application/json" })
   })
+
+/**
+ * A response body that, should it fail once begun, has its failure logged and the connection
+ * cut (see `streamedList`): `what` names the body in the log line.
+ */
+export const cutOnFailure =
+  (request: HttpServerRequest.HttpServerRequest, what: string) =>
+  <A, E, R>(body: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
+    Stream.tapErrorCause(body, (cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.void
+        : Effect.zipRight(
+            Effect.logError(
+              `${request.method} ${pathOf(request)} failed while ${what} was being sent`,
+              cause
+            ),
+            cut(request)
+          )
+    )
 
 /** Cuts the connection a request came on, where the host has one (node's socket). */
 const cut = (request: HttpServerRequest.HttpServerRequest) =>
