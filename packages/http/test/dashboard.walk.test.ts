@@ -2,7 +2,8 @@
  * The dashboard walked by two merchants and a partner, page by page (and export by export): each
  * sees its own and only its own; another's payment, customer or webhook delivery is not found
  * and never shown; the partner lists only the merchant that consented, opens only that one, and
- * is not offered what its `PAR-` tokens may not do (the merchant's credentials).
+ * is not offered what its `PAR-` tokens may not do (the merchant's credentials). Every CSV
+ * export holds the principal's own rows only.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Duration, Effect } from "effect"
@@ -15,6 +16,8 @@ const promise = <A>(f: () => Promise<A>) => Effect.promise(f)
 const pagesOf = (mine: Owned) =>
   [
     ["/dashboard", [mine.external_id]],
+    ["/dashboard/payments", [mine.external_id]],
+    [`/dashboard/payments/${encodeURIComponent(mine.payment_id)}`, [mine.external_id, mine.event_id]],
     ["/dashboard/customers", [mine.customer_name, mine.customer_cvu]],
     [`/dashboard/customers/${encodeURIComponent(mine.customer_id)}`, [mine.customer_name, mine.customer_cvu]],
     ["/dashboard/payouts", [mine.payment_id]],
@@ -36,6 +39,7 @@ const secretsOf = (other: Owned) => [
 
 /** The other's detail pages and exports, each of which must be not found. */
 const detailsOf = (other: Owned) => [
+  `/dashboard/payments/${encodeURIComponent(other.payment_id)}`,
   `/dashboard/customers/${encodeURIComponent(other.customer_id)}`,
   `/dashboard/webhooks/${encodeURIComponent(other.event_id)}`
 ]
@@ -55,6 +59,37 @@ const walk = (visitor: Visitor, mine: Owned, other: Owned) =>
       for (const secret of secretsOf(other))
         expect(answer.text, `${path} hides ${secret}`).not.toContain(secret)
     }
+    // Export by export: CSV of its own, nothing of the other's; the other's customer not found.
+    const exports = [
+      ["/dashboard/payments/export.csv", [mine.external_id]],
+      [`/dashboard/payments/export.csv?q=${encodeURIComponent(mine.external_id)}`, [mine.external_id]],
+      [
+        `/dashboard/customers/${encodeURIComponent(mine.customer_id)}/transactions/export.csv`,
+        [mine.customer_cvu]
+      ],
+      ["/dashboard/payouts/export.csv", [mine.payment_id]],
+      ["/dashboard/payouts/export.csv?tipo=refund", [mine.payment_id]],
+      ["/dashboard/payouts/refunds.csv", [mine.payment_id]]
+    ] as const
+    for (const [path, shown] of exports) {
+      const answer = yield* promise(() => visitor.get(path))
+      expect(answer.status, path).toBe(200)
+      expect(answer.contentType, path).toMatch(/^text\/csv/)
+      for (const text of shown) expect(answer.text, `${path} holds ${text}`).toContain(text)
+      for (const secret of secretsOf(other))
+        expect(answer.text, `${path} lacks ${secret}`).not.toContain(secret)
+    }
+    const othersCustomer = yield* promise(() =>
+      visitor.get(`/dashboard/customers/${encodeURIComponent(other.customer_id)}/transactions/export.csv`)
+    )
+    expect(othersCustomer.status).toBe(404)
+    expect(othersCustomer.contentType).toMatch(/^text\/html/)
+    // The text filter of the list holds in its export: another's external id finds nothing.
+    const filtered = yield* promise(() =>
+      visitor.get(`/dashboard/payments/export.csv?q=${encodeURIComponent(other.external_id)}`)
+    )
+    expect(filtered.text.trim().split("\r\n")).toHaveLength(1)
+
     // Another's event cannot be resent: not found, and nothing replayed.
     const resend = yield* promise(() =>
       visitor.post(`/dashboard/webhooks/${encodeURIComponent(other.event_id)}/resend`, {})
@@ -94,6 +129,8 @@ describe("the dashboard, walked by two merchants and a partner", () => {
         const early = yield* promise(() => partner.get("/dashboard/customers"))
         expect(early.status).toBe(303)
         expect(early.location).toBe("/dashboard/partner")
+        const earlyExport = yield* promise(() => partner.get("/dashboard/payments/export.csv"))
+        expect(earlyExport.status).toBe(303)
         // The merchant that did not consent cannot be opened.
         const refused = yield* promise(() =>
           partner.post("/dashboard/partner/open", { user_id: world.two.user_id })

@@ -138,6 +138,11 @@ export const make = Effect.gen(function* () {
                       page.right.items.map(transactionRow)
                     )
               }
+              <p class="actions">
+                <a class="button" href="${path}/transactions/export.csv" download
+                  >Exportar transacciones (CSV)</a
+                >
+              </p>
               ${V.pager(next === null ? null : V.withQuery(path, { cursor: next }))}
             </section>`
         )

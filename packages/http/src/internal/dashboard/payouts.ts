@@ -98,6 +98,17 @@ export const make = Effect.gen(function* () {
                     page.right.items.map((p) => row(ctx, p))
                   )
             }
+            <p class="actions">
+              <a
+                class="button"
+                href="${V.withQuery(`${ctx.base}/payouts/export.csv`, { tipo: chosen })}"
+                download
+                >Exportar retiros (CSV)</a
+              >
+              <a class="button" href="${ctx.base}/payouts/refunds.csv" download
+                >Exportar devoluciones (CSV)</a
+              >
+            </p>
             ${V.pager(next === null ? null : V.withQuery(`${ctx.base}/payouts`, { tipo: chosen, cursor: next }))}
           </section>`
         )

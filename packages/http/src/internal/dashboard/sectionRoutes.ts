@@ -14,6 +14,8 @@ import {
   type Customers as Customers_,
   Ids,
   Onboarding,
+  type Payments,
+  type Refunds,
   type WebhookDeliveries,
   type WebSessions
 } from "@cobro/core"
@@ -21,6 +23,7 @@ import type { Limits } from "../rateLimit.js"
 import { Option, Schema } from "effect"
 import type { PageRouter } from "../pages/router.js"
 import * as Customers from "./customers.js"
+import * as Exports from "./exports.js"
 import {
   type Acting,
   type DashboardKit,
@@ -65,6 +68,8 @@ const noFields: Fields = () => undefined
 /** What the sections read (the sandbox's services are read when present). */
 export type Requirements =
   | Customers_.Customers
+  | Payments.Payments
+  | Refunds.Refunds
   | Balances.Balances
   | WebhookDeliveries.WebhookDeliveries
   | Onboarding.Onboarding
@@ -160,6 +165,16 @@ export const register = (dash: DashboardKit, router: Router): Effect.Effect<void
       "/dashboard/partner/close",
       guarded(dash.form(() => Effect.succeed(dash.withoutActingCookie(Shell.seeOther(`${PATH}/partner`)))))
     )
+
+    // CSV downloads of the lists (`exports.ts`).
+    const exports = yield* Exports.make(dash)
+    yield* router.get("/dashboard/payments/export.csv", guarded(exports.payments))
+    yield* router.get(
+      "/dashboard/customers/:customerId/transactions/export.csv",
+      guarded(exports.customerTransactions)
+    )
+    yield* router.get("/dashboard/payouts/export.csv", guarded(exports.payouts))
+    yield* router.get("/dashboard/payouts/refunds.csv", guarded(exports.refunds))
 
     yield* router.get("/dashboard/customers", get(customers.list))
     yield* router.get("/dashboard/customers/:customerId", get(customers.detail))
