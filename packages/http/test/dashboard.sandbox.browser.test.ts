@@ -1,13 +1,13 @@
 /**
  * The dashboard in Chromium, as a merchant uses it in sandbox, at a desktop's width and at 390 px:
  * it advances its test clock and pays one of its CVUs from the sandbox page, resends one of its
- * webhooks.
+ * webhooks, and exports the month's payments from the payments page (the CSV parses).
  */
 import { afterAll, beforeAll, describe, expect, layer, it as vitest } from "@effect/vitest"
 import { Ids, PaymentRequest, Payments } from "@cobro/core"
 import { TestClocks } from "@cobro/bank-sandbox"
-import { Duration, Effect, Schema } from "effect"
-import { existsSync } from "node:fs"
+import { DateTime, Duration, Effect, Schema } from "effect"
+import { existsSync, readFileSync } from "node:fs"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { baseUrl, PASSWORD, seedForSignIn as seed } from "./dashboardSupport.js"
 import { dashboardServerLayer } from "./dashboardServer.js"
@@ -76,7 +76,7 @@ if (!hasChromium) {
     "the dashboard in sandbox, in Chromium",
     (it) => {
       it.scoped(
-        "advances the clock, pays a CVU and resends a webhook",
+        "advances the clock, pays a CVU, resends a webhook and exports the month's payments",
         () =>
           Effect.gen(function* () {
             const world = yield* seed
@@ -102,6 +102,11 @@ if (!hasChromium) {
                 })
               )
               const before = yield* clocks.read(user)
+              // The month the payments were created in, as Buenos Aires days (the list's filter).
+              const created = DateTime.subtract(pending.creation_timestamp, { hours: 3 })
+              const day = DateTime.formatIsoDate(created)
+              const last = DateTime.formatIsoDate(DateTime.endOf(created, "month"))
+              const month = { from: `${day.slice(0, 8)}01`, to: last }
 
               yield* Effect.promise(async () => {
                 await page.goto(`${base}/dashboard/sign-in`)
@@ -150,6 +155,28 @@ if (!hasChromium) {
                 await page.getByText("Webhook reenviado").waitFor()
                 expect(Number(await text(page, "dl .field:has(dt:text('Reenvíos')) dd"))).toBe(replays + 1)
 
+                // The month's payments, exported from the payments page with its filters.
+                await page
+                  .getByRole("navigation", { name: "Secciones" })
+                  .getByRole("link", { name: "Pagos" })
+                  .click()
+                await page.getByLabel("Desde").fill(month.from)
+                await page.getByLabel("Hasta").fill(month.to)
+                await page.getByRole("button", { name: "Filtrar" }).click()
+                const [download] = await Promise.all([
+                  page.waitForEvent("download"),
+                  page.getByRole("link", { name: /Exportar CSV/ }).click()
+                ])
+                expect(download.suggestedFilename()).toMatch(/^cobro-payments-.*\.csv$/)
+                const rows = parseCsv(readFileSync((await download.path())!, "utf8"))
+                const header = rows[0]!
+                const external = header.indexOf("external_id")
+                expect(external).toBeGreaterThanOrEqual(0)
+                expect(rows.slice(1).every((r) => r.length === header.length)).toBe(true)
+                const ids = rows.slice(1).map((r) => r[external])
+                expect(ids).toContain(world.one.external_id)
+                expect(ids).toContain(pending.external_id)
+                expect(ids).not.toContain(world.two.external_id)
                 // Nothing scrolls sideways at either width.
                 expect(
                   await page.evaluate<number>("document.documentElement.scrollWidth")
