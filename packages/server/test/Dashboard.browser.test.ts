@@ -46,6 +46,9 @@ const walk = async (browser: Browser, base: string, width: number, externalId: s
     await page.getByRole("link", { name: externalId }).click()
     await page.getByRole("heading", { name: `Pago ${externalId}` }).waitFor()
 
+    // The payment's webhook delivery ("payment updated" when it was paid), not yet attempted.
+    expect(await page.locator("section", { hasText: "Webhooks" }).last().innerText()).toMatch(/evt_/)
+
     // A partial refund of 100, confirmed.
     await page.getByLabel("Devolución parcial").check()
     await page.getByLabel("Monto a devolver (solo parcial)").fill("100,50")
@@ -114,7 +117,8 @@ describe.skipIf(!existsSync(CHROMIUM))("the dashboard in Chromium", () => {
                 user_id: "tienda_b",
                 external_id: externalId,
                 price: { amount: 1500, currency: "ARS" },
-                payment_options: ["transfer"]
+                payment_options: ["transfer"],
+                webhook_url: "http://127.0.0.1:9/hook"
               })
               const cvu = (payment.body["data"] as { quotes: Array<{ cvu: string }> }).quotes[0]!.cvu
               const paid = yield* postJson(

@@ -1,7 +1,9 @@
 /**
  * The dashboard's sessions over real HTTP on the reference server (sandbox, SQLite): sign-in with
  * a password set by the operator, the session cookie's attributes, rotation at sign-in, CSRF
- * refusals, the failed sign-in limit, sign-out, and the pages behind the session.
+ * refusals, the failed sign-in limit, sign-out, and the pages behind the session; a merchant kept
+ * from another's payment; a partner's password by CLI and its sign-in; production's second factor
+ * (BIND simulator) and `Secure` cookie.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { BindSimulator } from "@cobro/bank-bind/testing"
@@ -9,9 +11,18 @@ import { BankAccount } from "@cobro/core"
 import { Effect } from "effect"
 import * as OTPAuth from "otpauth"
 import { HttpServer } from "@effect/platform"
-import { freshPgUrl } from "@cobro/storage-contract"
 import * as Admin from "../src/Admin.js"
-import { bindEnv, configOf, demoServer, postJson, provider, serverLayer, tempDb } from "./support.js"
+import {
+  bindEnv,
+  cli,
+  cliJson,
+  configOf,
+  demoServer,
+  postJson,
+  provider,
+  serverLayer,
+  tempDb
+} from "./support.js"
 import { csrfOf, Jar, send, signIn } from "./dashboardSupport.js"
 
 const PASSWORD = "correct horse battery"
@@ -19,7 +30,7 @@ const PASSWORD = "correct horse battery"
 const withDashboard = <A>(env: Record<string, string>, body: (base: string) => Promise<A>) =>
   Effect.gen(function* () {
     const config = yield* configOf({
-      COBRO_DATABASE_URL: process.env["DASH_TEST_PG"] === "1" ? yield* freshPgUrl : yield* tempDb,
+      COBRO_DATABASE_URL: yield* tempDb,
       COBRO_JOB_INTERVAL: "1 hour",
       COBRO_LOG_LEVEL: "warn",
       ...env
@@ -179,6 +190,47 @@ describe("dashboard sessions", () => {
         )
         expect(forged.status).toBe(403)
       })
+  )
+})
+
+describe("a partner on the dashboard", () => {
+  it.scopedLive("gets a password with `cobro partners set-password` and signs in with its client id", () =>
+    Effect.gen(function* () {
+      const env = { COBRO_DATABASE_URL: yield* tempDb, COBRO_JOB_INTERVAL: "1 hour", COBRO_LOG_LEVEL: "warn" }
+      const partner = yield* cliJson(
+        ["partners", "create", "--name", "Socio", "--redirect-url", "https://socio.example.com/cb"],
+        env
+      )
+      const partnerId = String(partner["partner_id"])
+      const clientId = String(partner["client_id"])
+      const refused = yield* cli(["partners", "set-password", partnerId], env)
+      expect(refused.exit._tag).toBe("Failure")
+      const set = yield* cliJson(
+        ["partners", "set-password", partnerId, "--password-stdin"],
+        env,
+        `${PASSWORD}\n`
+      )
+      expect(set).toEqual({ partner_id: partnerId, password_set: true })
+      const config = yield* configOf(env)
+      yield* Effect.gen(function* () {
+        const server = yield* HttpServer.HttpServer
+        const base = `http://127.0.0.1:${(server.address as HttpServer.TcpAddress).port}`
+        const jar = new Jar()
+        const path = "/dashboard/sign-in/partner"
+        const wrong = yield* Effect.promise(() =>
+          signIn(jar, base, { client_id: clientId, password: "not the password" }, path)
+        )
+        expect(wrong.status).toBe(401)
+        const right = yield* Effect.promise(() =>
+          signIn(jar, base, { client_id: clientId, password: PASSWORD }, path)
+        )
+        expect([right.status, right.headers.location]).toEqual([303, "/dashboard/partner"])
+        expect(jar.cookies.has("cobro_session")).toBe(true)
+        // A partner's session is not a merchant's: the merchant pages send it to its own.
+        const overview = yield* Effect.promise(() => send(jar, `${base}/dashboard/payments`))
+        expect([overview.status, overview.headers.location]).toEqual([303, "/dashboard/partner"])
+      }).pipe(Effect.provide(serverLayer(config)))
+    })
   )
 })
 

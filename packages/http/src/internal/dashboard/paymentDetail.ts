@@ -53,7 +53,7 @@ const REFUND_ERRORS: Record<string, string> = {
 
 const AMOUNT = /^\d{1,12}(?:[.,]\d{1,2})?$/
 
-/** How many of the merchant's newest deliveries are searched for the payment's. */
+/** How many of the merchant's deliveries since the payment's creation are searched for its own. */
 const DELIVERY_SCAN = 500
 
 const keyOf = (error: unknown): string =>
@@ -104,11 +104,16 @@ export const make = (dash: DashboardKit) =>
         text: "El pago no existe o no es de tu cuenta."
       })
 
-    /** The payment's webhook deliveries among the merchant's newest `DELIVERY_SCAN`. */
+    /** The payment's webhook deliveries among the merchant's first `DELIVERY_SCAN` since its creation. */
     const deliveriesOf = (session: MerchantSession, payment: Payment.Payment) =>
       Effect.gen(function* () {
         const found: Array<WebhookDeliveries.DeliveryWithAttempts> = []
-        let after: Option.Option<Ids.EventId> = Option.none()
+        // Event ids sort by creation time (`evt_` + the epoch milliseconds in base 36, 9 digits):
+        // the scan starts just before the payment was created, so it reads its events first.
+        const created = Number(payment.creation_timestamp.epochMillis) - 1
+        let after: Option.Option<Ids.EventId> = Schema.decodeUnknownOption(Ids.EventId)(
+          `evt_${created.toString(36).padStart(9, "0")}`
+        )
         for (let seen = 0; seen < DELIVERY_SCAN; seen += WebhookDeliveries.maxPageSize) {
           const page = yield* Effect.orDie(
             deliveries.list(session.asPrincipal, {
