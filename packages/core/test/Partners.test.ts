@@ -238,6 +238,45 @@ describe("Onboarding", () => {
   )
 })
 
+describe("Onboarding.merchantsOf and actFor: a partner's grants", () => {
+  it.effect("lists the merchants that consented, newest first, and acts only for them", () =>
+    provideEngine(
+      Effect.gen(function* () {
+        const onboarding = yield* Onboarding.Onboarding
+        const first = yield* createPartner({ name: "Primero" })
+        const second = yield* createPartner({ name: "Segundo" })
+        const one = (yield* createMerchant()).user
+        const two = (yield* createMerchant({ email: "dos@example.com" })).user
+        const other = (yield* createMerchant({ email: "otro@example.com" })).user
+        const consent = (userId: typeof one.user_id, partnerId: typeof first.partner.partner_id) =>
+          Effect.flatMap(Onboarding.decodeAuthorizeRequest({ partner_id: partnerId }), (request) =>
+            onboarding.consent(userId, request)
+          )
+        expect(yield* onboarding.merchantsOf(first.partner.partner_id)).toEqual([])
+        yield* consent(one.user_id, first.partner.partner_id)
+        yield* TestClock.adjust(Duration.seconds(1))
+        yield* consent(two.user_id, first.partner.partner_id)
+        yield* consent(other.user_id, second.partner.partner_id)
+
+        const listed = yield* onboarding.merchantsOf(first.partner.partner_id)
+        expect(listed.map((m) => m.user.user_id)).toEqual([two.user_id, one.user_id])
+        expect(listed[0]!.user.account_status).toBe(two.account_status)
+        expect(listed[1]!.consent.granted_at).toEqual(
+          yield* Effect.map(DateTime.now, (now) => DateTime.subtract(now, { seconds: 1 }))
+        )
+
+        expect(yield* onboarding.actFor(first.partner.partner_id, one.user_id)).toEqual(
+          Principal.Principal.Partner({ user_id: one.user_id, partner_id: first.partner.partner_id })
+        )
+        const refused = yield* Effect.flip(onboarding.actFor(first.partner.partner_id, other.user_id))
+        expect(refused).toMatchObject({ _tag: "NotFound", key: "user.not.found" })
+        const unknown = yield* Effect.flip(onboarding.actFor(second.partner.partner_id, one.user_id))
+        expect(unknown._tag).toBe("NotFound")
+      })
+    )
+  )
+})
+
 describe("Auth.exchangeCode", () => {
   it.effect("a code is valid for exactly 5 minutes", () =>
     provideEngine(

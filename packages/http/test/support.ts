@@ -13,11 +13,18 @@ import {
   type Errors,
   Ids,
   Principal,
-  SecondFactor
+  SecondFactor,
+  WebSessions
 } from "@cobro/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Api, type Client, CobroHttp, type HttpConfig } from "../src/index.js"
-import { SandboxAccounts, SandboxBank, SandboxClocks, SandboxEngine } from "@cobro/bank-sandbox"
+import {
+  SandboxAccounts,
+  SandboxBank,
+  SandboxClocks,
+  SandboxEngine,
+  type TestClocks
+} from "@cobro/bank-sandbox"
 import * as TestSecondFactors from "./secondFactors.js"
 
 // Exported helpers carry explicit types: declarations are emitted for tests too, and the
@@ -30,6 +37,8 @@ export type ServerLayer = Layer.Layer<
   | Layer.Layer.Success<EngineLayer>
   | SandboxAccounts.SandboxAccounts
   | Layer.Layer.Success<typeof TestSecondFactors.layer>
+  | TestClocks.TestClocks
+  | WebSessions.WebSessions
   | Layer.Layer.Success<TestServerLayer>,
   Layer.Layer.Error<EngineLayer> | Layer.Layer.Error<TestServerLayer>
 >
@@ -48,6 +57,8 @@ export const serverLayer = (
     // The sandbox bank's accounts testers register (the server stores them; here, in memory).
     Layer.provideMerge(SandboxAccounts.layerMemory),
     // The merchants' second factors (their routes; payout accounts keep the sandbox's codes).
+    // The dashboard's sessions (served when `settings.dashboard` is set).
+    Layer.provideMerge(WebSessions.WebSessions.Default),
     Layer.provideMerge(TestSecondFactors.layer),
     Layer.provideMerge(SandboxClocks.testClocks),
     Layer.provideMerge(SandboxEngine.layerSandbox(storage, engine)),

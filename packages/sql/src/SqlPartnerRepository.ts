@@ -130,6 +130,12 @@ export const make: Effect.Effect<Port.PartnerRepository["Type"], never, SqlClien
       execute: ([partner, user]) =>
         sql`SELECT * FROM cobro_partner_consents WHERE partner_id = ${partner} AND user_id = ${user}`
     })
+    const listConsents = findAll({
+      Request: Schema.String,
+      Result: ConsentRow,
+      // The primary key (partner_id, user_id) serves the filter; a partner's consents are few.
+      execute: (partner) => sql`SELECT * FROM cobro_partner_consents WHERE partner_id = ${partner}`
+    })
     const insertCode = insertUnique(sql, "cobro_authorization_codes", CodeRow)
     const encodeCode = Schema.encode(CodeRow)
 
@@ -163,6 +169,9 @@ export const make: Effect.Effect<Port.PartnerRepository["Type"], never, SqlClien
       findByClientId: findByKey(sql, "cobro_partners", "client_id", Stored)(false),
       saveConsent,
       findConsent: (partner, user) => findConsent([partner, user]),
+      // Sorted here, not by the database: text collation differs between dialects.
+      listConsents: (partner) =>
+        Effect.map(listConsents(partner), (rows) => [...rows].sort(Port.newestConsentFirst)),
       insertCode: (code) => insertCode(code, () => Effect.fail(Port.conflicts.codeTaken())),
       findCodeForUpdate: findByKey(sql, "cobro_authorization_codes", "code_hash", CodeRow, "*")(true),
       updateCode

@@ -16,6 +16,7 @@ import { decodeInput } from "../internal/decodeInput.js"
 import { PartnerId, type UserId } from "../Ids.js"
 import { Consent, type Partner } from "../auth/Partner.js"
 import { PartnerRepository } from "../auth/PartnerRepository.js"
+import { Principal } from "../Principal.js"
 import { Transactor } from "../Transactor.js"
 import { User } from "./User.js"
 import { UserRepository } from "./UserRepository.js"
@@ -67,6 +68,12 @@ export interface Redirect {
   readonly redirect_url: string
   readonly code: string
   readonly expires_at: DateTime.Utc
+}
+
+/** A merchant a partner may act for: its consent and its account. */
+export interface PartnerMerchant {
+  readonly consent: Consent
+  readonly user: User
 }
 
 const loginFailed = () =>
@@ -177,7 +184,32 @@ export class Onboarding extends Effect.Service<Onboarding>()("@cobro/core/Onboar
       )
     })
 
-    return { authorize, register, signIn, consent } as const
+    /**
+     * The merchants that consented to the partner (its grants), newest consent first, each with
+     * its account as stored: what a signed-in partner's dashboard lists.
+     */
+    const merchantsOf = Spans.fn("Onboarding.merchantsOf")(function* (partnerId: PartnerId) {
+      const consents = yield* partners.listConsents(partnerId)
+      const found = yield* Effect.forEach(consents, (consent) =>
+        Effect.map(
+          users.findById(consent.user_id),
+          Option.map((user): PartnerMerchant => ({ consent, user }))
+        )
+      )
+      return found.flatMap(Option.toArray)
+    })
+
+    /**
+     * The principal a partner acts as for `userId`, as a `PAR-` token of it would: only with the
+     * merchant's consent; without one the merchant does not exist for the partner (`NotFound`).
+     */
+    const actFor = Spans.fn("Onboarding.actFor")(function* (partnerId: PartnerId, userId: UserId) {
+      const consent = yield* partners.findConsent(partnerId, userId)
+      if (Option.isNone(consent)) return yield* NotFound.of("user", userId)
+      return Principal.Partner({ user_id: userId, partner_id: partnerId })
+    })
+
+    return { authorize, register, signIn, consent, merchantsOf, actFor } as const
   })
 }) {}
 

@@ -1,7 +1,7 @@
 /**
  * Storage of partners, the consents users give them, and authorization codes (stored by hash).
  */
-import { Context, Effect, Either, HashMap, Layer, Option } from "effect"
+import { Context, DateTime, Effect, Either, HashMap, Layer, Option } from "effect"
 import { Conflict } from "../Errors.js"
 import type { ClientId, PartnerId, UserId } from "../Ids.js"
 import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
@@ -21,6 +21,8 @@ export class PartnerRepository extends Context.Tag("@cobro/core/PartnerRepositor
     /** Inserts or refreshes the consent of (partner, user). */
     readonly saveConsent: (consent: Consent) => Effect.Effect<void>
     readonly findConsent: (partner: PartnerId, user: UserId) => Effect.Effect<Option.Option<Consent>>
+    /** Every consent given to the partner, newest grant first (then by user id). */
+    readonly listConsents: (partner: PartnerId) => Effect.Effect<ReadonlyArray<Consent>>
     /** Fails with `Conflict` when the hash is taken (a random collision: never in practice). */
     readonly insertCode: (code: AuthorizationCode) => Effect.Effect<void, Conflict>
     /** The code with this hash, locking it for the rest of the unit of work. */
@@ -46,6 +48,11 @@ interface Tables {
   readonly consents: HashMap.HashMap<string, Consent>
   readonly codes: HashMap.HashMap<string, AuthorizationCode>
 }
+
+/** Newest grant first, then by user id: the order of `listConsents` in every adapter. */
+export const newestConsentFirst = (a: Consent, b: Consent): number =>
+  DateTime.toEpochMillis(b.granted_at) - DateTime.toEpochMillis(a.granted_at) ||
+  (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0)
 
 const consentKey = (partner: PartnerId, user: UserId) => JSON.stringify([partner, user])
 
@@ -99,6 +106,12 @@ export const makeMemory = Effect.gen(function* () {
       })),
     findConsent: (partner, user) =>
       Effect.map(tables.get, (t) => HashMap.get(t.consents, consentKey(partner, user))),
+    listConsents: (partner) =>
+      Effect.map(tables.get, (t) =>
+        Array.from(HashMap.values(t.consents))
+          .filter((c) => c.partner_id === partner)
+          .sort(newestConsentFirst)
+      ),
     insertCode: (code) =>
       tables.updateOrFail((t) =>
         HashMap.has(t.codes, code.code_hash)

@@ -110,10 +110,23 @@ export const make = (dash: DashboardKit) =>
         })
       })
 
-    const page = dash.merchantPage((session) => render(session, Option.none(), Option.none()))
+    /** A partner acting for the merchant: no `PAR-` token reads or replaces its credentials. */
+    const notForPartners = (session: MerchantSession) =>
+      dash.message(session, {
+        title: "No encontramos esta página",
+        status: 404,
+        text: "Las credenciales de la API son del comercio: un partner no las ve ni las cambia."
+      })
+
+    const page = dash.merchantPage((session) =>
+      session.partner !== undefined
+        ? Effect.succeed(notForPartners(session))
+        : render(session, Option.none(), Option.none())
+    )
 
     const rotate = dash.merchantForm((session, fields) =>
       Effect.gen(function* () {
+        if (session.partner !== undefined) return notForPartners(session)
         if (fields("confirm") !== "yes") {
           return yield* render(
             session,

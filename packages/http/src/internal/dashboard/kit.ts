@@ -10,7 +10,7 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
-import { Principal, WebSessions } from "@cobro/core"
+import { type Ids, Principal, WebSessions } from "@cobro/core"
 import { Duration, Effect, Either, Option } from "effect"
 import type { DashboardSettings } from "../../HttpConfig.js"
 import type { Html } from "../pages/html.js"
@@ -20,6 +20,11 @@ import * as Shell from "./layout.js"
 
 export const SESSION_COOKIE = "cobro_session"
 export const PATH = "/dashboard"
+/**
+ * The merchant a signed-in partner opened (its user id; `POST /dashboard/partner/open`). Not a
+ * grant: every request checks the partner's consent again (`Acting`).
+ */
+export const ACTING_COOKIE = "cobro_acting"
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i
 
@@ -36,10 +41,33 @@ export interface Session {
 
 /** A merchant's session: what the merchant pages' handlers get. */
 export interface MerchantSession extends Session {
+  /** The merchant whose pages these are (for a partner, the merchant it opened). */
   readonly principal: Extract<WebSessions.SessionPrincipal, { kind: "user" }>
-  /** The principal the core services are called with (the API's, for a user token). */
+  /**
+   * The principal the core services are called with: the API's for a user token, or, for a
+   * partner, the API's for its `PAR-` token for this merchant (`Principal.Partner`).
+   */
   readonly asPrincipal: Principal.Principal
+  /**
+   * Set when a partner acts for the merchant: pages that no `PAR-` token may use (the merchant's
+   * credentials) must not be offered.
+   */
+  readonly partner?: { readonly partner_id: Ids.PartnerId; readonly name: string } | undefined
 }
+
+/**
+ * The merchant a partner may act for, as the API's partner access decides (a consent); none
+ * otherwise.
+ */
+export type Acting = (
+  partnerId: Ids.PartnerId,
+  userId: string
+) => Effect.Effect<
+  Option.Option<{
+    readonly merchant: Extract<WebSessions.SessionPrincipal, { kind: "user" }>
+    readonly principal: Principal.Principal
+  }>
+>
 
 /** A submitted form's fields (the first value of each name). */
 export type Fields = (name: string) => string | undefined
@@ -89,6 +117,10 @@ export interface DashboardKit {
   readonly withSessionCookie: (token: string) => (response: Response) => Response
   /** `response` with the session cookie removed (sign-out). */
   readonly withoutSessionCookie: (response: Response) => Response
+  /** `response` with the merchant a partner opened (`ACTING_COOKIE`) set to `userId`. */
+  readonly withActingCookie: (userId: string) => (response: Response) => Response
+  /** `response` with the merchant a partner opened forgotten. */
+  readonly withoutActingCookie: (response: Response) => Response
   /** The form fields of `request`, or the page that refuses it (wrong type, unreadable). */
   readonly readForm: (
     request: HttpServerRequest.HttpServerRequest,
@@ -99,10 +131,20 @@ export interface DashboardKit {
 export const labelOf = (principal: WebSessions.SessionPrincipal): string =>
   principal.kind === "user" ? `${principal.name} (${principal.email})` : `${principal.name} (partner)`
 
+/** Who the bar names: the signed-in principal, or a partner and the merchant it opened. */
+const labelOfSession = (session: Session | MerchantSession): string =>
+  "partner" in session && session.partner !== undefined
+    ? `${session.partner.name} (partner), operando como ${session.principal.name}`
+    : labelOf(session.principal)
+
+const actingOf = (session: Session | MerchantSession): boolean =>
+  "partner" in session && session.partner !== undefined
+
 export const make = (
   pages: PageKit,
   settings: DashboardSettings,
-  sessions: WebSessions.WebSessions
+  sessions: WebSessions.WebSessions,
+  acting: Acting = () => Effect.succeed(Option.none())
 ): DashboardKit => {
   const lifetimes = { idle: settings.idleTimeout, absolute: settings.absoluteTimeout }
   const signInPage = Shell.seeOther(`${PATH}/sign-in`)
@@ -135,20 +177,39 @@ export const make = (
       return withCsrf(request, session.value.csrf)(yield* handler(session.value))
     })
 
-  const asMerchant = (session: Session): Option.Option<MerchantSession> =>
-    session.principal.kind === "user"
-      ? Option.some({
+  const asMerchant = (session: Session): Effect.Effect<Option.Option<MerchantSession>> => {
+    const principal = session.principal
+    if (principal.kind === "user") {
+      return Effect.succeed(
+        Option.some({
           ...session,
-          principal: session.principal,
-          asPrincipal: Principal.Principal.User({ user_id: session.principal.user_id })
+          principal,
+          asPrincipal: Principal.Principal.User({ user_id: principal.user_id })
         })
-      : Option.none()
+      )
+    }
+    // A partner: the merchant it opened, while its consent lasts.
+    const opened = session.request.cookies[ACTING_COOKIE]
+    if (opened === undefined || opened === "") return Effect.succeed(Option.none())
+    return Effect.map(
+      acting(principal.partner_id, opened),
+      Option.map((granted): MerchantSession => ({
+        ...session,
+        principal: granted.merchant,
+        asPrincipal: granted.principal,
+        partner: { partner_id: principal.partner_id, name: principal.name }
+      }))
+    )
+  }
 
   const partnerHome = Shell.seeOther(`${PATH}/partner`)
 
   const merchantPage: DashboardKit["merchantPage"] = (handler) =>
     page((session) =>
-      Option.match(asMerchant(session), { onNone: () => Effect.succeed(partnerHome), onSome: handler })
+      Effect.flatMap(
+        asMerchant(session),
+        Option.match({ onNone: () => Effect.succeed(partnerHome), onSome: handler })
+      )
     )
 
   const readForm: DashboardKit["readForm"] = (request, nonce) =>
@@ -190,10 +251,13 @@ export const make = (
 
   const merchantForm: DashboardKit["merchantForm"] = (handler) =>
     form((session, fields) =>
-      Option.match(asMerchant(session), {
-        onNone: () => Effect.succeed(partnerHome),
-        onSome: (merchant) => handler(merchant, fields)
-      })
+      Effect.flatMap(
+        asMerchant(session),
+        Option.match({
+          onNone: () => Effect.succeed(partnerHome),
+          onSome: (merchant) => handler(merchant, fields)
+        })
+      )
     )
 
   const shell: DashboardKit["shell"] = (session, options) =>
@@ -205,9 +269,10 @@ export const make = (
         body: options.body,
         sandbox: settings.sandbox,
         signedIn: {
-          label: labelOf(session.principal),
+          label: labelOfSession(session),
           csrf: session.csrf,
-          partner: session.principal.kind === "partner"
+          partner: session.principal.kind === "partner",
+          acting: actingOf(session)
         }
       },
       options.status ?? 200
@@ -221,17 +286,18 @@ export const make = (
         section: options.section,
         sandbox: settings.sandbox,
         signedIn: {
-          label: labelOf(session.principal),
+          label: labelOfSession(session),
           csrf: session.csrf,
-          partner: session.principal.kind === "partner"
+          partner: session.principal.kind === "partner",
+          acting: actingOf(session)
         }
       },
       options.status,
       options.text
     )
 
-  const cookie = (value: string, maxAge: Duration.DurationInput) =>
-    HttpServerResponse.unsafeSetCookie(SESSION_COOKIE, value, {
+  const cookie = (value: string, maxAge: Duration.DurationInput, name = SESSION_COOKIE) =>
+    HttpServerResponse.unsafeSetCookie(name, value, {
       httpOnly: true,
       secure: settings.secureCookie,
       sameSite: "lax",
@@ -251,6 +317,8 @@ export const make = (
     message,
     readForm,
     withSessionCookie: (token) => cookie(token, settings.absoluteTimeout),
-    withoutSessionCookie: cookie("", Duration.zero)
+    withoutSessionCookie: cookie("", Duration.zero),
+    withActingCookie: (userId) => cookie(userId, settings.absoluteTimeout, ACTING_COOKIE),
+    withoutActingCookie: cookie("", Duration.zero, ACTING_COOKIE)
   }
 }

@@ -44,6 +44,17 @@ background:var(--bg);border:1px solid var(--line);border-radius:8px;padding:.5re
 .narrow{max-width:28rem;margin:1rem auto}
 .submit{margin-top:1.25rem}
 .pager{display:flex;justify-content:space-between;gap:1rem;margin:1rem 0 0}
+.chip{display:inline-block;font-size:.8125rem;font-weight:700;border-radius:999px;padding:.0625rem .5rem;
+border:1px solid currentColor;white-space:nowrap}
+.chip.ok{color:var(--ok);background:var(--ok-bg)}
+.chip.warn{color:var(--warn);background:var(--warn-bg)}
+.chip.err{color:var(--err);background:var(--err-bg)}
+.chip.info{color:var(--info);background:var(--info-bg)}
+.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;overflow-wrap:anywhere}
+.page-title{margin:0 0 1rem}
+.payload{margin:0;padding:.75rem;background:var(--bg);border:1px solid var(--line);border-radius:8px;
+overflow:auto;max-height:24rem;font-size:.8125rem;white-space:pre-wrap;overflow-wrap:anywhere}
+.table-wrap:focus-visible{outline:3px solid #1a73e8;outline-offset:2px}
 `
 
 export type Section =
@@ -73,6 +84,11 @@ export interface Shell {
         readonly csrf: string
         /** The principal is a partner: its menu replaces the merchant's. */
         readonly partner: boolean
+        /**
+         * A partner acting for a merchant it opened: the merchant's menu, without what no `PAR-`
+         * token may use (Desarrolladores), after the partner's own list.
+         */
+        readonly acting?: boolean | undefined
       }
     | undefined
   readonly sandbox: boolean
@@ -80,9 +96,15 @@ export interface Shell {
 
 const menu = (shell: Shell) => {
   if (shell.signedIn === undefined) return ""
-  const items: ReadonlyArray<readonly [Section, string, string]> = shell.signedIn.partner
-    ? [["partner", "Comercios", "/dashboard/partner"]]
-    : [...MENU, ...(shell.sandbox ? [["sandbox", "Sandbox", "/dashboard/sandbox"] as const] : [])]
+  const items: ReadonlyArray<readonly [Section, string, string]> = shell.signedIn.acting
+    ? [
+        ["partner", "Comercios", "/dashboard/partner"],
+        ...MENU.filter(([section]) => section !== "developers"),
+        ...(shell.sandbox ? [["sandbox", "Sandbox", "/dashboard/sandbox"] as const] : [])
+      ]
+    : shell.signedIn.partner
+      ? [["partner", "Comercios", "/dashboard/partner"]]
+      : [...MENU, ...(shell.sandbox ? [["sandbox", "Sandbox", "/dashboard/sandbox"] as const] : [])]
   return html`<nav class="menu" aria-label="Secciones">
     <ul>
       ${items.map(

@@ -246,7 +246,7 @@ export const make = (dash: DashboardKit) =>
     ): Html =>
       rows.length === 0
         ? html`<p class="muted">No hay ${caption.toLowerCase()}.</p>`
-        : html`<div class="table-wrap">
+        : html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0">
             <table>
               <caption class="visually-hidden">
                 ${caption}

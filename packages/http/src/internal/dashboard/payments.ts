@@ -18,7 +18,7 @@ export const PAGE_SIZE = 25
 const DAY = /^\d{4}-\d{2}-\d{2}$/
 
 /** The start of a Buenos Aires day (UTC−3) in UTC, or none when `text` is not a date. */
-const dayStart = (text: string | undefined): Option.Option<DateTime.Utc> =>
+export const dayStart = (text: string | undefined): Option.Option<DateTime.Utc> =>
   text !== undefined && DAY.test(text) ? DateTime.make(`${text}T03:00:00.000Z`) : Option.none()
 
 export interface Filters {
@@ -45,7 +45,7 @@ export const filtersOf = (search: URLSearchParams): Filters => {
 const digits = (text: string) => text.replace(/[^0-9]/g, "")
 
 /** Whether `payment` matches the text: its external id, its id, or a sender's CUIT. */
-const matchesText = (payment: Payment.Payment, q: string): boolean => {
+export const matchesText = (payment: Payment.Payment, q: string): boolean => {
   if (payment.external_id === q || payment.id === q) return true
   const cuit = digits(q)
   return (
@@ -62,6 +62,17 @@ const isBefore = (payment: Payment.Payment, before: Filters["before"]) => {
 
 export const cursorOf = (payment: Payment.Payment) =>
   `${DateTime.toEpochMillis(payment.creation_timestamp)}~${payment.id}`
+
+/** The CSV export of the list as filtered (every page, not only the one shown). */
+const exportHref = (filters: Filters) => {
+  const params = new URLSearchParams()
+  if (filters.status !== undefined) params.set("status", filters.status)
+  if (filters.from !== undefined) params.set("from", filters.from)
+  if (filters.to !== undefined) params.set("to", filters.to)
+  if (filters.q !== undefined) params.set("q", filters.q)
+  const query = params.toString()
+  return `${PATH}/payments/export.csv${query === "" ? "" : `?${query}`}`
+}
 
 const hrefWith = (filters: Filters, before: string | undefined) => {
   const params = new URLSearchParams()
@@ -158,6 +169,11 @@ export const make = (dash: DashboardKit) =>
                   ${filters.before === undefined ? "Resultados" : "Resultados anteriores"}
                 </h2>
                 ${View.paymentsTable(page.shown, "Pagos")}
+                <p class="actions">
+                  <a class="button" href="${exportHref(filters)}" download
+                    >Exportar CSV (con estos filtros)</a
+                  >
+                </p>
                 <nav class="pager" aria-label="Páginas">
                   ${
                     filters.before === undefined

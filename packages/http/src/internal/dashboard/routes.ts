@@ -2,7 +2,17 @@
  * Every route of the dashboard, on the hosted pages' router. `README.md` in this folder says how
  * to add a page.
  */
-import type { Auth, Balances, Crypto, Payments, Refunds, WebhookDeliveries } from "@cobro/core"
+import type {
+  Accounts,
+  Auth,
+  Balances,
+  Crypto,
+  Customers,
+  Onboarding,
+  Payments,
+  Refunds,
+  WebhookDeliveries
+} from "@cobro/core"
 import { WebSessions } from "@cobro/core"
 import { Effect, type Layer, Option } from "effect"
 import { HttpConfig } from "../../HttpConfig.js"
@@ -13,6 +23,7 @@ import * as Developers from "./developers.js"
 import * as Overview from "./overview.js"
 import * as PaymentDetail from "./paymentDetail.js"
 import * as PaymentList from "./payments.js"
+import * as SectionRoutes from "./sectionRoutes.js"
 import * as SignIn from "./signIn.js"
 import type { Limits } from "../rateLimit.js"
 
@@ -26,6 +37,9 @@ export type Requirements =
   | Crypto.Crypto
   | HttpConfig
   | Limits
+  | Customers.Customers
+  | Onboarding.Onboarding
+  | Accounts.Accounts
 
 export const layer: Layer.Layer<never, never, Requirements> = PageRouter.use((router) =>
   Effect.gen(function* () {
@@ -39,7 +53,7 @@ export const layer: Layer.Layer<never, never, Requirements> = PageRouter.use((ro
       )
     }
     const pages = yield* Shared.make
-    const dash = Kit.make(pages, settings, sessions.value)
+    const dash = Kit.make(pages, settings, sessions.value, yield* SectionRoutes.acting)
     const { guarded } = pages
     const signIn = SignIn.make(dash)
     const overview = yield* Overview.make(dash)
@@ -58,5 +72,7 @@ export const layer: Layer.Layer<never, never, Requirements> = PageRouter.use((ro
     yield* router.post("/dashboard/payments/:paymentId/refund", guarded(payment.refund))
     yield* router.get("/dashboard/developers", guarded(developers.page))
     yield* router.post("/dashboard/developers/rotate-secret", guarded(developers.rotate))
+    // Customers, payouts, webhooks, sandbox, and the partner's merchants (`sectionRoutes.ts`).
+    yield* SectionRoutes.register(dash, router)
   })
 )

@@ -30,7 +30,7 @@ export const paymentHref = (payment: Payment.Payment): string =>
 export const paymentsTable = (payments: ReadonlyArray<Payment.Payment>, caption: string): Html =>
   payments.length === 0
     ? html`<p class="muted">No hay pagos para mostrar.</p>`
-    : html`<div class="table-wrap">
+    : html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0">
         <table>
           <caption class="visually-hidden">
             ${caption}

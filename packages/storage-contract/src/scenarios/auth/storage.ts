@@ -209,6 +209,17 @@ export const authStorageScenarios: ReadonlyArray<Scenario> = [
       expect(Option.getOrThrow(yield* repo.findConsent(one.partner_id, u1))).toEqual(refreshed)
       expect(yield* repo.findConsent(two.partner_id, u1)).toEqual(Option.none())
       expect(yield* repo.findConsent(one.partner_id, u2)).toEqual(Option.none())
+
+      // A partner's consents, newest grant first, the other partner's left out.
+      expect(yield* repo.listConsents(one.partner_id)).toEqual([refreshed])
+      yield* seedUser({ user_id: u2, email: "dos@example.com" })
+      const second = new Partner.Consent({ partner_id: one.partner_id, user_id: u2, granted_at: at(3_000) })
+      yield* repo.saveConsent(second)
+      yield* repo.saveConsent(
+        new Partner.Consent({ partner_id: two.partner_id, user_id: u1, granted_at: at(500) })
+      )
+      expect(yield* repo.listConsents(one.partner_id)).toEqual([second, refreshed])
+      expect((yield* repo.listConsents(two.partner_id)).map((c) => c.user_id)).toEqual([u1])
     })
   },
   {
