@@ -6,7 +6,7 @@
  * client secret.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Layer, Option, TestClock } from "effect"
+import { Duration, Effect, Encoding, Exit, Layer, Option, TestClock } from "effect"
 import { Authenticator, Credential, Crypto, Mailer, SecondFactors, WebSessions } from "../src/index.js"
 import { CredentialRepository, WebSessionRepository } from "../src/ports.js"
 import { SandboxEngine } from "@cobro/bank-sandbox"
@@ -92,6 +92,29 @@ describe("WebSessions", () => {
       yield* sessions.signOut(third.token)
       expect(yield* sessions.resolve(third.token, lifetimes)).toEqual(Option.none())
       expect(yield* sessions.resolve("not a token", lifetimes)).toEqual(Option.none())
+    }).pipe(Effect.provide(plainEngine))
+  )
+
+  it.effect("purges the sessions that ended and were never presented again, and keeps the live ones", () =>
+    Effect.gen(function* () {
+      yield* merchantWithPassword
+      const sessions = yield* WebSessions.WebSessions
+      const signIn = sessions.signInUser(
+        { email: "uno@example.com", password: PASSWORD },
+        { secondFactor: false }
+      )
+      const left = yield* signIn
+      yield* TestClock.adjust(Duration.minutes(20))
+      const kept = yield* signIn
+      expect(yield* sessions.purgeExpired(lifetimes)).toBe(0)
+      // `left` is idle for 30 minutes, `kept` for 10.
+      yield* TestClock.adjust(Duration.minutes(10))
+      expect(yield* sessions.purgeExpired(lifetimes)).toBe(1)
+      const repo = yield* WebSessionRepository.WebSessionRepository
+      const crypto = yield* Crypto.Crypto
+      const hashOf = (token: string) => Effect.map(crypto.sha256(token), Encoding.encodeHex)
+      expect(yield* repo.findSession(yield* hashOf(left.token))).toEqual(Option.none())
+      expect(Option.isSome(yield* sessions.resolve(kept.token, lifetimes))).toBe(true)
     }).pipe(Effect.provide(plainEngine))
   )
 

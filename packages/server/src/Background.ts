@@ -1,6 +1,7 @@
 /**
  * The work a server does besides answering requests: `Jobs.runDue` (expiries, payout schedules,
- * split payouts) on an interval, webhook deliveries, and the purge of old idempotency keys. Every
+ * split payouts) on an interval, webhook deliveries, and the purges of old idempotency keys and of
+ * the dashboard's ended sessions. Every
  * piece is safe to run in several instances against one database (each item is claimed under a
  * lock or a lease), so each instance simply runs all of them.
  *
@@ -8,7 +9,7 @@
  * interrupted, so a webhook attempt under way is recorded rather than left to its lease; an
  * interrupted run is safe too (its unit of work rolls back and the item stays due).
  */
-import { Idempotency, Jobs, Reconciliation } from "@cobro/core"
+import { Idempotency, Jobs, Reconciliation, WebSessions } from "@cobro/core"
 import { Webhooks, WebhooksConfig } from "@cobro/webhooks"
 import { DateTime, Duration, Effect, Fiber, Layer, Schedule } from "effect"
 import { conciliateFound } from "./internal/bindGaps.js"
@@ -117,6 +118,20 @@ export const idempotencyPurge: Layer.Layer<never, never, Idempotency.Idempotency
     yield* every("Idempotency.purge", purgeInterval, idempotency.purge())
   })
 )
+
+/**
+ * Deletes the dashboard's ended sessions every `purgeInterval` (a session presented after its end
+ * is deleted then; this forgets the ones never presented again).
+ */
+export const webSessionsPurge = (
+  lifetimes: WebSessions.Lifetimes
+): Layer.Layer<never, never, WebSessions.WebSessions> =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const sessions = yield* WebSessions.WebSessions
+      yield* every("WebSessions.purgeExpired", purgeInterval, sessions.purgeExpired(lifetimes))
+    })
+  )
 
 /**
  * The bank's statement reconciled every `interval` (`Reconciliation.run`): one instance at a time

@@ -169,8 +169,12 @@ const serving = <HttpError>(
   Services.Services | NodeServer | Health.Lifecycle | Metrics.Listener,
   Services.LayerError | ServerConfigError | HttpError
 > => {
-  const background = Layer.merge(
+  const background = Layer.mergeAll(
     Background.layer(config.jobInterval),
+    Background.webSessionsPurge({
+      idle: config.dashboard.idleTimeout,
+      absolute: config.dashboard.sessionLifetime
+    }),
     config.bank === "sandbox" ? Layer.empty : Background.reconciliation(config.reconcileInterval)
   )
   const bankRoutes = BankRoutes.layer(config, config.trustProxy ? forwardedAddress : clientAddress)

@@ -1,13 +1,14 @@
 /**
  * `WebSessionRepository` over `SqlClient`: `cobro_web_sessions` (one row per session, keyed by
  * the hash of its token) and `cobro_partner_passwords` (one row per partner with a dashboard
- * password). Each statement is one row's insert, update, upsert or delete.
+ * password). Each statement is one row's insert, update, upsert or delete, but for the purge of
+ * expired sessions.
  */
 import { SqlClient } from "@effect/sql"
 import { Ids, Spans } from "@cobro/core"
 import { WebSessionRepository as Port } from "@cobro/core/ports"
 import { Effect, Layer, Schema } from "effect"
-import { Millis, findOne, write } from "./internal/sql.js"
+import { Millis, findAll, findOne, write } from "./internal/sql.js"
 
 const SessionRow = Schema.transform(
   Schema.Struct({
@@ -76,6 +77,13 @@ export const make = Effect.gen(function* () {
         ? sql`DELETE FROM cobro_web_sessions WHERE kind = 'user' AND user_id = ${id}`
         : sql`DELETE FROM cobro_web_sessions WHERE kind = 'partner' AND partner_id = ${id}`
   })
+  const deleteExpired = findAll({
+    Request: Schema.Struct({ idle_before_ms: Millis, created_before_ms: Millis }),
+    Result: Schema.Struct({ session_hash: Schema.String }),
+    execute: ({ created_before_ms, idle_before_ms }) =>
+      sql`DELETE FROM cobro_web_sessions
+        WHERE last_seen_ms <= ${idle_before_ms} OR created_ms <= ${created_before_ms} RETURNING session_hash`
+  })
   const findPartnerPassword = findOne({
     Request: Schema.String,
     Result: PasswordRow,
@@ -96,6 +104,11 @@ export const make = Effect.gen(function* () {
     deleteSession: (hash) => deleteSession(hash).pipe(Spans.span("WebSessionRepository.deleteSession")),
     deleteSessionsOf: (kind, id) =>
       deleteSessionsOf({ kind, id }).pipe(Spans.span("WebSessionRepository.deleteSessionsOf")),
+    deleteExpired: (idleBefore, createdBefore) =>
+      deleteExpired({ idle_before_ms: idleBefore, created_before_ms: createdBefore }).pipe(
+        Effect.map((rows) => rows.length),
+        Spans.span("WebSessionRepository.deleteExpired")
+      ),
     findPartnerPassword: (partner) =>
       findPartnerPassword(partner).pipe(Spans.span("WebSessionRepository.findPartnerPassword")),
     putPartnerPassword: (password) =>

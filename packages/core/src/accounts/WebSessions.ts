@@ -207,6 +207,18 @@ export class WebSessions extends Effect.Service<WebSessions>()("@cobro/core/WebS
         return Option.none<SessionPrincipal>()
       })
 
+    /**
+     * Forgets the sessions that `lifetimes` has ended and no request has presented since (a
+     * session is also forgotten when presented after its end): how many.
+     */
+    const purgeExpired = Spans.fn("WebSessions.purgeExpired")(function* (lifetimes: Lifetimes) {
+      const now = yield* realTime.now
+      return yield* repo.deleteExpired(
+        DateTime.subtractDuration(now, lifetimes.idle),
+        DateTime.subtractDuration(now, lifetimes.absolute)
+      )
+    })
+
     /** Ends the session of `token` (nothing when there is none). */
     const signOut = Spans.fn("WebSessions.signOut")(function* (token: string) {
       if (token.length === 0 || token.length > 100) return
@@ -251,6 +263,7 @@ export class WebSessions extends Effect.Service<WebSessions>()("@cobro/core/WebS
       signInPartner,
       resolve,
       signOut,
+      purgeExpired,
       setPartnerPassword,
       endSessionsOfUser,
       clientOf

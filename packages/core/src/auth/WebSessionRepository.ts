@@ -8,7 +8,7 @@
  *   secret) is stored as `Crypto.hashPassword`'s hash. Merchants' passwords are their credential's
  *   `password_hash` (`CredentialRepository`).
  */
-import { Context, type DateTime, Effect, HashMap, Layer, Option, Schema } from "effect"
+import { Context, DateTime, Effect, HashMap, Layer, Option, Schema } from "effect"
 import { PartnerId, UserId } from "../Ids.js"
 import { Class } from "../internal/schemaClass.js"
 import { makeRef, type MemoryDb } from "../internal/memoryDb.js"
@@ -51,6 +51,11 @@ export class WebSessionRepository extends Context.Tag("@cobro/core/WebSessionRep
     readonly deleteSession: (hash: string) => Effect.Effect<void>
     /** Forgets every session of a merchant (`kind` "user") or a partner ("partner"), e.g. on a new password. */
     readonly deleteSessionsOf: (kind: SessionKind, id: string) => Effect.Effect<void>
+    /**
+     * Forgets every session last used at or before `idleBefore` or opened at or before
+     * `createdBefore` (the ones no request can use any more): returns how many.
+     */
+    readonly deleteExpired: (idleBefore: DateTime.Utc, createdBefore: DateTime.Utc) => Effect.Effect<number>
     /** The partner's dashboard password, if it has one. */
     readonly findPartnerPassword: (partner: PartnerId) => Effect.Effect<Option.Option<PartnerPassword>>
     /** Stores the partner's password, replacing the one there. */
@@ -86,6 +91,14 @@ export const makeMemory = Effect.gen(function* () {
         ...t,
         sessions: HashMap.filter(t.sessions, (s) => !(s.kind === kind && ownerOf(s) === id))
       })),
+    deleteExpired: (idleBefore, createdBefore) =>
+      tables.modify((t) => {
+        const expired = (s: WebSession) =>
+          DateTime.lessThanOrEqualTo(s.last_seen_timestamp, idleBefore) ||
+          DateTime.lessThanOrEqualTo(s.creation_timestamp, createdBefore)
+        const kept = HashMap.filter(t.sessions, (s) => !expired(s))
+        return [HashMap.size(t.sessions) - HashMap.size(kept), { ...t, sessions: kept }] as const
+      }),
     findPartnerPassword: (partner) => Effect.map(tables.get, (t) => HashMap.get(t.partnerPasswords, partner)),
     putPartnerPassword: (password) =>
       tables.update((t) => ({

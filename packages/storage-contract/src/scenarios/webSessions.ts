@@ -2,7 +2,7 @@
  * The dashboard's sessions and partners' passwords (`WebSessionRepository`): sessions stored and
  * found by the hash of their token, their last use moved, one ended, every session of a merchant
  * or a partner ended (and no one else's); partners' passwords replaced by key; what a rolled-back
- * unit of work wrote is gone.
+ * unit of work wrote is gone; the ended ones purged.
  */
 import { expect } from "@effect/vitest"
 import { Ids } from "@cobro/core"
@@ -85,6 +85,47 @@ export const webSessionScenarios: ReadonlyArray<Scenario> = [
       expect(Exit.isFailure(failed)).toBe(true)
       expect(yield* repo.findSession("e".repeat(64))).toEqual(Option.none())
       expect(yield* repo.findSession(other.session_hash)).toEqual(Option.some(other))
+    })
+  },
+  {
+    name: "web sessions: the ended ones purged, by idle time or by age (at the limit included), and only those",
+    run: Effect.gen(function* () {
+      yield* seedUser()
+      const repo = yield* Repo.WebSessionRepository
+      // Last used at or before 5_000 or opened at or before 2_000: ended (as `WebSessions.resolve` ends them).
+      const idle = session({
+        session_hash: "a".repeat(64),
+        creation_timestamp: at(3_000),
+        last_seen_timestamp: at(4_999)
+      })
+      const old = session({
+        session_hash: "b".repeat(64),
+        creation_timestamp: at(1_999),
+        last_seen_timestamp: at(9_000)
+      })
+      const idleAtLimit = session({
+        session_hash: "c".repeat(64),
+        creation_timestamp: at(3_000),
+        last_seen_timestamp: at(5_000)
+      })
+      const oldAtLimit = session({
+        session_hash: "e".repeat(64),
+        creation_timestamp: at(2_000),
+        last_seen_timestamp: at(9_000)
+      })
+      const fresh = session({
+        session_hash: "d".repeat(64),
+        creation_timestamp: at(2_001),
+        last_seen_timestamp: at(5_001)
+      })
+      for (const s of [idle, old, idleAtLimit, oldAtLimit, fresh]) yield* repo.insertSession(s)
+      expect(yield* repo.deleteExpired(at(5_000), at(2_000))).toBe(4)
+      expect(yield* repo.findSession(idle.session_hash)).toEqual(Option.none())
+      expect(yield* repo.findSession(old.session_hash)).toEqual(Option.none())
+      expect(yield* repo.findSession(idleAtLimit.session_hash)).toEqual(Option.none())
+      expect(yield* repo.findSession(oldAtLimit.session_hash)).toEqual(Option.none())
+      expect(yield* repo.findSession(fresh.session_hash)).toEqual(Option.some(fresh))
+      expect(yield* repo.deleteExpired(at(5_000), at(2_000))).toBe(0)
     })
   },
   {
