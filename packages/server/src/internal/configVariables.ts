@@ -31,6 +31,7 @@ export const variables = {
   idempotencyLease: "COBRO_IDEMPOTENCY_LEASE",
   corsOrigins: "COBRO_CORS_ORIGINS",
   transferCheckInterval: "COBRO_TRANSFER_CHECK_INTERVAL",
+  webhookPollInterval: "COBRO_WEBHOOK_POLL_INTERVAL",
   ...SmtpMailer.variables,
   ...OtelConfig.variables
 } as const
@@ -89,6 +90,7 @@ export const variableHelp: {
     "1 minute",
     "how soon the bank is asked about an outgoing transfer in flight, and again; longer than a bank call, at least 1 second"
   ],
+  webhookPollInterval: ["1 second", "how often webhook deliveries that are due are looked for and sent"],
   ...SmtpMailer.variableHelp,
   ...OtelConfig.variableHelp
 }
