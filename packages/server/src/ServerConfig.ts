@@ -117,6 +117,8 @@ export interface ServerConfig {
    * bank call can take.
    */
   readonly transferCheckInterval: Duration.Duration
+  /** How often the server looks for webhook deliveries that are due (`WebhooksConfig.pollInterval`). */
+  readonly webhookPollInterval: Duration.Duration
   /**
    * Set when `COBRO_DATABASE_URL` is unset: the directory the search for `.cobro/cobro.db` started
    * from (see `defaultDatabase`), for a message saying where the database was looked for.
@@ -185,14 +187,20 @@ const publicUrlText = Config.option(
 const atLeast100Millis = (d: Duration.Duration) =>
   Duration.isFinite(d) && Duration.greaterThanOrEqualTo(d, Duration.millis(100))
 
-const jobInterval = explained(
-  variables.jobInterval,
-  Config.duration(variables.jobInterval).pipe(Config.validate({ message: "", validation: atLeast100Millis })),
-  (value) =>
-    Option.isSome(Duration.decodeUnknown(value))
-      ? `must be at least 100 millis and finite, got "${value}"`
-      : `must be a duration such as "5 seconds" or "500 millis", got "${value}"`
-).pipe(Config.withDefault(Duration.seconds(5)))
+/** How often some background work runs: a finite duration of at least 100 ms, `fallback` when unset. */
+const backgroundInterval = (name: string, fallback: Duration.Duration) =>
+  explained(
+    name,
+    Config.duration(name).pipe(Config.validate({ message: "", validation: atLeast100Millis })),
+    (value) =>
+      Option.isSome(Duration.decodeUnknown(value))
+        ? `must be at least 100 millis and finite, got "${value}"`
+        : `must be a duration such as "5 seconds" or "500 millis", got "${value}"`
+  ).pipe(Config.withDefault(fallback))
+
+const jobInterval = backgroundInterval(variables.jobInterval, Duration.seconds(5))
+
+const webhookPollInterval = backgroundInterval(variables.webhookPollInterval, Duration.seconds(1))
 
 const trustProxy = flag(variables.trustProxy, false)
 
@@ -322,7 +330,8 @@ export const config: Config.Config<ServerConfig> = Config.all({
   idempotencyLease,
   dashboard: dashboardSessions,
   corsOrigins,
-  transferCheckInterval
+  transferCheckInterval,
+  webhookPollInterval
 }).pipe(
   Config.map(({ secretKey, ...rest }) => ({
     ...rest,

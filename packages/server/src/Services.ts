@@ -175,7 +175,9 @@ const ports = (config: ServerConfig) =>
  */
 const webhooks = (config: ServerConfig) =>
   // `webhook-timestamp` is core's `RealTime`, which the sandbox clock's layer provides.
-  Webhooks.layer().pipe(Layer.provide(NodeTransport.layer({ mode: config.mode })))
+  Webhooks.layer({ pollInterval: config.webhookPollInterval }).pipe(
+    Layer.provide(NodeTransport.layer({ mode: config.mode }))
+  )
 
 /** Production: the engine without the faucet, on real time. */
 export const layerProduction = (config: ServerConfig): Layer.Layer<Services, LayerError> =>

@@ -1,7 +1,8 @@
 /**
  * The packages as a consumer gets them. Every publishable package of the workspace is built as
  * `npm run build` builds it (tsup for the JavaScript, `tsconfig.build.json` for one declaration
- * file per source file) and packed (`npm pack`); the tarballs are installed into a fresh project
+ * file per source file: here the same declarations taken from `tsc -b`'s output, see below) and
+ * packed (`npm pack`); the tarballs are installed into a fresh project
  * under the system's temporary folder (outside the workspace, so nothing resolves to the sources)
  * with the packages' READMEs' own install lines, `@cobro/*` names replaced by the tarballs. A host
  * there is type-checked with `strict` and `skipLibCheck: false` against the packed declarations
@@ -11,8 +12,13 @@
  * with `@cobro/webhooks`. A second project installs `@cobro/core` with the registry's latest
  * `effect` (4.x) and gets the one sentence that says what to install.
  *
- * Nothing in the work tree is written but `tsc -b`'s incremental output (the declarations the
- * build's references read): each package is built into a staging copy under the temporary folder.
+ * Nothing in the work tree is written but `tsc -b`'s incremental output (up to date after
+ * `npm run typecheck`): each package is built into a staging copy under the temporary folder. Its
+ * declarations are the ones `tsc -b` emitted under `build/tsc/src/` (the same compiler's emit of the
+ * same sources with the same options but the declaration maps; a second emit per package through
+ * `tsconfig.build.json` cost about a minute of CPU): the first test holds every package's
+ * `tsconfig.build.json` and `build` script to that, so what is packed here is what `npm run build`
+ * writes.
  * `effect`, `@types/*` and the packages' dependencies come from the npm registry (from npm's cache
  * when it has them). Without a registry those tests are skipped with a warning, except under CI
  * (`CI` set), where it fails.
@@ -202,6 +208,25 @@ console.log(
 )
 `
 
+/**
+ * Copies the declarations `tsc -b` emitted for the package in `dir` (`build/tsc/src/**\/*.d.ts`,
+ * `rootDir` being the package) into `out`, as `tsconfig.build.json` (`rootDir: src`, no
+ * declaration maps) writes them to `dist`: one per source file of `src` (a declaration left over
+ * from a removed source is not taken), without the `sourceMappingURL` comment.
+ */
+const copyDeclarations = (dir: string, out: string) => {
+  const src = path.join(dir, "src")
+  for (const entry of fs.readdirSync(src, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".ts") || entry.name.endsWith(".d.ts")) continue
+    const relative = path.relative(src, path.join(entry.parentPath, entry.name)).replace(/\.ts$/, ".d.ts")
+    const emitted = path.join(dir, "build", "tsc", "src", relative)
+    if (!fs.existsSync(emitted)) throw new Error(`${emitted}: no declaration from tsc -b for ${relative}`)
+    const text = fs.readFileSync(emitted, "utf8").replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n")
+    fs.mkdirSync(path.dirname(path.join(out, relative)), { recursive: true })
+    fs.writeFileSync(path.join(out, relative), text)
+  }
+}
+
 /** The arguments of each `npm install …` line of a shell block of a Markdown file (before `&&` or `#`). */
 const installLines = (file: string): Array<Array<string>> =>
   [...fs.readFileSync(file, "utf8").matchAll(/```sh\n([\s\S]*?)```/g)]
@@ -259,6 +284,46 @@ describe("install lines", () => {
   })
 })
 
+describe("the build", () => {
+  it("each package's build emits its declarations as `tsc -b` does, so the packed test can take tsc -b's", () => {
+    const json = (file: string) => JSON.parse(fs.readFileSync(file, "utf8"))
+    const references = (config: { references?: ReadonlyArray<{ path: string }> }) =>
+      (config.references ?? []).map((r) => r.path)
+    for (const { dir, pkg } of publishable) {
+      const manifest = json(path.join(dir, "package.json"))
+      expect(manifest.scripts?.build, pkg.name).toBe("tsup && tsc -b tsconfig.build.json")
+      const build = json(path.join(dir, "tsconfig.build.json"))
+      expect(build, pkg.name).toMatchObject({
+        extends: "../../tsconfig.declarations.json",
+        compilerOptions: { rootDir: "src", outDir: "dist" },
+        include: ["src"]
+      })
+      expect(Object.keys(build.compilerOptions).sort(), pkg.name).toEqual(["outDir", "rootDir"])
+      // The project `tsc -b` builds: the package as root, its declarations under build/tsc/src.
+      const project = json(path.join(dir, "tsconfig.json"))
+      expect(project, pkg.name).toMatchObject({
+        extends: "../../tsconfig.base.json",
+        compilerOptions: { outDir: "build/tsc", rootDir: ".", emitDeclarationOnly: true }
+      })
+      expect(project.include, pkg.name).toContain("src")
+      expect(references(project), pkg.name).toEqual(expect.arrayContaining(references(build)))
+    }
+    // The declarations' options are the base's but for what only changes how much is written:
+    // no maps, no type-check (tsc -b checked), no incremental state.
+    expect(json(path.join(root, "tsconfig.declarations.json"))).toEqual({
+      extends: "./tsconfig.base.json",
+      compilerOptions: {
+        composite: false,
+        incremental: false,
+        declarationMap: false,
+        sourceMap: false,
+        emitDeclarationOnly: true,
+        noCheck: true
+      }
+    })
+  })
+})
+
 describe.skipIf(!registryUp)("the packed packages in a fresh project", () => {
   let work = ""
   let project = ""
@@ -278,19 +343,15 @@ describe.skipIf(!registryUp)("the packed packages in a fresh project", () => {
     fs.mkdirSync(tarballs)
 
     // 1. Build each package as `npm run build` does, into a staging copy (package.json, README,
-    // LICENSE, bin), and pack it. The declarations' references are `tsc -b`'s output (up to date
-    // after `npm run typecheck`); the packages' own are emitted without a second type-check.
+    // LICENSE, bin), and pack it: tsup's JavaScript, and the declarations `tsc -b` wrote (up to
+    // date after `npm run typecheck`; built here when they are not).
     await run(process.execPath, [tsc, "-b", ...publishable.map(({ dir }) => dir)], root)
     await inPairs(
       publishable.map(({ dir, pkg }) => async () => {
         const stage = path.join(work, "stage", path.basename(dir))
         fs.mkdirSync(stage, { recursive: true })
         await run(process.execPath, [tsup, "--out-dir", path.join(stage, "dist")], dir)
-        await run(
-          process.execPath,
-          [tsc, "-p", "tsconfig.build.json", "--outDir", path.join(stage, "dist")],
-          dir
-        )
+        copyDeclarations(dir, path.join(stage, "dist"))
         for (const file of ["package.json", "README.md", "LICENSE"])
           fs.copyFileSync(path.join(dir, file), path.join(stage, file))
         if (fs.existsSync(path.join(dir, "bin")))

@@ -32,13 +32,22 @@ const stores: ReadonlyArray<readonly [string, Effect.Effect<string, never, Scope
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any
 
-/** `body` against a sandbox server on `databaseUrl` (background jobs hourly: only advances run due work). */
+/**
+ * `body` against a sandbox server on `databaseUrl`. Its background jobs and webhook deliveries run
+ * hourly: only advances run due work and deliver, so what an advance reports is all that was done
+ * (a background delivery between an advance's expiries and its own deliveries would take one
+ * from its count).
+ */
 const inServer = <A, E, R>(
   databaseUrl: Effect.Effect<string, never, Scope.Scope>,
   body: Effect.Effect<A, E, R>
 ) =>
   Effect.gen(function* () {
-    const config = yield* configOf({ COBRO_DATABASE_URL: yield* databaseUrl, COBRO_JOB_INTERVAL: "1 hour" })
+    const config = yield* configOf({
+      COBRO_DATABASE_URL: yield* databaseUrl,
+      COBRO_JOB_INTERVAL: "1 hour",
+      COBRO_WEBHOOK_POLL_INTERVAL: "1 hour"
+    })
     return yield* Effect.provide(body, serverLayer(config))
   })
 

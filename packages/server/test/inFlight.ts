@@ -44,10 +44,12 @@ const SECRET = "hook-secret-0123456789"
 const day = 86_400
 /**
  * `COBRO_TRANSFER_CHECK_INTERVAL` of the restarted server: its sends, and transfers a check left
- * in flight, are checked again this soon. The first server keeps the default, a real minute:
- * longer than the kill and the restart take, so the restarted server finds its sends not yet due.
+ * in flight, are checked again this soon. The first server keeps the default, a real minute
+ * (`FIRST_CHECK_MILLIS`): longer than the kill and the restart take, so the restarted server finds
+ * its sends not yet due.
  */
 const RECHECK = "5 seconds"
+const FIRST_CHECK_MILLIS = 60_000
 const payer = { cuit: "20123456786", name: "Ana Gómez", cbu: BankAccount.makeCbu("0170099", "2200000123456") }
 
 // --- the server and its database ----------------------------------------------------------------
@@ -64,28 +66,38 @@ const serve = async (env: Record<string, string>, cwd: string): Promise<Running>
   return { ...started, base: `http://127.0.0.1:${port}` }
 }
 
-/** Reads the database the server writes (SQLite file or Postgres), one query at a time. */
+/**
+ * Reads the database the server writes (SQLite file or Postgres), one query at a time; `run`
+ * writes one statement (the test moves the bank's time on, see `killMidFlightAndRestart`).
+ */
 export interface Reader {
   readonly rows: <A>(query: string) => Promise<ReadonlyArray<A>>
+  readonly run: (statement: string) => Promise<void>
   readonly close: () => Promise<void>
 }
 
-export const sqliteReader = (file: string): Reader => ({
-  rows: <A>(query: string) => {
-    const db = new Database(file, { readonly: true, fileMustExist: true })
+export const sqliteReader = (file: string): Reader => {
+  const open = <A>(readonly: boolean, f: (db: Database.Database) => A): Promise<A> => {
+    // Waits for the server's write lock rather than failing with SQLITE_BUSY.
+    const db = new Database(file, { readonly, fileMustExist: true, timeout: 10_000 })
     try {
-      return Promise.resolve(db.prepare(query).all() as ReadonlyArray<A>)
+      return Promise.resolve(f(db))
     } finally {
       db.close()
     }
-  },
-  close: () => Promise.resolve()
-})
+  }
+  return {
+    rows: <A>(query: string) => open(true, (db) => db.prepare(query).all() as ReadonlyArray<A>),
+    run: (statement: string) => open(false, (db) => void db.prepare(statement).run()),
+    close: () => Promise.resolve()
+  }
+}
 
 export const pgReader = (url: string): Reader => {
   const pool = new pg.Pool({ connectionString: url, max: 1 })
   return {
     rows: async <A>(query: string) => (await pool.query(query)).rows as ReadonlyArray<A>,
+    run: async (statement: string) => void (await pool.query(statement)),
     close: () => pool.end()
   }
 }
@@ -414,9 +426,14 @@ export const killMidFlightAndRestart = async (database: string, reader: Reader) 
     expect(listed.transfers.every((t) => !t.stuck)).toBe(true)
 
     // The settle job asks the bank when each check is due. Transfers at the bank run on real time
-    // (a merchant's test clock does not hasten them): the first check comes a real minute after
-    // the send, a later one RECHECK after the last; each advance runs the due work, the settle job
-    // included.
+    // (a merchant's test clock does not hasten them): the first check is due a real minute after
+    // the send. Rather than wait that minute out, the test lets it pass for the bank's time as
+    // stored: each check the first server scheduled moves a minute earlier, so it is due now. A
+    // later check is the restarted server's, RECHECK after the last; each advance runs the due
+    // work, the settle job included.
+    await reader.run(
+      `UPDATE cobro_outgoing_transfers SET next_check_ms = next_check_ms - ${FIRST_CHECK_MILLIS} WHERE status IN ('SENDING', 'PENDING')`
+    )
     const settleDeadline = Date.now() + 240_000
     while (Date.now() < settleDeadline) {
       const open = await count(

@@ -33,6 +33,7 @@ export const variables = {
   transferCheckInterval: "COBRO_TRANSFER_CHECK_INTERVAL",
   dashboardIdleTimeout: "COBRO_DASHBOARD_IDLE_TIMEOUT",
   dashboardSessionLifetime: "COBRO_DASHBOARD_SESSION_LIFETIME",
+  webhookPollInterval: "COBRO_WEBHOOK_POLL_INTERVAL",
   ...SmtpMailer.variables,
   ...OtelConfig.variables
 } as const
@@ -99,6 +100,7 @@ export const variableHelp: {
     "1 minute",
     "how soon the bank is asked about an outgoing transfer in flight, and again; longer than a bank call, at least 1 second"
   ],
+  webhookPollInterval: ["1 second", "how often webhook deliveries that are due are looked for and sent"],
   ...SmtpMailer.variableHelp,
   ...OtelConfig.variableHelp
 }
