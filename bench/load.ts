@@ -108,48 +108,70 @@ export const cpuMicros = (pid: number | undefined) => {
 // --- HTTP client --------------------------------------------------------------------------------
 
 /**
- * Keep-alive connections, an idle one closed by the client after 4 s: node's servers close one
+ * Keep-alive connections, an idle one closed by the client after 2 s: node's servers close one
  * after 5 s (`keepAliveTimeout`), and a request sent on a connection the server is closing fails
- * with "socket hang up" (seen once, after the open loop had left some connections idle).
+ * (ECONNRESET, "socket hang up"). On a loaded machine the timers of both sides fire late, so
+ * that race still happens: `send` sends again a request that failed that way on a reused
+ * connection before any answer (the server never read it), as node's documentation advises.
  */
-export const agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 4000 })
+export const agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 2000 })
 
 export interface Reply {
   readonly status: number
   readonly body: string
 }
 
-export const send = (
+const once = (
+  base: string,
+  method: string,
+  url: string,
+  payload: string | undefined,
+  headers: Record<string, string | number>
+): Promise<Reply> =>
+  new Promise((resolve, reject) => {
+    const req = http.request(`${base}${url}`, { method, agent, headers }, (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (c: Buffer) => chunks.push(c))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }))
+      res.on("error", reject)
+    })
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        req.reusedSocket && (error.code === "ECONNRESET" || error.message === "socket hang up")
+          ? new Stale()
+          : error
+      )
+    )
+    req.end(payload)
+  })
+
+/** A request that failed on a reused keep-alive connection the server had closed. */
+class Stale extends Error {}
+
+export const send = async (
   base: string,
   method: string,
   url: string,
   body?: unknown,
-  token?: string
-): Promise<Reply> =>
-  new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body)
-    const req = http.request(
-      `${base}${url}`,
-      {
-        method,
-        agent,
-        headers: {
-          ...(payload === undefined
-            ? {}
-            : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }),
-          ...(token === undefined ? {} : { authorization: `Bearer ${token}` })
-        }
-      },
-      (res) => {
-        const chunks: Array<Buffer> = []
-        res.on("data", (c: Buffer) => chunks.push(c))
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }))
-        res.on("error", reject)
-      }
-    )
-    req.on("error", reject)
-    req.end(payload)
-  })
+  token?: string,
+  extra: Record<string, string> = {}
+): Promise<Reply> => {
+  const payload = body === undefined ? undefined : JSON.stringify(body)
+  const headers = {
+    ...(payload === undefined
+      ? {}
+      : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }),
+    ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    ...extra
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await once(base, method, url, payload, headers)
+    } catch (error) {
+      if (!(error instanceof Stale) || attempt >= 5) throw error
+    }
+  }
+}
 
 export const ok = (reply: Reply, what: string) => {
   if (reply.status !== 200) throw new Error(`${what}: HTTP ${reply.status} ${reply.body.slice(0, 300)}`)
