@@ -25,12 +25,16 @@
  *   npm run bench:credit                 (about 5 minutes on a quiet 2-core machine)
  *   BENCH_QUICK=1 npm run bench:credit   (a smoke run: fewer requests, shorter loops)
  *
+ *   BENCH_COBRO=/path/to/main,/path/to/branch npm run bench:credit
+ *                                        (cobro from each checkout, beside the same raw and floor)
+ *
  * Replaces its section of bench/results.md (BENCH_NO_WRITE=1 to only print); a BENCH_STORES of
  * "sqlite" or "pg" runs one store.
  */
 import { BindIngress } from "@cobro/bank-bind"
 import { BindSimulator } from "@cobro/bank-bind/testing"
 import Database from "better-sqlite3"
+import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -67,6 +71,15 @@ const CREDITS = setting("BENCH_CREDITS", 2000, 400)
 const LONE = setting("BENCH_LONE", 300, 100)
 const RATES = (process.env["BENCH_RATES"] ?? "200,500").split(",").map(Number)
 const STORES = (process.env["BENCH_STORES"] ?? "sqlite,pg").split(",")
+/**
+ * The checkouts whose cobro is measured (BENCH_COBRO, comma-separated paths; this one by default),
+ * each beside the same raw and floor in the same run: a branch against main, say.
+ */
+const CHECKOUTS = (process.env["BENCH_COBRO"] ?? root).split(",").map((c) => path.resolve(c))
+const label = (checkout: string, server: string) =>
+  CHECKOUTS.length === 1 && checkout === path.resolve(root)
+    ? server
+    : `${server} (${path.basename(checkout)})`
 
 // --- what each server is asked --------------------------------------------------------------------
 
@@ -140,9 +153,9 @@ interface Store {
   readonly name: string
   /** Where raw and floor keep their tables (each its own prefix). */
   readonly baselines: string
-  /** cobro's database on the sandbox bank, and on BIND. */
-  readonly cobro: string
-  readonly bind: string
+  /** cobro's database on the sandbox bank, and on BIND, of each checkout. */
+  readonly cobro: ReadonlyArray<string>
+  readonly bind: ReadonlyArray<string>
   /** The transfers cobro recorded in `database`. */
   readonly transfers: (database: string) => Promise<number>
 }
@@ -150,8 +163,8 @@ interface Store {
 const sqliteStore = (dir: string): Store => ({
   name: "SQLite",
   baselines: path.join(dir, "baselines.db"),
-  cobro: path.join(dir, "cobro.db"),
-  bind: path.join(dir, "bind.db"),
+  cobro: CHECKOUTS.map((_, i) => path.join(dir, `cobro-${i}.db`)),
+  bind: CHECKOUTS.map((_, i) => path.join(dir, `bind-${i}.db`)),
   transfers: async (file) => {
     const db = new Database(file, { readonly: true })
     try {
@@ -162,7 +175,7 @@ const sqliteStore = (dir: string): Store => ({
   }
 })
 
-const pgStore = (urls: { baselines: string; cobro: string; bind: string }): Store => ({
+const pgStore = (urls: Pick<Store, "baselines" | "cobro" | "bind">): Store => ({
   name: "Postgres",
   ...urls,
   transfers: async (url) => {
@@ -249,35 +262,42 @@ const benchStore = async (store: Store): Promise<ReadonlyArray<Measured>> => {
   results.push(await measure("raw", baseline(rawServer)))
   console.error(`${store.name}: Effect floor`)
   results.push(await measure("floor", baseline(floorServer)))
-  console.error(`${store.name}: cobro, faucet`)
-  results.push(
-    await measure("cobro", async () => {
-      const server = await startCobro(store.cobro)
-      const token = await demoToken(server)
-      return { server, credit: faucetCredit(server, token), verify: counted(store.cobro, 0) }
-    })
-  )
-  console.error(`${store.name}: cobro on BIND, notifications`)
-  const sim = await BindSimulator.start({ now: Date.now })
-  try {
+  for (const [i, checkout] of CHECKOUTS.entries()) {
+    const cobro = label(checkout, "cobro")
+    const database = store.cobro[i]!
+    console.error(`${store.name}: ${cobro}, faucet`)
     results.push(
-      await measure("cobro + BIND", async () => {
-        const server = await startCobro(store.bind, {
-          COBRO_BANK: "bind",
-          COBRO_BIND_BASE_URL: sim.url,
-          COBRO_BIND_TOKEN_URL: sim.tokenUrl,
-          COBRO_BIND_CLIENT_ID: sim.clientId,
-          COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
-          COBRO_BIND_CUIT: sim.entity.cuit,
-          COBRO_BIND_WEBHOOK_SECRET: WEBHOOK_SECRET,
-          // The statement's reconciliation is background work of its own: not during the loops.
-          COBRO_RECONCILE_INTERVAL: "1 day"
-        })
-        return { server, credit: bindCredit(server, sim), verify: counted(store.bind, 0) }
+      await measure(cobro, async () => {
+        const server = await startCobro(database, {}, checkout)
+        const token = await demoToken(server)
+        return { server, credit: faucetCredit(server, token), verify: counted(database, 0) }
       })
     )
-  } finally {
-    await sim.close()
+    const bind = label(checkout, "cobro + BIND")
+    const bindDatabase = store.bind[i]!
+    console.error(`${store.name}: ${bind}, notifications`)
+    const sim = await BindSimulator.start({ now: Date.now })
+    try {
+      results.push(
+        await measure(bind, async () => {
+          const env = {
+            COBRO_BANK: "bind",
+            COBRO_BIND_BASE_URL: sim.url,
+            COBRO_BIND_TOKEN_URL: sim.tokenUrl,
+            COBRO_BIND_CLIENT_ID: sim.clientId,
+            COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
+            COBRO_BIND_CUIT: sim.entity.cuit,
+            COBRO_BIND_WEBHOOK_SECRET: WEBHOOK_SECRET,
+            // The statement's reconciliation is background work of its own: not during the loops.
+            COBRO_RECONCILE_INTERVAL: "1 day"
+          }
+          const server = await startCobro(bindDatabase, env, checkout)
+          return { server, credit: bindCredit(server, sim), verify: counted(bindDatabase, 0) }
+        })
+      )
+    } finally {
+      await sim.close()
+    }
   }
   return results
 }
@@ -298,12 +318,16 @@ try {
     )
     if (!reachable) console.error(`Postgres at ${pgAdmin} is not reachable: skipping Postgres`)
     else {
-      const names = ["baselines", "cobro", "bind"].map((n) => `cobro_bench_credit_${n}_${process.pid}`)
-      const [baselines, cobro, bind] = names.map((name) => {
-        const url = new URL(pgAdmin)
-        url.pathname = `/${name}`
-        return url.toString()
-      }) as [string, string, string]
+      const name = (n: string) => `cobro_bench_credit_${n}_${process.pid}`
+      const url = (n: string) => {
+        const u = new URL(pgAdmin)
+        u.pathname = `/${name(n)}`
+        return u.toString()
+      }
+      const cobroNames = CHECKOUTS.map((_, i) => `cobro_${i}`)
+      const bindNames = CHECKOUTS.map((_, i) => `bind_${i}`)
+      const names = ["baselines", ...cobroNames, ...bindNames].map(name)
+      const [baselines, cobro, bind] = [url("baselines"), cobroNames.map(url), bindNames.map(url)]
       try {
         for (const name of names) await admin.query(`CREATE DATABASE ${name}`)
         results.push({ store: "Postgres", servers: await benchStore(pgStore({ baselines, cobro, bind })) })
@@ -320,6 +344,13 @@ try {
 
 // --- report ----------------------------------------------------------------------------------------------
 
+const commit = (checkout: string) => {
+  try {
+    return execFileSync("git", ["-C", checkout, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim()
+  } catch {
+    return "?"
+  }
+}
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : "—")
 const ratio = (a: number, b: number) => (Number.isFinite(a / b) && b > 0 ? (a / b).toFixed(2) : "—")
 const minutes = ((performance.now() - started) / 60_000).toFixed(1)
@@ -327,7 +358,7 @@ const cpu = os.cpus()
 const lines: Array<string> = [
   `## Credits and fixed rates (\`npm run bench:credit\`) — ${new Date().toISOString().slice(0, 10)} — ${cpu.length}× ${cpu[0]?.model.trim() ?? "?"}, Node ${process.versions.node}`,
   "",
-  `Settings: ${QUICK ? "BENCH_QUICK=1, " : ""}${CONCURRENCY} in flight, creations warmed up ${WARMUP_SECONDS} s, open loops of ${OPEN_SECONDS} s at ${RATES.join(" and ")} a second, credits: ${CREDIT_WARMUP} to warm up, ${CREDITS} batched, ${LONE} one at a time. The run took ${minutes} min; load average at its end ${os
+  `cobro: ${CHECKOUTS.map((c) => `\`${path.basename(c)}\` at \`${commit(c)}\``).join(", ")}. Settings: ${QUICK ? "BENCH_QUICK=1, " : ""}${CONCURRENCY} in flight, creations warmed up ${WARMUP_SECONDS} s, open loops of ${OPEN_SECONDS} s at ${RATES.join(" and ")} a second, credits: ${CREDIT_WARMUP} to warm up, ${CREDITS} batched, ${LONE} one at a time. The run took ${minutes} min; load average at its end ${os
     .loadavg()
     .map((l) => l.toFixed(1))
     .join(", ")}.`,

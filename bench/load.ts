@@ -14,7 +14,6 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
 export const root = fileURLToPath(new URL("..", import.meta.url))
-export const cobroBin = path.join(root, "packages/server/bin/cobro.js")
 export const rawServer = path.join(root, "bench/raw-server.ts")
 export const floorServer = path.join(root, "bench/effect-server.ts")
 export const pgAdmin = process.env["COBRO_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -35,10 +34,11 @@ export interface Baseline extends Server {
 export const startProcess = async (
   args: ReadonlyArray<string>,
   env: Record<string, string>,
-  ready: RegExp
+  ready: RegExp,
+  cwd = root
 ): Promise<Server & { readonly match: RegExpExecArray }> => {
   const child = spawn(process.execPath, args, {
-    cwd: root,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -57,9 +57,14 @@ export const startProcess = async (
   }
 }
 
-export const startCobro = async (database: string, env: Record<string, string> = {}): Promise<Server> => {
+/** cobro's server from `checkout` (a checkout of the repository; this one by default) on `database`. */
+export const startCobro = async (
+  database: string,
+  env: Record<string, string> = {},
+  checkout = root
+): Promise<Server> => {
   const started = await startProcess(
-    [cobroBin, "serve"],
+    [path.join(checkout, "packages/server/bin/cobro.js"), "serve"],
     {
       PORT: "0",
       COBRO_MODE: "sandbox",
@@ -68,7 +73,8 @@ export const startCobro = async (database: string, env: Record<string, string> =
       COBRO_LOG_LEVEL: "warn",
       ...env
     },
-    /Listening on http:\/\/localhost:(\d+)/
+    /Listening on http:\/\/localhost:(\d+)/,
+    checkout
   )
   return { ...started, base: `http://127.0.0.1:${started.match[1]}` }
 }
