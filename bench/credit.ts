@@ -52,6 +52,7 @@ import {
   pgAdmin,
   rawServer,
   root,
+  type Reply,
   type Run,
   send,
   type Server,
@@ -143,14 +144,23 @@ const bindCredit =
     const booked = sim.incoming as Array<BindSimulator.IncomingEntry>
     booked.push({ booked: Date.now(), data, notified: true, raw: false })
     const body = { ...example, id: `CASHOUT-${id}`, created: new Date().toISOString(), data }
-    let reply = await notify(server, body)
-    // 503: cobro could not ask BIND to confirm it (the simulator, in this loaded process, too
-    // slow); BIND delivers it again, as here at once (counted, and in the latency).
-    for (let again = 0; reply.status === 503 && again < 5; again++) {
+    // A 503 (cobro could not ask BIND to confirm it: the simulator, in this loaded process, too
+    // slow) or a connection closed before the answer: BIND delivers it again, as here at once
+    // (counted, and in the latency). A redelivery may find it credited already ("duplicate").
+    const attempt = (again: number) =>
+      notify(server, { ...body, redeliveries: again }).catch((error: unknown): Reply => ({
+        status: 0,
+        body: String(error)
+      }))
+    let reply = await attempt(0)
+    let again = 0
+    while ((reply.status === 503 || reply.status === 0) && again < 5) {
       redeliveries.count++
-      reply = await notify(server, { ...body, redeliveries: again + 1 })
+      reply = await attempt(++again)
     }
-    if (reply.status !== 200 || (JSON.parse(reply.body) as { outcome?: unknown }).outcome !== "credited")
+    const outcome =
+      reply.status === 200 ? (JSON.parse(reply.body) as { outcome?: unknown }).outcome : undefined
+    if (outcome !== "credited" && !(again > 0 && outcome === "duplicate"))
       throw new Error(
         `BIND notification for ${payment.cvu}: HTTP ${reply.status} ${reply.body.slice(0, 300)}`
       )
@@ -261,6 +271,21 @@ const measure = async (name: string, start: () => Promise<Contender>): Promise<M
   }
 }
 
+/** Failures of a server's loops (the run goes on with the next server; the report lists them). */
+const failures: Array<string> = []
+
+/** `measure`, its result added to `results`, or its failure to `failures`. */
+const attempt = async (results: Array<Measured>, name: string, start: () => Promise<Contender>) => {
+  try {
+    const measured = await measure(name, start)
+    console.error(JSON.stringify(measured))
+    results.push(measured)
+  } catch (error) {
+    console.error(`${name} failed:`, error)
+    failures.push(`${name}: ${String(error).slice(0, 200)}`)
+  }
+}
+
 const benchStore = async (store: Store): Promise<ReadonlyArray<Measured>> => {
   const baseline = (script: string) => async (): Promise<Contender> => {
     const server = await startBaseline(script, store.baselines)
@@ -287,54 +312,50 @@ const benchStore = async (store: Store): Promise<ReadonlyArray<Measured>> => {
   }
   const results: Array<Measured> = []
   console.error(`${store.name}: raw`)
-  results.push(await measure("raw", baseline(rawServer)))
+  await attempt(results, "raw", baseline(rawServer))
   console.error(`${store.name}: Effect floor`)
-  results.push(await measure("floor", baseline(floorServer)))
+  await attempt(results, "floor", baseline(floorServer))
   for (const [i, checkout] of CHECKOUTS.entries()) {
     const cobro = label(checkout, "cobro")
     const database = store.cobro[i]!
     console.error(`${store.name}: ${cobro}, faucet`)
-    results.push(
-      await measure(cobro, async () => {
-        const server = await startCobro(database, {}, checkout)
-        const token = await demoToken(server)
-        return {
-          server,
-          openCreations: true,
-          credit: faucetCredit(server, token),
-          verify: counted(database, 0)
-        }
-      })
-    )
+    await attempt(results, cobro, async () => {
+      const server = await startCobro(database, {}, checkout)
+      const token = await demoToken(server)
+      return {
+        server,
+        openCreations: true,
+        credit: faucetCredit(server, token),
+        verify: counted(database, 0)
+      }
+    })
     const bind = label(checkout, "cobro + BIND")
     const bindDatabase = store.bind[i]!
     console.error(`${store.name}: ${bind}, notifications`)
     const sim = await BindSimulator.start({ now: Date.now })
     try {
-      results.push(
-        await measure(bind, async () => {
-          const env = {
-            COBRO_BANK: "bind",
-            COBRO_BIND_BASE_URL: sim.url,
-            COBRO_BIND_TOKEN_URL: sim.tokenUrl,
-            COBRO_BIND_CLIENT_ID: sim.clientId,
-            COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
-            COBRO_BIND_CUIT: sim.entity.cuit,
-            COBRO_BIND_WEBHOOK_SECRET: WEBHOOK_SECRET,
-            // The statement's reconciliation is background work of its own: not during the loops.
-            COBRO_RECONCILE_INTERVAL: "1 day"
-          }
-          const server = await startCobro(bindDatabase, env, checkout)
-          const redeliveries = { count: 0 }
-          return {
-            server,
-            openCreations: false,
-            credit: bindCredit(server, sim, redeliveries),
-            verify: counted(bindDatabase, 0),
-            note: () => `${redeliveries.count} notifications delivered again after a 503`
-          }
-        })
-      )
+      await attempt(results, bind, async () => {
+        const env = {
+          COBRO_BANK: "bind",
+          COBRO_BIND_BASE_URL: sim.url,
+          COBRO_BIND_TOKEN_URL: sim.tokenUrl,
+          COBRO_BIND_CLIENT_ID: sim.clientId,
+          COBRO_BIND_CLIENT_SECRET: sim.clientSecret,
+          COBRO_BIND_CUIT: sim.entity.cuit,
+          COBRO_BIND_WEBHOOK_SECRET: WEBHOOK_SECRET,
+          // The statement's reconciliation is background work of its own: not during the loops.
+          COBRO_RECONCILE_INTERVAL: "1 day"
+        }
+        const server = await startCobro(bindDatabase, env, checkout)
+        const redeliveries = { count: 0 }
+        return {
+          server,
+          openCreations: false,
+          credit: bindCredit(server, sim, redeliveries),
+          verify: counted(bindDatabase, 0),
+          note: () => `${redeliveries.count} notifications delivered again (a 503 or no answer)`
+        }
+      })
     } finally {
       await sim.close()
     }
@@ -438,7 +459,8 @@ lines.push(
   `| --- | --- | --- | --- | ${RATES.flatMap(() => ["---", "---"]).join(" | ")} |`
 )
 for (const { servers, store } of results) {
-  const raw = servers.find((m) => m.server === "raw")!
+  const raw = servers.find((m) => m.server === "raw")
+  if (raw === undefined) continue
   for (const m of servers.filter((s) => s.server !== "raw")) {
     lines.push(
       `| ${store} | ${m.server} | ${ratio(m.batched.cpu, raw.batched.cpu)} | ${ratio(m.lone.cpu, raw.lone.cpu)} | ${RATES.flatMap((_, i) => [ratio(m.creations[i]?.p99 ?? NaN, raw.creations[i]!.p99), ratio(m.credits[i]!.p99, raw.credits[i]!.p99)]).join(" | ")} |`
@@ -449,6 +471,7 @@ const notes = results.flatMap(({ servers, store }) =>
   servers.flatMap((m) => (m.note === undefined ? [] : [`${store}, ${m.server}: ${m.note}.`]))
 )
 if (notes.length > 0) lines.push("", notes.join(" "))
+if (failures.length > 0) lines.push("", `Failed: ${failures.join("; ")}.`)
 const section = lines.join("\n")
 console.log(section)
 if (process.env["BENCH_NO_WRITE"] !== "1") {
