@@ -8,7 +8,10 @@
  * does), the payment's row decoded with `SqlSchema` (its document through `Schema.parseJson`),
  * the merchant's row likewise, and the answer encoded through its Schema. The gap between this
  * and the raw server is what the stack costs; the gap between this and cobro is what the engine
- * costs. Run as a child process: `tsx bench/effect-server.ts <sqlite-file | postgres://…>`;
+ * costs. `POST /cvu/:cvu/faucet` is the raw server's credit (`credit-statements.ts`) the Effect way:
+ * the same bearer middleware, the body decoded by Schema, the payment's row by `SqlSchema`, the
+ * statements through `@effect/sql` in `sql.withTransaction`, the answer encoded by Schema. Run as
+ * a child process: `tsx bench/effect-server.ts <sqlite-file | postgres://…>`;
  * prints `listening <port> token <token>` (the token of the merchant `demo`, made at start).
  */
 import {
@@ -28,6 +31,7 @@ import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import * as Credit from "./credit-statements.js"
 
 const target = process.argv[2]
 if (target === undefined) throw new Error("usage: effect-server <sqlite file | postgres url>")
@@ -88,6 +92,26 @@ class NotFound extends Schema.TaggedError<NotFound>()(
   HttpApiSchema.annotations({ status: 404 })
 ) {}
 
+class Duplicate extends Schema.TaggedError<Duplicate>()(
+  "Duplicate",
+  { error: Schema.Literal(true), code: Schema.Literal(409) },
+  HttpApiSchema.annotations({ status: 409 })
+) {}
+
+const FaucetRequest = Schema.Struct({ amount: Schema.Number.pipe(Schema.positive()) })
+
+const Credited = Schema.Struct({
+  message: Schema.String,
+  error: Schema.Literal(false),
+  code: Schema.Literal(200),
+  data: Schema.Struct({
+    transaction_id: Schema.String,
+    outcome: Schema.Literal("credited"),
+    target: Schema.Literal("payment"),
+    target_id: Schema.String
+  })
+})
+
 class CurrentUser extends Context.Tag("floor/CurrentUser")<CurrentUser, string>() {}
 
 class Authentication extends HttpApiMiddleware.Tag<Authentication>()("floor/Authentication", {
@@ -103,6 +127,15 @@ class Payments extends HttpApiGroup.make("payments")
       .setPath(Schema.Struct({ id: Schema.String }))
       .addSuccess(Found)
       .addError(NotFound)
+      .middleware(Authentication)
+  )
+  .add(
+    HttpApiEndpoint.post("faucet", "/cvu/:cvu/faucet")
+      .setPath(Schema.Struct({ cvu: Schema.String.pipe(Schema.pattern(/^\d{22}$/)) }))
+      .setPayload(FaucetRequest)
+      .addSuccess(Credited)
+      .addError(NotFound)
+      .addError(Duplicate)
       .middleware(Authentication)
   ) {}
 
@@ -127,7 +160,8 @@ const Setup = Layer.effectDiscard(
       sqlite: () => sql.unsafe("PRAGMA synchronous = FULL"),
       orElse: () => Effect.void
     })
-    for (const statement of DDL) yield* sql.unsafe(statement)
+    const dialect = sql.onDialectOrElse({ pg: () => "pg" as const, orElse: () => "sqlite" as const })
+    for (const statement of [...DDL, ...Credit.ddl(dialect, "floor")]) yield* sql.unsafe(statement)
     const userInfo: typeof UserInfo.Type = {
       email: "demo@merchant.example.com",
       fiat_payments_enabled: true,
@@ -192,6 +226,40 @@ const PaymentsLive = HttpApiBuilder.group(Api, "payments", (handlers) =>
       execute: (userId) => sql`SELECT doc FROM floor_users WHERE user_id = ${userId}`
     })
     const notFound = new NotFound({ error: true, code: 404 })
+    const dialect = sql.onDialectOrElse({ pg: () => "pg" as const, orElse: () => "sqlite" as const })
+    const text = Credit.statements(dialect, "floor")
+    const run = (statement: string, params: ReadonlyArray<unknown>) =>
+      sql.unsafe<Record<string, unknown>>(statement, params)
+    const findByCvu = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ id: Schema.String, user_id: Schema.String, doc: Schema.String }),
+      execute: (cvu) => run(text.payment, [cvu])
+    })
+    /** The credit's statements in one transaction: `Credit.Outcome`, as the raw server's. */
+    const credit = (userId: string, cvu: string, minor: number) =>
+      Effect.gen(function* () {
+        const plan = Credit.plan(userId, cvu, minor, Option.getOrUndefined(yield* findByCvu(cvu)))
+        if (plan._tag !== "Credit") return plan
+        const inserted = yield* run(text.transfer, plan.transfer)
+        if (inserted.length === 0) return { _tag: "Duplicate" } as const
+        yield* run(text.updatePayment, plan.payment)
+        if (dialect === "pg") {
+          yield* run(text.ledger, [...plan.entry, ...plan.postings.flat(), ...plan.balances.flat()])
+        } else {
+          const [entry] = yield* run(text.entryReturning, plan.entry)
+          yield* run(
+            text.postings,
+            plan.postings.flatMap((p) => [entry!["position"], ...p])
+          )
+          yield* run(text.balances, plan.balances.flat())
+        }
+        yield* run(text.outbox, plan.outbox)
+        return {
+          _tag: "Credited",
+          transfer: String(plan.transfer[0]),
+          payment: String(plan.payment[1])
+        } as const
+      }).pipe(sql.withTransaction)
     return handlers
       .handle("create", ({ payload }) => {
         const n = ++sequence
@@ -216,6 +284,25 @@ const PaymentsLive = HttpApiBuilder.group(Api, "payments", (handlers) =>
           })
         )
       })
+      .handle("faucet", ({ path, payload }) =>
+        Effect.gen(function* () {
+          const userId = yield* CurrentUser
+          const outcome = yield* credit(userId, path.cvu, Math.round(payload.amount * 100)).pipe(Effect.orDie)
+          if (outcome._tag === "NotFound") return yield* notFound
+          if (outcome._tag === "Duplicate") return yield* new Duplicate({ error: true, code: 409 })
+          return {
+            message: "faucet.transfer.sent",
+            error: false as const,
+            code: 200 as const,
+            data: {
+              transaction_id: outcome.transfer,
+              outcome: "credited" as const,
+              target: "payment" as const,
+              target_id: outcome.payment
+            }
+          }
+        })
+      )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
           const userId = yield* CurrentUser

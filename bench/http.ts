@@ -33,254 +33,37 @@
  */
 import { BankAccount } from "@cobro/core"
 import Database from "better-sqlite3"
-import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import pg from "pg"
 import * as prettier from "prettier"
+import {
+  agent,
+  closedLoop,
+  cpuMicros,
+  demoToken,
+  floorServer,
+  memory,
+  ok,
+  openLoop,
+  pgAdmin,
+  rawServer,
+  root,
+  type Run,
+  send,
+  type Server,
+  sleep,
+  startBaseline,
+  startCobro,
+  stop
+} from "./load.js"
 
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 10)
 const WARMUP_SECONDS = Number(process.env["BENCH_WARMUP_SECONDS"] ?? 3)
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 16)
 const REST_SECONDS = Number(process.env["BENCH_REST_SECONDS"] ?? 60)
 const LIST_SIZES = (process.env["BENCH_LIST_SIZES"] ?? "10000,100000").split(",").map(Number)
-const pgAdmin = process.env["COBRO_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
-const root = fileURLToPath(new URL("..", import.meta.url))
-const cobroBin = path.join(root, "packages/server/bin/cobro.js")
-const rawServer = path.join(root, "bench/raw-server.ts")
-const floorServer = path.join(root, "bench/effect-server.ts")
-
-// --- processes ----------------------------------------------------------------------------------
-
-interface Server {
-  readonly child: ChildProcess
-  readonly base: string
-  readonly output: () => string
-}
-
-/** A baseline server and the bearer token of its merchant `demo`. */
-interface Baseline extends Server {
-  readonly token: string
-}
-
-const startProcess = async (
-  args: ReadonlyArray<string>,
-  env: Record<string, string>,
-  ready: RegExp
-): Promise<Server & { readonly match: RegExpExecArray }> => {
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let out = ""
-  child.stdout!.on("data", (c: Buffer) => (out += c.toString()))
-  child.stderr!.on("data", (c: Buffer) => (out += c.toString()))
-  const deadline = Date.now() + 120_000
-  for (;;) {
-    const match = ready.exec(out)
-    if (match !== null) return { child, base: "", output: () => out, match }
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill("SIGKILL")
-      throw new Error(`${args.join(" ")} did not start:\n${out}`)
-    }
-    await sleep(50)
-  }
-}
-
-const startCobro = async (database: string): Promise<Server> => {
-  const started = await startProcess(
-    [cobroBin, "serve"],
-    {
-      PORT: "0",
-      COBRO_MODE: "sandbox",
-      COBRO_DATABASE_URL: database,
-      COBRO_RATE_LIMITS: "off",
-      COBRO_LOG_LEVEL: "warn"
-    },
-    /Listening on http:\/\/localhost:(\d+)/
-  )
-  return { ...started, base: `http://127.0.0.1:${started.match[1]}` }
-}
-
-/** A baseline server (`raw-server.ts`, `effect-server.ts`) on `database`. */
-const startBaseline = async (script: string, database: string): Promise<Baseline> => {
-  const started = await startProcess(["--import", "tsx", script, database], {}, /listening (\d+) token (\S+)/)
-  return { ...started, base: `http://127.0.0.1:${started.match[1]}`, token: started.match[2]! }
-}
-
-const stop = async (server: Server) => {
-  if (server.child.exitCode !== null) return
-  const exited = new Promise<void>((resolve) => server.child.once("exit", () => resolve()))
-  server.child.kill("SIGTERM")
-  const timer = setTimeout(() => server.child.kill("SIGKILL"), 30_000)
-  await exited
-  clearTimeout(timer)
-}
-
-/** VmRSS and VmHWM (peak) of a process, in MB. */
-const memory = (server: Server) => {
-  const status = fs.readFileSync(`/proc/${server.child.pid}/status`, "utf8")
-  const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024
-  return { rss: field("VmRSS"), peak: field("VmHWM") }
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-/** CPU time the process has used (user + system), in µs: `/proc/<pid>/stat`, CLK_TCK 100. */
-const cpuMicros = (pid: number | undefined) => {
-  if (pid === undefined || !fs.existsSync(`/proc/${pid}/stat`)) return NaN
-  // The command name (2nd field) is in parentheses and may hold spaces: count from after it.
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-  return (Number(fields[11]) + Number(fields[12])) * 10_000
-}
-
-// --- HTTP client --------------------------------------------------------------------------------
-
-/**
- * Keep-alive connections, an idle one closed by the client after 4 s: node's servers close one
- * after 5 s (`keepAliveTimeout`), and a request sent on a connection the server is closing fails
- * with "socket hang up" (seen once, after the open loop had left some connections idle).
- */
-const agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 4000 })
-
-interface Reply {
-  readonly status: number
-  readonly body: string
-}
-
-const send = (base: string, method: string, url: string, body?: unknown, token?: string): Promise<Reply> =>
-  new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body)
-    const req = http.request(
-      `${base}${url}`,
-      {
-        method,
-        agent,
-        headers: {
-          ...(payload === undefined
-            ? {}
-            : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }),
-          ...(token === undefined ? {} : { authorization: `Bearer ${token}` })
-        }
-      },
-      (res) => {
-        const chunks: Array<Buffer> = []
-        res.on("data", (c: Buffer) => chunks.push(c))
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }))
-        res.on("error", reject)
-      }
-    )
-    req.on("error", reject)
-    req.end(payload)
-  })
-
-const ok = (reply: Reply, what: string) => {
-  if (reply.status !== 200) throw new Error(`${what}: HTTP ${reply.status} ${reply.body.slice(0, 300)}`)
-  return JSON.parse(reply.body) as { data: Record<string, unknown> }
-}
-
-// --- load ---------------------------------------------------------------------------------------
-
-const percentile = (values: ReadonlyArray<number>, p: number) => {
-  if (values.length === 0) return NaN
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
-}
-
-interface Run {
-  readonly perSecond: number
-  readonly p50: number
-  readonly p99: number
-  readonly count: number
-  /** Share of the machine's CPU time the hypervisor took for other guests during the run (%). */
-  readonly steal: number
-  /** The server's own CPU time during the run divided by the requests it answered, in µs. */
-  readonly cpu: number
-}
-
-/** The machine's CPU time counters (/proc/stat), to tell a slow run from a busy host. */
-const cpuTimes = (): ReadonlyArray<number> =>
-  fs.existsSync("/proc/stat")
-    ? fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number)
-    : []
-
-/** Percentage of the CPU time since `before` that was stolen (the 8th counter of /proc/stat). */
-const stealSince = (before: ReadonlyArray<number>) => {
-  const delta = cpuTimes().map((t, i) => t - (before[i] ?? 0))
-  const total = delta.reduce((a, b) => a + b, 0)
-  return total > 0 ? ((delta[7] ?? 0) / total) * 100 : NaN
-}
-
-/** What a loop measures from its start: the machine's CPU counters and the server's CPU time. */
-interface Before {
-  readonly machine: ReadonlyArray<number>
-  readonly server: number
-  readonly pid: number | undefined
-}
-
-const measureFrom = (server: Server): Before => ({
-  machine: cpuTimes(),
-  server: cpuMicros(server.child.pid),
-  pid: server.child.pid
-})
-
-const summary = (latencies: ReadonlyArray<number>, elapsed: number, before: Before): Run => ({
-  perSecond: Math.round((latencies.length / elapsed) * 1000),
-  p50: percentile(latencies, 50),
-  p99: percentile(latencies, 99),
-  count: latencies.length,
-  steal: stealSince(before.machine),
-  cpu: Math.round((cpuMicros(before.pid) - before.server) / latencies.length)
-})
-
-/** `concurrency` workers call `request` back to back for `seconds`; `server` is the one measured. */
-const closedLoop = async (
-  server: Server,
-  seconds: number,
-  concurrency: number,
-  request: () => Promise<void>
-): Promise<Run> => {
-  const latencies: Array<number> = []
-  const before = measureFrom(server)
-  const start = performance.now()
-  const end = start + seconds * 1000
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < end) {
-        const t = performance.now()
-        await request()
-        latencies.push(performance.now() - t)
-      }
-    })
-  )
-  return summary(latencies, performance.now() - start, before)
-}
-
-/** `rate` requests a second on a fixed schedule for `seconds`; latency from the scheduled time. */
-const openLoop = async (
-  server: Server,
-  seconds: number,
-  rate: number,
-  request: () => Promise<void>
-): Promise<Run> => {
-  const latencies: Array<number> = []
-  const inFlight: Array<Promise<void>> = []
-  const total = Math.max(1, Math.round(seconds * rate))
-  const before = measureFrom(server)
-  const start = performance.now()
-  for (let i = 0; i < total; i++) {
-    const scheduled = start + (i * 1000) / rate
-    const wait = scheduled - performance.now()
-    if (wait > 1) await sleep(wait)
-    inFlight.push(request().then(() => void latencies.push(performance.now() - scheduled)))
-  }
-  await Promise.all(inFlight)
-  return summary(latencies, performance.now() - start, before)
-}
 
 // --- the scenarios ------------------------------------------------------------------------------
 
@@ -337,18 +120,6 @@ const reads = async (server: Server, token: string, payments: ReadonlyArray<Crea
   await closedLoop(server, WARMUP_SECONDS, CONCURRENCY, read)
   const run = await closedLoop(server, SECONDS, CONCURRENCY, read)
   return { ...run, bytes }
-}
-
-/** The demo merchant's token, from the credentials the server printed on its first start. */
-const demoToken = async (server: Server) => {
-  const id = /client_id:\s+(\S+)/.exec(server.output())?.[1]
-  const secret = /client_secret:\s+(\S+)/.exec(server.output())?.[1]
-  if (id === undefined || secret === undefined) throw new Error(`no demo credentials in:\n${server.output()}`)
-  const data = ok(
-    await send(server.base, "POST", "/users/demo/tokens", { client_id: id, client_secret: secret }),
-    "token"
-  ).data
-  return String(data["token"] ?? data["access_token"])
 }
 
 /**

@@ -7,6 +7,11 @@
  * token looked up by its SHA-256 (lower-case hex, live: neither revoked nor expired), the
  * payment's row (another merchant's payment is a 404), the merchant's row, and the payment's
  * document with the merchant's `user_info` in the `{message, error, code, data}` envelope.
+ * `POST /cvu/<cvu>/faucet` (`{amount}`, the merchant's bearer token) is a credit as cobro's faucet
+ * writes it, by hand in one transaction (`credit.ts`): the token, then the payment looked up by
+ * its CVU and locked, the transfer inserted (a repeated one credits nothing), the payment's
+ * document updated to paid, the ledger entry with its four postings and the balances, and the
+ * outbox row.
  * Run as a child process: `tsx bench/raw-server.ts <sqlite-file | postgres://…>`; prints
  * `listening <port> token <token>` (the token of the merchant `demo`, made at start).
  */
@@ -15,6 +20,7 @@ import { createHash, randomBytes } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import pg from "pg"
+import * as Credit from "./credit-statements.js"
 
 const target = process.argv[2]
 if (target === undefined) throw new Error("usage: raw-server <sqlite file | postgres url>")
@@ -25,6 +31,8 @@ interface Store {
   readonly tokenUser: (hash: string, now: number) => Promise<string | undefined>
   readonly payment: (id: string) => Promise<{ user_id: string; doc: string } | undefined>
   readonly merchant: (userId: string) => Promise<{ doc: string } | undefined>
+  /** A credit of `minor` to the payment of `cvu`, for merchant `userId`, in one transaction. */
+  readonly credit: (userId: string, cvu: string, minor: number) => Promise<Credit.Outcome>
 }
 
 const DDL = [
@@ -44,7 +52,8 @@ const positional = (text: string) => text.replace(/\$\d+/g, "?")
 const open = async (): Promise<Store> => {
   if (/^postgres(ql)?:\/\//.test(target)) {
     const pool = new pg.Pool({ connectionString: target, max: 10 })
-    for (const statement of DDL) await pool.query(statement)
+    for (const statement of [...DDL, ...Credit.ddl("pg", "raw")]) await pool.query(statement)
+    const statements = Credit.statements("pg", "raw")
     const one = async <T>(text: string, values: ReadonlyArray<unknown>) =>
       (await pool.query(text, [...values])).rows[0] as T | undefined
     return {
@@ -53,13 +62,68 @@ const open = async (): Promise<Store> => {
       },
       tokenUser: async (hash, now) => (await one<{ user_id: string }>(TOKEN, [hash, now]))?.user_id,
       payment: (id) => one(PAYMENT, [id]),
-      merchant: (userId) => one(MERCHANT, [userId])
+      merchant: (userId) => one(MERCHANT, [userId]),
+      credit: async (userId, cvu, minor) => {
+        const client = await pool.connect()
+        try {
+          await client.query("BEGIN")
+          const payment = (await client.query(statements.payment, [cvu])).rows[0] as
+            Credit.PaymentRow | undefined
+          const plan = Credit.plan(userId, cvu, minor, payment)
+          if (plan._tag !== "Credit") {
+            await client.query("ROLLBACK")
+            return plan
+          }
+          const inserted = await client.query(statements.transfer, [...plan.transfer])
+          if (inserted.rowCount === 0) {
+            await client.query("ROLLBACK")
+            return { _tag: "Duplicate" }
+          }
+          await client.query(statements.updatePayment, [...plan.payment])
+          await client.query(statements.ledger, [
+            ...plan.entry,
+            ...plan.postings.flat(),
+            ...plan.balances.flat()
+          ])
+          await client.query(statements.outbox, [...plan.outbox])
+          await client.query("COMMIT")
+          return {
+            _tag: "Credited",
+            transfer: plan.transfer[0] as string,
+            payment: plan.payment[1] as string
+          }
+        } catch (error) {
+          await client.query("ROLLBACK").catch(() => undefined)
+          throw error
+        } finally {
+          client.release()
+        }
+      }
     }
   }
   const db = new Database(target)
   db.pragma("journal_mode = WAL")
   db.pragma("synchronous = FULL")
-  for (const statement of DDL) db.exec(statement)
+  for (const statement of [...DDL, ...Credit.ddl("sqlite", "raw")]) db.exec(statement)
+  const sqlite = Credit.statements("sqlite", "raw")
+  const creditPayment = db.prepare(sqlite.payment)
+  const creditTransfer = db.prepare(sqlite.transfer)
+  const creditUpdate = db.prepare(sqlite.updatePayment)
+  const creditEntry = db.prepare(sqlite.entry)
+  const creditPostings = db.prepare(sqlite.postings)
+  const creditBalances = db.prepare(sqlite.balances)
+  const creditOutbox = db.prepare(sqlite.outbox)
+  const credit = db.transaction((userId: string, cvu: string, minor: number): Credit.Outcome => {
+    const plan = Credit.plan(userId, cvu, minor, creditPayment.get(cvu) as Credit.PaymentRow | undefined)
+    if (plan._tag !== "Credit") return plan
+    if (creditTransfer.get(...plan.transfer) === undefined) return { _tag: "Duplicate" }
+    creditUpdate.run(...plan.payment)
+    const position = creditEntry.run(...plan.entry).lastInsertRowid
+    creditPostings.run(...plan.postings.flatMap((p) => [position, ...p]))
+    creditBalances.run(...plan.balances.flat())
+    creditOutbox.run(...plan.outbox)
+    return { _tag: "Credited", transfer: plan.transfer[0] as string, payment: plan.payment[1] as string }
+  })
   const insert = db.prepare("INSERT INTO raw_payments VALUES (?, ?, ?, ?, ?, ?)")
   const token = db.prepare(positional(TOKEN))
   const payment = db.prepare(positional(PAYMENT))
@@ -70,7 +134,8 @@ const open = async (): Promise<Store> => {
     },
     tokenUser: async (hash, now) => (token.get(hash, now) as { user_id: string } | undefined)?.user_id,
     payment: async (id) => payment.get(id) as { user_id: string; doc: string } | undefined,
-    merchant: async (userId) => merchant.get(userId) as { doc: string } | undefined
+    merchant: async (userId) => merchant.get(userId) as { doc: string } | undefined,
+    credit: async (userId, cvu, minor) => credit.immediate(userId, cvu, minor)
   }
 }
 
@@ -140,6 +205,28 @@ const server = http.createServer((req, res) => {
         answer(200, { message: "payment.found", error: false, code: 200, data })
       }
       return void read().catch(fail)
+    }
+    const faucet = req.method === "POST" ? Credit.FAUCET.exec(req.url ?? "") : null
+    if (faucet !== null) {
+      const bearer = BEARER.exec(req.headers.authorization ?? "")?.[1]
+      if (bearer === undefined) return answer(401, { error: true, code: 401 })
+      const hash = createHash("sha256").update(bearer).digest("hex")
+      let amount: unknown
+      try {
+        amount = (JSON.parse(Buffer.concat(chunks).toString("utf8")) as { amount?: unknown }).amount
+      } catch {
+        return answer(400, { error: true })
+      }
+      if (typeof amount !== "number" || !(amount > 0)) return answer(400, { error: true })
+      const minor = Math.round(amount * 100)
+      const pay = async () => {
+        const userId = await store.tokenUser(hash, Date.now())
+        if (userId === undefined) return answer(401, { error: true, code: 401 })
+        const outcome = await store.credit(userId, faucet[1]!, minor)
+        const [status, body] = Credit.answer(outcome)
+        answer(status, body)
+      }
+      return void pay().catch(fail)
     }
     if (req.method !== "POST" || req.url !== "/payments/") return answer(404, { error: true })
     let body: { user_id?: unknown; external_id?: unknown; price?: { amount?: unknown } }
