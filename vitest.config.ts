@@ -7,7 +7,7 @@ import { defineConfig } from "vitest/config"
  * no metrics read back). The others (project `isolated`: core, webhooks, client, server and the
  * examples) keep a fresh module graph per file: the server's tests read process-wide metrics and
  * spawn `cobro` processes, and a few tests of core, webhooks and client fail after some other
- * file ran in the same worker (docs/decisions/suite-fast-suite.md).
+ * file ran in the same worker (docs/decisions/0095-fast-suite.md).
  */
 const shared = ["bank-bind", "bank-sandbox", "http", "sql", "storage-contract"]
 const testsOf = (dirs: ReadonlyArray<string>) => dirs.map((dir) => `${dir}/test/**/*.test.ts`)

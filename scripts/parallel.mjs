@@ -3,7 +3,7 @@
 // `node scripts/parallel.mjs a b …` runs `npm run a`, `npm run b`, … side by side and fails when
 // any of them fails. `npm test` runs the type-check and the lint this way: each is one process on
 // one core, so on a two-core machine the pair takes as long as the longer one
-// (docs/decisions/suite-fast-suite.md). Each script's output is printed whole when it ends, so the
+// (docs/decisions/0095-fast-suite.md). Each script's output is printed whole when it ends, so the
 // two do not interleave.
 import { spawn } from "node:child_process"
 
