@@ -5,7 +5,7 @@
  *
  *   npm run bench:codecs        (BENCH_N: operations per measure, 20000 unless told)
  */
-import { TrustedCodec } from "@cobro/core"
+import { TrustedCodec } from "@cobro/core/ports"
 import { Schema } from "effect"
 import * as Account from "../packages/sql/src/internal/documents/account.js"
 import * as Documents from "../packages/sql/src/internal/documents/payment.js"

@@ -16,7 +16,7 @@ import {
   defaultDatabase,
   parseDatabaseUrl
 } from "./internal/database.js"
-import { atLeastOneSecond, explained, flag, invalid } from "./internal/configReaders.js"
+import { atLeastOneSecond, backgroundInterval, explained, flag, invalid } from "./internal/configReaders.js"
 import { type DashboardSessions, dashboardSessions } from "./internal/dashboardConfig.js"
 import { variables } from "./internal/configVariables.js"
 import { type ListenAddress, metricsAddress, metricsToken } from "./internal/metricsConfig.js"
@@ -183,20 +183,6 @@ const publicUrlText = Config.option(
       )
   )
 )
-
-const atLeast100Millis = (d: Duration.Duration) =>
-  Duration.isFinite(d) && Duration.greaterThanOrEqualTo(d, Duration.millis(100))
-
-/** How often some background work runs: a finite duration of at least 100 ms, `fallback` when unset. */
-const backgroundInterval = (name: string, fallback: Duration.Duration) =>
-  explained(
-    name,
-    Config.duration(name).pipe(Config.validate({ message: "", validation: atLeast100Millis })),
-    (value) =>
-      Option.isSome(Duration.decodeUnknown(value))
-        ? `must be at least 100 millis and finite, got "${value}"`
-        : `must be a duration such as "5 seconds" or "500 millis", got "${value}"`
-  ).pipe(Config.withDefault(fallback))
 
 const jobInterval = backgroundInterval(variables.jobInterval, Duration.seconds(5))
 

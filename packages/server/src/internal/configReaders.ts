@@ -43,3 +43,17 @@ export const atLeastOneSecond = (name: string, examples: string, fallback: Durat
         ? `must be at least 1 second and finite, got "${value}"`
         : `must be a duration such as ${examples}, got "${value}"`
   ).pipe(Config.withDefault(fallback))
+
+const atLeast100Millis = (d: Duration.Duration) =>
+  Duration.isFinite(d) && Duration.greaterThanOrEqualTo(d, Duration.millis(100))
+
+/** How often some background work runs: a finite duration of at least 100 ms, `fallback` when unset. */
+export const backgroundInterval = (name: string, fallback: Duration.Duration) =>
+  explained(
+    name,
+    Config.duration(name).pipe(Config.validate({ message: "", validation: atLeast100Millis })),
+    (value) =>
+      Option.isSome(Duration.decodeUnknown(value))
+        ? `must be at least 100 millis and finite, got "${value}"`
+        : `must be a duration such as "5 seconds" or "500 millis", got "${value}"`
+  ).pipe(Config.withDefault(fallback))
