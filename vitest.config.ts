@@ -12,15 +12,6 @@ import { defineConfig } from "vitest/config"
 const shared = ["bank-bind", "bank-sandbox", "http", "sql", "storage-contract"]
 const testsOf = (dirs: ReadonlyArray<string>) => dirs.map((dir) => `${dir}/test/**/*.test.ts`)
 const sharedFiles = testsOf(shared.map((p) => `packages/${p}`))
-/**
- * Long files of the shared packages that run in the isolated project instead: the shared project
- * is one thread, so its files run one after another; these two (over a minute each, their import
- * a small part of it) balance that thread against the three forks.
- */
-const long = [
-  "packages/storage-contract/test/postgres.test.ts",
-  "packages/storage-contract/test/listing.test.ts"
-]
 
 export default defineConfig({
   resolve: { conditions: ["@cobro/source"] },
@@ -45,7 +36,6 @@ export default defineConfig({
         test: {
           name: "shared",
           include: sharedFiles,
-          exclude: [...long, "**/node_modules/**"],
           pool: "threads",
           isolate: false,
           poolOptions: { threads: { singleThread: true, isolate: false } }
@@ -58,9 +48,7 @@ export default defineConfig({
           include: testsOf(["packages/*", "examples/*"]),
           exclude: [...sharedFiles, "**/node_modules/**"]
         }
-      },
-      // The long files of the shared packages, each in its own fork like the isolated ones.
-      { extends: true, test: { name: "long", include: long } }
+      }
     ]
   }
 })
