@@ -4,6 +4,7 @@ import { Partner, User } from "@cobro/core"
 import { BigDecimal, Config, Console, DateTime, Effect, Option, Schema } from "effect"
 import * as Admin from "../../Admin.js"
 import * as ServerConfig from "../../ServerConfig.js"
+import type * as Services from "../../Services.js"
 import { usersBalance } from "./money.js"
 import {
   CommandFailed,
@@ -62,27 +63,44 @@ const usersCreate = Command.make(
     )
 ).pipe(Command.withDescription("create a merchant and its API credentials"))
 
-const usersSetPassword = Command.make(
-  "set-password",
-  {
-    userId: Args.text({ name: "user_id" }).pipe(Args.withDescription("the merchant")),
-    passwordStdin: passwordStdin.pipe(Options.withDescription("read the password from stdin (required)")),
-    json
-  },
-  (o) =>
-    withServices(() =>
-      Effect.gen(function* () {
-        if (!o.passwordStdin) {
-          return yield* new CommandFailed({
-            message:
-              "give the password on stdin with --password-stdin (an argument would stay in shell history)"
-          })
-        }
-        const result = yield* Admin.setPassword(o.userId, yield* readPassword)
-        if (o.json) return yield* printJson(result)
-        yield* Console.log(`${result.user_id} can sign in on the onboarding page with the new password`)
-      })
-    )
+/**
+ * `set-password ID --password-stdin`: the password read from stdin only (an argument would stay
+ * in shell history), set by `set`, answered with `said` or the result as JSON.
+ */
+const setPasswordCommand = <A, E>(
+  argument: string,
+  who: string,
+  set: (id: string, password: string) => Effect.Effect<A, E, Services.Services>,
+  said: (result: A) => string
+) =>
+  Command.make(
+    "set-password",
+    {
+      id: Args.text({ name: argument }).pipe(Args.withDescription(who)),
+      passwordStdin: passwordStdin.pipe(Options.withDescription("read the password from stdin (required)")),
+      json
+    },
+    (o) =>
+      withServices(() =>
+        Effect.gen(function* () {
+          if (!o.passwordStdin) {
+            return yield* new CommandFailed({
+              message:
+                "give the password on stdin with --password-stdin (an argument would stay in shell history)"
+            })
+          }
+          const result = yield* set(o.id, yield* readPassword)
+          if (o.json) return yield* printJson(result)
+          yield* Console.log(said(result))
+        })
+      )
+  )
+
+const usersSetPassword = setPasswordCommand(
+  "user_id",
+  "the merchant",
+  Admin.setPassword,
+  (result) => `${result.user_id} can sign in on the onboarding page with the new password`
 ).pipe(
   Command.withDescription(
     "set the password a merchant signs in with on the onboarding page and the dashboard"
@@ -289,29 +307,12 @@ const partnersList = Command.make("list", listOptions("partner"), (o) =>
   )
 ).pipe(Command.withDescription("list partners by partner id, with their onboarding URLs"))
 
-const partnersSetPassword = Command.make(
-  "set-password",
-  {
-    partnerId: Args.text({ name: "partner_id" }).pipe(Args.withDescription("the partner")),
-    passwordStdin: passwordStdin.pipe(Options.withDescription("read the password from stdin (required)")),
-    json
-  },
-  (o) =>
-    withServices(() =>
-      Effect.gen(function* () {
-        if (!o.passwordStdin) {
-          return yield* new CommandFailed({
-            message:
-              "give the password on stdin with --password-stdin (an argument would stay in shell history)"
-          })
-        }
-        const result = yield* Admin.setPartnerPassword(o.partnerId, yield* readPassword)
-        if (o.json) return yield* printJson(result)
-        yield* Console.log(
-          `${result.partner_id} can sign in on the dashboard (/dashboard/sign-in/partner) with its client id and the new password`
-        )
-      })
-    )
+const partnersSetPassword = setPasswordCommand(
+  "partner_id",
+  "the partner",
+  Admin.setPartnerPassword,
+  (result) =>
+    `${result.partner_id} can sign in on the dashboard (/dashboard/sign-in/partner) with its client id and the new password`
 ).pipe(Command.withDescription("set the password a partner signs in with on the dashboard"))
 
 export const partners = Command.make("partners").pipe(
